@@ -1,0 +1,57 @@
+// softalign — a model's configuration, as stored in the model file
+// (the keys of the weights format contract, models/WEIGHTS_FORMAT.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace softalign {
+
+enum class Variant { kEncDec, kBahdanau, kLuong };
+enum class Score { kNone, kDot, kGeneral, kConcat, kLocation };
+enum class Scope { kGlobal, kLocalM, kLocalP };
+enum class WeightType { kF32, kF16, kI8 };
+
+const char* variant_name(Variant v);        // "encdec", "bahdanau", "luong"
+const char* score_name(Score s);            // "none", "dot", ...
+const char* scope_name(Scope s);            // "global", "local-m", "local-p"
+const char* weight_type_name(WeightType t); // "f32", "f16", "i8"
+
+// The decoding defaults the model was shipped with.
+struct DecodingDefaults {
+  int beam = 4;
+  float alpha = 0.0f;      // GNMT length penalty exponent
+  float beta = 0.0f;       // coverage penalty weight
+  float max_len_a = 1.5f;  // T = floor(a * S + b)
+  float max_len_b = 10.0f;
+  int nbest = 1;
+};
+
+struct ModelConfig {
+  Variant variant = Variant::kBahdanau;
+  Score score = Score::kNone;
+  Scope scope = Scope::kGlobal;
+  int window_d = 0;            // D, local window half-width
+  bool input_feeding = false;  // luong only
+  int enc_layers = 1;
+  int dec_layers = 1;
+  int emb_size = 0;     // m
+  int enc_hidden = 0;   // n (per direction; annotations have 2n)
+  int dec_hidden = 0;   // d
+  int att_hidden = 0;   // a
+  int maxout_size = 0;  // l
+  int src_vocab = 0;
+  int tgt_vocab = 0;
+  bool shared_vocab = false;
+  int pad_id = 0, unk_id = 1, bos_id = 2, eos_id = 3;
+  int max_src_len = 0;  // S_max, EOS included
+  DecodingDefaults decoding;
+  std::string src_lang, tgt_lang, name;
+};
+
+// Free-form metadata carried by the file (corpus, metrics, converter version, ...).
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+}  // namespace softalign

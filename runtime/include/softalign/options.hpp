@@ -1,0 +1,43 @@
+// softalign — options of a Translator (fixed at prepare) and of a search
+// (may change per call within the prepared limits).
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace softalign {
+
+// Options of one search. Unset fields take the model's decoding defaults.
+struct SearchOptions {
+  std::optional<int> beam_size;    // K >= 1; 1 is greedy. Per call: <= the prepared beam size
+  std::optional<int> nbest;        // 1 <= nbest <= beam_size
+  std::optional<float> alpha;      // GNMT length penalty exponent (>= 0)
+  std::optional<float> beta;       // coverage penalty weight (>= 0)
+  std::optional<float> max_len_a;  // max target length T = floor(a * S + b), EOS included
+  std::optional<float> max_len_b;  // per call: T may not exceed the prepared maximum
+  bool return_attention = false;   // fill Hypothesis::attention (soft alignment)
+  bool return_alignment = false;   // fill the hard alignments (implies attention internally)
+};
+
+enum class Backend { kAuto, kCpu, kVulkan };
+// What translate() does with a source longer than max_source_tokens.
+enum class LongInputPolicy { kError, kSplitSentences };
+// What translate() does with text that is not valid UTF-8.
+enum class InvalidUtf8Policy { kError, kReplace /* each bad byte becomes U+FFFD */ };
+
+struct TranslatorOptions {
+  // Longest source accepted, in pieces, EOS included. 0 = the model's S_max
+  // (it may not exceed S_max). The arena is planned for this length.
+  int max_source_tokens = 0;
+  // The search: beam_size and max_len_a/b here also fix the arena's size.
+  SearchOptions search;
+  LongInputPolicy long_input = LongInputPolicy::kError;
+  InvalidUtf8Policy invalid_utf8 = InvalidUtf8Policy::kError;
+  // Threads for the intra-sentence work (XNNPACK's thread pool); 1 = the calling thread only.
+  int threads = 1;
+  Backend backend = Backend::kAuto;  // only kCpu exists so far; kAuto picks it
+  // Kernel set: "" = the best for this CPU (or $SOFTALIGN_KERNELS), "ref" = reference kernels.
+  std::string kernels;
+};
+
+}  // namespace softalign

@@ -1,0 +1,63 @@
+// softalign — translation results.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace softalign {
+
+// A link of a hard alignment: source index, target index (Pharaoh "i-j").
+struct AlignmentLink {
+  int source = 0;
+  int target = 0;
+};
+
+// One hypothesis of an n-best list, as owned values (text API).
+struct Hypothesis {
+  std::string text;                 // detokenised target text
+  std::vector<std::string> pieces;  // target pieces (no BOS/EOS)
+  std::vector<int32_t> ids;         // target ids (no BOS/EOS)
+  float score = 0.0f;               // logp / lp + cp (the ranking score)
+  float log_prob = 0.0f;            // summed log-probability, EOS included
+  // Soft alignment, on request: (ids.size() + 1) rows (one per target piece,
+  // then the EOS row) × source_length columns (the source pieces, then the
+  // source EOS), row-major.
+  std::vector<float> attention;
+  std::size_t source_length = 0;
+  // Hard alignments, on request: for each target piece, the argmax of its row
+  // over the source pieces (the EOS row and column are left out).
+  std::vector<AlignmentLink> alignment_pieces;
+  // The same, over whitespace-separated words (unique links, sorted).
+  std::vector<AlignmentLink> alignment_words;
+};
+
+struct TranslationResult {
+  std::vector<Hypothesis> hypotheses;     // best first; empty for an empty input
+  std::vector<std::string> source_pieces; // without the EOS
+  std::vector<int32_t> source_ids;        // with the EOS
+};
+
+// "0-0 1-2 ..." (Pharaoh format: source-target).
+std::string to_pharaoh(const std::vector<AlignmentLink>& links);
+
+// One hypothesis as views into a Translator's arena (the allocation-free API).
+// Valid until the Translator's next call.
+struct HypothesisView {
+  const int32_t* ids = nullptr;  // target ids, no BOS/EOS
+  std::size_t length = 0;
+  float score = 0.0f;
+  float log_prob = 0.0f;
+  // (length + 1) × source_length attention rows (EOS row last), row-major.
+  const float* attention = nullptr;
+  std::size_t source_length = 0;
+};
+
+struct NBestView {
+  const HypothesisView* hypotheses = nullptr;  // best first
+  std::size_t count = 0;
+};
+
+}  // namespace softalign

@@ -1,0 +1,77 @@
+// softalign — a Translator: one model, fixed options, one arena.
+//
+// prepare() plans the arena from the model's config and the options (max
+// source length, beam size, max-length ratio) and reserves it once; it picks
+// the kernels and creates the XNNPACK operators. After prepare,
+// translate_ids() and force_decode() perform no heap allocation at all.
+// The text functions (translate, translate_batch) allocate for tokenisation
+// (SentencePiece) and for the owned result strings, not in the numeric core.
+//
+// A Translator is not thread-safe: use one per thread (they may share a Model).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "softalign/model.hpp"
+#include "softalign/options.hpp"
+#include "softalign/result.hpp"
+#include "softalign/span.hpp"
+#include "softalign/status.hpp"
+
+namespace softalign {
+
+namespace internal {
+class TranslatorImpl;
+}
+
+class Translator {
+ public:
+  static Status prepare(std::shared_ptr<const Model> model, const TranslatorOptions& options,
+                        std::unique_ptr<Translator>* out);
+  ~Translator();
+  Translator(const Translator&) = delete;
+  Translator& operator=(const Translator&) = delete;
+
+  // Text in, text out. An empty (or all-whitespace) input gives one hypothesis
+  // with empty text and score 0. Errors: kInvalidUtf8, kInputTooLong (unless
+  // options().long_input splits at sentence boundaries), kInvalidArgument.
+  Status translate(std::string_view text, TranslationResult* out);
+  Status translate(std::string_view text, const SearchOptions& search, TranslationResult* out);
+  // Results in input order; each sentence's result is the one translate() gives.
+  Status translate_batch(const std::vector<std::string>& texts, std::vector<TranslationResult>* out);
+  Status translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
+                         std::vector<TranslationResult>* out);
+
+  // The numeric core, allocation-free. `source` are source ids ending with the
+  // model's EOS (1 <= size <= max_source_tokens). The views in `out` stay valid
+  // until the next call on this Translator.
+  Status translate_ids(Span<const int32_t> source, NBestView* out);
+  Status translate_ids(Span<const int32_t> source, const SearchOptions& search, NBestView* out);
+
+  // Teacher-forced decoding (allocation-free): for target input `target_in`
+  // (BOS then the pieces, T steps), writes T × tgt_vocab logits and, if
+  // `attention` is not null, T × source.size() attention rows.
+  Status force_decode(Span<const int32_t> source, Span<const int32_t> target_in, float* logits,
+                      float* attention);
+
+  // Bytes reserved by prepare for all of this Translator's working memory.
+  std::size_t arena_bytes() const;
+  // The prepared options, with the model defaults filled in.
+  const TranslatorOptions& options() const;
+  const Model& model() const;
+  int max_source_tokens() const;
+  int max_target_tokens() const;  // T for the longest source, EOS included
+  // The kernel set in use ("ref", ...).
+  const char* kernels_name() const;
+
+ private:
+  explicit Translator(std::unique_ptr<internal::TranslatorImpl> impl);
+  std::unique_ptr<internal::TranslatorImpl> impl_;
+};
+
+}  // namespace softalign
