@@ -1,0 +1,148 @@
+// softalign_format.h — reading a .softalign buffer safely (header-only).
+//
+// The schema (softalign.fbs) is the format's reference; this header adds what
+// the FlatBuffers Verifier cannot know: the schema version rule, that tensors
+// are sorted by name (so lookups by binary search are valid), and that each
+// tensor's data and scales have the sizes its shape and dtype imply. The
+// converter checks its own output with it, and the runtime can load with it:
+//
+//   std::string err;
+//   const softalign::fb::Model* m = softalign::format::verify_model(buf, size, &err);
+//   if (!m) { /* err says why, in one line */ }
+//   const softalign::fb::Tensor* t = softalign::format::find_tensor(*m, "generator.bias");
+//
+// Nothing here allocates except the error message on failure.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "softalign_generated.h"
+
+namespace softalign::format {
+
+// The schema version this code writes and reads. Files with a higher version
+// are refused ("made by a newer converter").
+inline constexpr uint32_t kSchemaVersion = 1;
+
+// Every tensor's data starts at a multiple of this many bytes from the start
+// of the buffer (schema: `force_align: 32`).
+inline constexpr size_t kDataAlignment = 32;
+
+// Bytes per element of a dtype (0 for an unknown value).
+inline size_t dtype_size(fb::DType t) {
+  switch (t) {
+    case fb::DType::F32: return 4;
+    case fb::DType::F16: return 2;
+    case fb::DType::I8: return 1;
+  }
+  return 0;
+}
+
+inline const char* dtype_name(fb::DType t) {
+  switch (t) {
+    case fb::DType::F32: return "f32";
+    case fb::DType::F16: return "f16";
+    case fb::DType::I8: return "i8";
+  }
+  return "?";
+}
+
+// Number of elements of a tensor (product of its shape; 1 for an empty shape).
+inline uint64_t element_count(const fb::Tensor& t) {
+  uint64_t n = 1;
+  for (uint32_t d : *t.shape()) n *= d;
+  return n;
+}
+
+namespace detail {
+inline const fb::Model* fail(std::string* err, const std::string& msg) {
+  if (err) *err = msg;
+  return nullptr;
+}
+}  // namespace detail
+
+// Checks a whole buffer: size, file identifier, schema version, FlatBuffers
+// structure, then the format's own rules. Returns the root on success, or
+// nullptr with a one-line reason in *err. `data` must stay valid while the
+// returned Model is used. Safe on any bytes (never reads out of bounds).
+inline const fb::Model* verify_model(const uint8_t* data, size_t size, std::string* err) {
+  using detail::fail;
+  if (data == nullptr || size < 8) return fail(err, "not a softalign model file (too short)");
+  // The Verifier asserts on buffers of 2 GiB or more; FlatBuffers cannot hold them anyway.
+  if (size >= FLATBUFFERS_MAX_BUFFER_SIZE) return fail(err, "not a softalign model file (larger than 2 GiB)");
+  if (!fb::ModelBufferHasIdentifier(data))
+    return fail(err, "not a softalign model file (wrong file identifier)");
+
+  // Read the version through a one-field view first: a newer file may not
+  // verify as this version's Model, and then "newer" is the useful message.
+  {
+    flatbuffers::Verifier probe(data, size);
+    if (!probe.VerifyBuffer<fb::VersionProbe>(fb::ModelIdentifier()))
+      return fail(err, "corrupt softalign model file (bad root table)");
+    uint32_t v = flatbuffers::GetRoot<fb::VersionProbe>(data)->schema_version();
+    if (v > kSchemaVersion)
+      return fail(err, "model file has schema version " + std::to_string(v) +
+                           ", made by a newer converter (this build reads up to " +
+                           std::to_string(kSchemaVersion) + ")");
+    if (v == 0) return fail(err, "corrupt softalign model file (schema version 0)");
+  }
+
+  flatbuffers::Verifier verifier(data, size);
+  if (!fb::VerifyModelBuffer(verifier))
+    return fail(err, "corrupt softalign model file (FlatBuffers verification failed)");
+  const fb::Model* model = fb::GetModel(data);
+
+  const fb::Config* cfg = model->config();
+  if (!cfg->shared_vocab() && model->tgt_spm() == nullptr)
+    return fail(err, "corrupt softalign model file (no target SentencePiece model)");
+
+  const auto* tensors = model->tensors();
+  const char* prev = nullptr;
+  for (flatbuffers::uoffset_t i = 0; i < tensors->size(); ++i) {
+    const fb::Tensor* t = tensors->Get(i);
+    const char* name = t->name()->c_str();
+    if (prev && std::strcmp(prev, name) >= 0)
+      return fail(err, std::string("corrupt softalign model file (tensors not sorted by name at \"") +
+                           name + "\")");
+    prev = name;
+    const size_t esize = dtype_size(t->dtype());
+    if (esize == 0) return fail(err, std::string("tensor ") + name + ": unknown dtype");
+    if (t->shape()->size() == 0) return fail(err, std::string("tensor ") + name + ": empty shape");
+    uint64_t count = 1;
+    for (uint32_t d : *t->shape()) {
+      if (d == 0) return fail(err, std::string("tensor ") + name + ": zero dimension");
+      count *= d;
+      if (count > size) return fail(err, std::string("tensor ") + name + ": shape larger than the file");
+    }
+    if (t->data()->size() != count * esize)
+      return fail(err, std::string("tensor ") + name + ": data has " + std::to_string(t->data()->size()) +
+                           " bytes, shape and dtype need " + std::to_string(count * esize));
+    if (static_cast<size_t>(t->data()->data() - data) % kDataAlignment != 0)
+      return fail(err, std::string("tensor ") + name + ": data not 32-byte aligned in the file");
+    if (t->dtype() == fb::DType::I8) {
+      if (t->shape()->size() != 2)
+        return fail(err, std::string("tensor ") + name + ": i8 tensors must be 2-D");
+      if (t->scales() == nullptr || t->scales()->size() != t->shape()->Get(0))
+        return fail(err, std::string("tensor ") + name + ": i8 tensor needs one scale per row");
+    } else if (t->scales() != nullptr) {
+      return fail(err, std::string("tensor ") + name + ": scales given for a non-i8 tensor");
+    }
+  }
+  return model;
+}
+
+// The tensor called `name`, or nullptr. Binary search: valid on any buffer
+// verify_model accepted.
+inline const fb::Tensor* find_tensor(const fb::Model& model, const char* name) {
+  return model.tensors()->LookupByKey(name);
+}
+
+// The target side's SentencePiece model bytes (the source one when shared).
+inline const flatbuffers::Vector<uint8_t>* tgt_spm(const fb::Model& model) {
+  return model.config()->shared_vocab() ? model.src_spm() : model.tgt_spm();
+}
+
+}  // namespace softalign::format
