@@ -22,10 +22,12 @@ struct Hypothesis {
   std::vector<int32_t> ids;         // target ids (no BOS/EOS)
   float score = 0.0f;               // logp / lp + cp (the ranking score)
   float log_prob = 0.0f;            // summed log-probability, EOS included
-  // Soft alignment, on request: (ids.size() + 1) rows (one per target piece,
-  // then the EOS row) × source_length columns (the source pieces, then the
-  // source EOS), row-major.
+  // Soft alignment, on request: attention_rows rows (one per target piece,
+  // then the EOS row; no EOS row when the hypothesis was cut at the maximum
+  // length) × source_length columns (the source pieces, then the source EOS),
+  // row-major.
   std::vector<float> attention;
+  std::size_t attention_rows = 0;
   std::size_t source_length = 0;
   // Hard alignments, on request: for each target piece, the argmax of its row
   // over the source pieces (the EOS row and column are left out).
@@ -50,8 +52,11 @@ struct HypothesisView {
   std::size_t length = 0;
   float score = 0.0f;
   float log_prob = 0.0f;
-  // (length + 1) × source_length attention rows (EOS row last), row-major.
+  // attention_rows × source_length attention weights, row-major: one row per
+  // target id, then the EOS row (attention_rows = length + 1; a hypothesis cut
+  // at the maximum length has no EOS and attention_rows = length).
   const float* attention = nullptr;
+  std::size_t attention_rows = 0;
   std::size_t source_length = 0;
 };
 

@@ -1,0 +1,90 @@
+// softalign — the kernel interface: a table of function pointers.
+//
+// The reference kernels (kernels/ref/, "ref") are plain loops, obviously
+// correct, never tuned: they are the oracle every faster kernel set is tested
+// against. Faster sets (per ISA, each file compiled with its own flags) fill
+// the same table and are chosen once at prepare by CPU detection; the
+// environment variable SOFTALIGN_KERNELS forces one ("ref", ...).
+//
+// All kernels are allocation-free; scratch memory comes from the caller.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "softalign/config.hpp"
+
+namespace softalign::kernels {
+
+// A row-major weight matrix [rows, cols] as stored in the model file.
+// i8 matrices carry one scale per row (w = q * scale).
+struct Matrix {
+  WeightType type = WeightType::kF32;
+  int rows = 0;
+  int cols = 0;
+  const void* data = nullptr;
+  const float* scales = nullptr;  // i8 only
+
+  // Rows [first, first + count) as a matrix of their own.
+  Matrix slice_rows(int first, int count) const;
+};
+
+struct KernelTable {
+  const char* name;
+
+  // y[r] = W[r,:]·x (+ bias[r] when bias is not null), r in [0, rows).
+  void (*matvec_f32)(const float* w, int rows, int cols, const float* x, const float* bias, float* y);
+  // fp16 weights, widened to f32 one element at a time; f32 accumulation.
+  void (*matvec_f16)(const uint16_t* w, int rows, int cols, const float* x, const float* bias, float* y);
+  // int8 weights with per-row scales times an int8 vector with one scale:
+  // y[r] = row_scale[r] * x_scale * Σ_c w[r,c] xq[c] (int32 accumulation).
+  void (*matvec_i8)(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq,
+                    float x_scale, const float* bias, float* y);
+  // Symmetric per-vector quantization: scale = max|x| / 127, xq = round(x / scale);
+  // returns the scale (0 and xq = 0 for an all-zero x).
+  float (*quantize_i8)(const float* x, int n, int8_t* xq);
+
+  // One row of a stored matrix as f32 (embedding lookup).
+  void (*row_f16)(const uint16_t* src, int n, float* dst);
+  void (*row_i8)(const int8_t* src, float scale, int n, float* dst);
+
+  // PyTorch GRU cell from gi = W_ih x + b_ih and gh = W_hh h + b_hh (gate
+  // blocks r, z, n of `hidden` each): r = σ(gi_r + gh_r), z = σ(gi_z + gh_z),
+  // n = tanh(gi_n + r ⊙ gh_n), h_out = (1 − z) ⊙ n + z ⊙ h. h_out may alias h.
+  void (*gru_cell)(const float* gi, const float* gh, const float* h, int hidden, float* h_out);
+
+  // Additive scores: scores[j] = Σ_k v[k] tanh(q[k] + keys[j*dim + k]), j < count.
+  void (*additive_scores)(const float* q, const float* keys, const float* v, int count, int dim,
+                          float* scores);
+  // Dot scores: scores[j] = q · keys[j*dim ...], j < count.
+  void (*dot_scores)(const float* q, const float* keys, int count, int dim, float* scores);
+  // In-place softmax over x[0, n).
+  void (*softmax)(float* x, int n);
+  // y = log_softmax(x) over n entries (y may alias x).
+  void (*log_softmax)(const float* x, int n, float* y);
+  // c[k] = Σ_j a[j] h[j*dim + k], j < count.
+  void (*weighted_sum)(const float* a, const float* h, int count, int dim, float* c);
+  // t[k] = max(u[2k], u[2k+1]), k < l.
+  void (*maxout2)(const float* u, int l, float* t);
+  // The k largest of values[0, n) (ties: lower index first), written best
+  // first to idx/val; returns min(k, n).
+  int (*topk)(const float* values, std::size_t n, int k, int32_t* idx, float* val);
+};
+
+// The reference kernels.
+const KernelTable& ref_kernels();
+
+// The kernel set named `name` ("ref"; "" = best for this CPU, after the
+// SOFTALIGN_KERNELS override), or null when unknown or not supported here.
+const KernelTable* select_kernels(const char* name);
+
+// y = W x (+ bias), any storage type; `xq` is scratch of W.cols bytes (i8 only).
+void matvec(const KernelTable& k, const Matrix& w, const float* x, const float* bias, float* y,
+            int8_t* xq);
+// dst = row `r` of W as f32 (W.cols values).
+void get_row(const KernelTable& k, const Matrix& w, int r, float* dst);
+
+// IEEE half → float, exact.
+float half_to_float(uint16_t h);
+
+}  // namespace softalign::kernels

@@ -1,0 +1,78 @@
+// Dispatch of a stored matrix (f32, f16, i8) to the kernel of its type.
+#include <cstring>
+
+#include "kernels/kernels.hpp"
+
+namespace softalign::kernels {
+
+Matrix Matrix::slice_rows(int first, int count) const {
+  Matrix m = *this;
+  m.rows = count;
+  const std::size_t offset = static_cast<std::size_t>(first) * cols;
+  switch (type) {
+    case WeightType::kF32: m.data = static_cast<const float*>(data) + offset; break;
+    case WeightType::kF16: m.data = static_cast<const uint16_t*>(data) + offset; break;
+    case WeightType::kI8:
+      m.data = static_cast<const int8_t*>(data) + offset;
+      m.scales = scales + first;
+      break;
+  }
+  return m;
+}
+
+void matvec(const KernelTable& k, const Matrix& w, const float* x, const float* bias, float* y, int8_t* xq) {
+  switch (w.type) {
+    case WeightType::kF32:
+      k.matvec_f32(static_cast<const float*>(w.data), w.rows, w.cols, x, bias, y);
+      return;
+    case WeightType::kF16:
+      k.matvec_f16(static_cast<const uint16_t*>(w.data), w.rows, w.cols, x, bias, y);
+      return;
+    case WeightType::kI8: {
+      const float xs = k.quantize_i8(x, w.cols, xq);
+      k.matvec_i8(static_cast<const int8_t*>(w.data), w.scales, w.rows, w.cols, xq, xs, bias, y);
+      return;
+    }
+  }
+}
+
+void get_row(const KernelTable& k, const Matrix& w, int r, float* dst) {
+  const std::size_t offset = static_cast<std::size_t>(r) * w.cols;
+  switch (w.type) {
+    case WeightType::kF32:
+      std::memcpy(dst, static_cast<const float*>(w.data) + offset, sizeof(float) * w.cols);
+      return;
+    case WeightType::kF16: k.row_f16(static_cast<const uint16_t*>(w.data) + offset, w.cols, dst); return;
+    case WeightType::kI8: k.row_i8(static_cast<const int8_t*>(w.data) + offset, w.scales[r], w.cols, dst); return;
+  }
+}
+
+// IEEE 754 binary16 → binary32, exact for every input (subnormals, inf, NaN).
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      exp = 127 - 15 + 1;
+      while ((man & 0x400u) == 0) {
+        man <<= 1;
+        --exp;
+      }
+      man &= 0x3ffu;
+      bits = sign | (exp << 23) | (man << 13);
+    }
+  } else if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+}  // namespace softalign::kernels

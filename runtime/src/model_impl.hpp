@@ -1,0 +1,77 @@
+// The inside of a Model: the mapped file, the config, views of every weight
+// tensor (in place, any storage type) and the SentencePiece processors.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+#include "softalign/config.hpp"
+
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
+
+namespace softalign::internal {
+
+using kernels::Matrix;
+
+// One GRU layer (one direction): W_ih [3h, in], W_hh [3h, h], biases [3h].
+struct GruWeights {
+  Matrix w_ih, w_hh;
+  const float* b_ih = nullptr;
+  const float* b_hh = nullptr;
+  int input = 0;
+  int hidden = 0;
+};
+
+// Every tensor of WEIGHTS_FORMAT.md; the ones a variant does not use stay empty.
+struct Weights {
+  Matrix src_emb, tgt_emb;
+  std::vector<GruWeights> enc_fwd, enc_bwd, dec;
+  Matrix bridge_w;
+  const float* bridge_b = nullptr;
+  // bahdanau: W_a [a, d], U_a [a, 2n] + b; luong general: W_a [d, 2n]
+  Matrix att_W_a, att_U_a;
+  const float* att_U_a_b = nullptr;
+  const float* att_v_a = nullptr;  // [a] (bahdanau, luong concat)
+  Matrix att_W_q, att_W_k, att_W_loc, att_W_p;
+  const float* att_v_p = nullptr;  // [a]
+  // bahdanau / encdec output
+  Matrix out_U_o, out_V_o, out_C_o;
+  const float* out_U_o_b = nullptr;
+  // luong output
+  Matrix dec_W_c;
+  Matrix gen_w;
+  const float* gen_b = nullptr;
+};
+
+// Owns the model's bytes: a read-only mapping or an aligned heap copy.
+class Storage {
+ public:
+  ~Storage();
+  const uint8_t* data = nullptr;
+  std::size_t size = 0;
+  void* map = nullptr;        // munmap on destruction
+  void* owned = nullptr;      // free on destruction
+};
+
+struct ModelImpl {
+  ~ModelImpl();
+  std::unique_ptr<Storage> storage;
+  ModelConfig config;
+  Metadata metadata;
+  WeightType weight_type = WeightType::kF32;
+  int schema_version = 0;
+  Weights w;
+  // f32 copies of vectors stored as f16/i8 (biases, v_a, v_p): made once at load.
+  std::deque<std::vector<float>> widened;
+  std::unique_ptr<sentencepiece::SentencePieceProcessor> src_spm, tgt_spm;  // tgt may alias src (shared)
+  const sentencepiece::SentencePieceProcessor* tgt() const { return tgt_spm ? tgt_spm.get() : src_spm.get(); }
+};
+
+}  // namespace softalign::internal

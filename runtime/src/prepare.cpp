@@ -1,0 +1,163 @@
+// Prepare: resolve the options, pick the kernels, create the linear layers
+// (XNNPACK operators) and plan + reserve the arena.
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "translator_impl.hpp"
+
+namespace softalign::internal {
+
+TranslatorImpl::~TranslatorImpl() {
+  if (pool != nullptr) pthreadpool_destroy(pool);
+}
+
+int TranslatorImpl::max_target_for(int src_len, const Search& s) const {
+  const double t = std::floor(static_cast<double>(s.max_len_a) * src_len + static_cast<double>(s.max_len_b));
+  return static_cast<int>(std::max(1.0, std::min(t, 1e6)));
+}
+
+Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
+  const DecodingDefaults& d = c->decoding;
+  Search s;
+  s.beam = o.beam_size.value_or(d.beam);
+  s.nbest = o.nbest.value_or(std::min(d.nbest, s.beam));
+  s.alpha = o.alpha.value_or(d.alpha);
+  s.beta = o.beta.value_or(d.beta);
+  s.max_len_a = o.max_len_a.value_or(d.max_len_a);
+  s.max_len_b = o.max_len_b.value_or(d.max_len_b);
+  auto bad = [](const std::string& m) { return Status(StatusCode::kInvalidArgument, m); };
+  if (s.beam < 1 || s.beam > 1024) return bad("beam size must be in [1, 1024], got " + std::to_string(s.beam));
+  if (K > 0 && s.beam > K)
+    return bad("beam size " + std::to_string(s.beam) + " exceeds the prepared beam size " + std::to_string(K));
+  if (s.nbest < 1 || s.nbest > s.beam)
+    return bad("nbest must be in [1, beam size], got " + std::to_string(s.nbest));
+  if (!(s.alpha >= 0.0f && s.alpha < 100.0f)) return bad("alpha must be in [0, 100)");
+  if (!(s.beta >= 0.0f && s.beta < 100.0f)) return bad("beta must be in [0, 100)");
+  if (!(s.max_len_a >= 0.0f && s.max_len_a <= 100.0f)) return bad("max_len_a must be in [0, 100]");
+  if (!(s.max_len_b >= 0.0f && s.max_len_b <= 10000.0f)) return bad("max_len_b must be in [0, 10000]");
+  *out = s;
+  return Status::Ok();
+}
+
+Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const TranslatorOptions& opts) {
+  model = std::move(mdl);
+  m = &model->impl();
+  c = &m->config;
+  options = opts;
+  auto bad = [](const std::string& msg) { return Status(StatusCode::kInvalidArgument, msg); };
+  if (opts.max_source_tokens < 0 || opts.max_source_tokens > c->max_src_len)
+    return bad("max_source_tokens must be in [0, " + std::to_string(c->max_src_len) + "] (0 = the model's), got " +
+               std::to_string(opts.max_source_tokens));
+  if (opts.threads < 1 || opts.threads > 256) return bad("threads must be in [1, 256]");
+  if (opts.backend == Backend::kVulkan)
+    return Status(StatusCode::kUnsupported, "the Vulkan backend is not built in this version");
+  S = opts.max_source_tokens == 0 ? c->max_src_len : opts.max_source_tokens;
+  options.max_source_tokens = S;
+
+  Search s;
+  Status st = resolve(opts.search, &s);
+  if (!st.ok()) return st;
+  K = s.beam;
+  T = max_target_for(S, s);
+  // Record the resolved defaults.
+  options.search.beam_size = s.beam;
+  options.search.nbest = s.nbest;
+  options.search.alpha = s.alpha;
+  options.search.beta = s.beta;
+  options.search.max_len_a = s.max_len_a;
+  options.search.max_len_b = s.max_len_b;
+
+  k = kernels::select_kernels(opts.kernels.c_str());
+  if (k == nullptr)
+    return bad("unknown or unsupported kernel set \"" + opts.kernels + "\" (SOFTALIGN_KERNELS or options.kernels)");
+  if (opts.threads > 1) {
+    pool = pthreadpool_create(static_cast<size_t>(opts.threads));
+    if (pool == nullptr) return Status(StatusCode::kInternal, "cannot create the thread pool");
+  }
+
+  n_ = c->enc_hidden;
+  d_ = c->dec_hidden;
+  e_ = c->emb_size;
+  a_ = c->att_hidden;
+  l_ = c->maxout_size;
+  V_ = c->tgt_vocab;
+  const bool luong = c->variant == Variant::kLuong;
+  state_size_ = c->dec_layers * d_ + (luong && c->input_feeding ? d_ : 0);
+  gen_in_ = luong ? d_ : l_;
+
+  // Linear layers.
+  const Weights& w = m->w;
+  for (int layer = 0; layer < c->enc_layers; ++layer) {
+    enc_proj_fwd_.push_back(std::make_unique<Linear>());
+    enc_proj_bwd_.push_back(std::make_unique<Linear>());
+    st = enc_proj_fwd_.back()->init(w.enc_fwd[layer].w_ih, w.enc_fwd[layer].b_ih, true);
+    if (st.ok()) st = enc_proj_bwd_.back()->init(w.enc_bwd[layer].w_ih, w.enc_bwd[layer].b_ih, true);
+    if (!st.ok()) return st;
+  }
+  key_dim_ = 0;
+  if (c->variant == Variant::kBahdanau) {
+    st = keys_.init(w.att_U_a, w.att_U_a_b, true);
+    key_dim_ = a_;
+  } else if (c->score == Score::kGeneral) {
+    st = keys_.init(w.att_W_a, nullptr, true);
+    key_dim_ = d_;
+  } else if (c->score == Score::kConcat) {
+    st = keys_.init(w.att_W_k, nullptr, true);
+    key_dim_ = a_;
+  }
+  if (st.ok()) st = generator_.init(w.gen_w, w.gen_b, true);
+  if (!st.ok()) return st;
+
+  Arena measure;
+  layout(measure);
+  if (!arena.reserve(measure.used()))
+    return Status(StatusCode::kInternal, "cannot reserve the arena (" + std::to_string(measure.used()) + " bytes)");
+  layout(arena);
+  return Status::Ok();
+}
+
+void TranslatorImpl::layout(Arena& a) {
+  const std::size_t s = S, kk = K, t = T;
+  const std::size_t wide = std::max({e_, 2 * n_, d_});
+  enc_a_ = a.take<float>(s * std::max(e_, 2 * n_));
+  enc_b_ = a.take<float>(s * std::max(e_, 2 * n_));
+  gi_f_ = a.take<float>(s * 3 * n_);
+  gi_b_ = a.take<float>(s * 3 * n_);
+  gh_ = a.take<float>(3 * std::max(n_, d_));
+  h_ = a.take<float>(std::max(n_, d_));
+  keys_buf_ = a.take<float>(s * std::max(key_dim_, 1));
+  fixed_ctx_ = a.take<float>(2 * n_);
+  xq_ = a.take<int8_t>(e_ + 2 * wide + std::max(l_, 1));
+  state_cur_ = a.take<float>(kk * state_size_);
+  state_next_ = a.take<float>(kk * state_size_);
+  x_ = a.take<float>(e_ + wide);
+  gi_ = a.take<float>(3 * d_);
+  q_ = a.take<float>(std::max({a_, d_, 1}));
+  scores_ = a.take<float>(s);
+  ctx_ = a.take<float>(2 * n_);
+  emb_ = a.take<float>(e_);
+  u_ = a.take<float>(std::max(2 * l_, 1));
+  u2_ = a.take<float>(std::max(2 * l_, 1));
+  cat_ = a.take<float>(2 * n_ + d_);
+  gen_in_buf_ = a.take<float>(kk * gen_in_);
+  logits_ = a.take<float>(kk * V_);
+  att_step_ = a.take<float>(kk * s);
+  hist_tok_ = a.take<int32_t>(t * kk);
+  hist_parent_ = a.take<int32_t>(t * kk);
+  hist_att_ = a.take<float>(t * kk * s);
+  alive_idx_ = a.take<int32_t>(kk);
+  alive_logp_ = a.take<float>(kk);
+  alive_tok_ = a.take<int32_t>(kk);
+  alive_logp_next_ = a.take<float>(kk);
+  top_idx_ = a.take<int32_t>(kk);
+  top_val_ = a.take<float>(kk);
+  coverage_ = a.take<double>(s);
+  finished_ = a.take<Finished>(kk);
+  out_ids_ = a.take<int32_t>(kk * t);
+  out_att_ = a.take<float>(kk * t * s);
+  out_views_ = a.take<HypothesisView>(kk);
+}
+
+}  // namespace softalign::internal

@@ -1,0 +1,186 @@
+#include "text.hpp"
+
+#include <sentencepiece_processor.h>
+
+#include <algorithm>
+
+#include "model_impl.hpp"
+#include "softalign/model.hpp"
+
+namespace softalign {
+
+namespace internal {
+
+std::size_t find_invalid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char b = p[i];
+    std::size_t len;
+    uint32_t cp;
+    if (b < 0x80) {
+      ++i;
+      continue;
+    } else if ((b & 0xe0) == 0xc0) {
+      len = 2;
+      cp = b & 0x1f;
+    } else if ((b & 0xf0) == 0xe0) {
+      len = 3;
+      cp = b & 0x0f;
+    } else if ((b & 0xf8) == 0xf0) {
+      len = 4;
+      cp = b & 0x07;
+    } else {
+      return i;
+    }
+    if (i + len > n) return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xc0) != 0x80) return i;
+      cp = (cp << 6) | (p[i + k] & 0x3f);
+    }
+    const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min_cp[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+std::string replace_invalid_utf8(std::string_view s) {
+  std::string out;
+  while (!s.empty()) {
+    const std::size_t bad = find_invalid_utf8(s);
+    if (bad == std::string_view::npos) {
+      out.append(s);
+      break;
+    }
+    out.append(s.substr(0, bad));
+    out.append("\xEF\xBF\xBD");
+    s.remove_prefix(bad + 1);
+  }
+  return out;
+}
+
+bool is_blank(std::string_view s) {
+  for (char ch : s)
+    if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\f' && ch != '\v') return false;
+  return true;
+}
+
+std::vector<std::string> split_sentences(std::string_view s) {
+  std::vector<std::string> parts;
+  auto push = [&](std::string_view part) {
+    const std::size_t b = part.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos) return;
+    const std::size_t e = part.find_last_not_of(" \t\r\n");
+    parts.emplace_back(part.substr(b, e - b + 1));
+  };
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '.' && s[i] != '!' && s[i] != '?') continue;
+    std::size_t j = i + 1;
+    while (j < s.size() && (s[j] == '.' || s[j] == '!' || s[j] == '?' || s[j] == '"' || s[j] == '\'' ||
+                            s[j] == ')' || s[j] == ']'))
+      ++j;
+    if (j < s.size() && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n')) {
+      push(s.substr(start, j - start));
+      start = j;
+    }
+    i = j - 1;
+  }
+  push(s.substr(start));
+  return parts;
+}
+
+std::vector<AlignmentLink> hard_alignment(const float* att, std::size_t target_rows, std::size_t source_len,
+                                          std::size_t source_cols) {
+  std::vector<AlignmentLink> links;
+  if (source_cols == 0) return links;
+  for (std::size_t i = 0; i < target_rows; ++i) {
+    const float* row = att + i * source_len;
+    std::size_t best = 0;
+    for (std::size_t j = 1; j < source_cols; ++j)
+      if (row[j] > row[best]) best = j;
+    links.push_back({static_cast<int>(best), static_cast<int>(i)});
+  }
+  return links;
+}
+
+std::vector<int> word_index(const std::vector<std::string>& pieces) {
+  std::vector<int> words;
+  int w = -1;
+  for (const std::string& p : pieces) {
+    if (w < 0 || p.rfind("\xE2\x96\x81", 0) == 0) ++w;
+    words.push_back(w);
+  }
+  return words;
+}
+
+std::vector<AlignmentLink> word_alignment(const std::vector<AlignmentLink>& piece_links,
+                                          const std::vector<int>& src_words, const std::vector<int>& tgt_words) {
+  std::vector<AlignmentLink> out;
+  for (const AlignmentLink& l : piece_links) {
+    if (l.source < 0 || static_cast<std::size_t>(l.source) >= src_words.size() || l.target < 0 ||
+        static_cast<std::size_t>(l.target) >= tgt_words.size())
+      continue;
+    out.push_back({src_words[l.source], tgt_words[l.target]});
+  }
+  std::sort(out.begin(), out.end(), [](const AlignmentLink& a, const AlignmentLink& b) {
+    return a.source != b.source ? a.source < b.source : a.target < b.target;
+  });
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const AlignmentLink& a, const AlignmentLink& b) {
+                          return a.source == b.source && a.target == b.target;
+                        }),
+            out.end());
+  return out;
+}
+
+}  // namespace internal
+
+std::string to_pharaoh(const std::vector<AlignmentLink>& links) {
+  std::string out;
+  for (const AlignmentLink& l : links) {
+    if (!out.empty()) out += ' ';
+    out += std::to_string(l.source) + "-" + std::to_string(l.target);
+  }
+  return out;
+}
+
+Status Model::encode_source(std::string_view text, std::vector<int32_t>* ids, std::vector<std::string>* pieces) const {
+  if (ids == nullptr) return Status(StatusCode::kInvalidArgument, "ids is null");
+  if (internal::find_invalid_utf8(text) != std::string_view::npos)
+    return Status(StatusCode::kInvalidUtf8, "the text is not valid UTF-8");
+  std::vector<int> raw;
+  const auto st = impl_->src_spm->Encode(text, &raw);
+  if (!st.ok()) return Status(StatusCode::kInvalidArgument, "SentencePiece: " + st.ToString());
+  ids->assign(raw.begin(), raw.end());
+  if (pieces != nullptr) {
+    pieces->clear();
+    for (int id : raw) pieces->push_back(impl_->src_spm->IdToPiece(id));
+  }
+  ids->push_back(impl_->config.eos_id);
+  return Status::Ok();
+}
+
+Status Model::decode_target(const int32_t* ids, std::size_t n, std::string* text,
+                            std::vector<std::string>* pieces) const {
+  if (text == nullptr || (ids == nullptr && n > 0)) return Status(StatusCode::kInvalidArgument, "null argument");
+  const sentencepiece::SentencePieceProcessor* sp = impl_->tgt();
+  const int size = sp->GetPieceSize();
+  std::vector<int> raw;
+  raw.reserve(n);
+  if (pieces != nullptr) pieces->clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const int id = ids[i];
+    const bool known = id >= 0 && id < size;
+    if (pieces != nullptr) pieces->push_back(known ? sp->IdToPiece(id) : std::string("<unk>"));
+    if (known) raw.push_back(id);
+  }
+  text->clear();
+  const auto st = sp->Decode(raw, text);
+  if (!st.ok()) return Status(StatusCode::kInternal, "SentencePiece: " + st.ToString());
+  return Status::Ok();
+}
+
+}  // namespace softalign

@@ -1,0 +1,34 @@
+// Text helpers around the numeric core: UTF-8 checks, sentence splitting,
+// hard alignments from attention rows.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "softalign/result.hpp"
+
+namespace softalign::internal {
+
+// Index of the first byte that is not part of valid UTF-8 (RFC 3629: no
+// overlongs, no surrogates, ≤ U+10FFFF), or npos when all of `s` is valid.
+std::size_t find_invalid_utf8(std::string_view s);
+// `s` with each invalid byte replaced by U+FFFD.
+std::string replace_invalid_utf8(std::string_view s);
+// True when `s` holds only ASCII whitespace (or nothing).
+bool is_blank(std::string_view s);
+// Splits after '.', '!', '?' (and their runs, closing quotes/brackets) followed
+// by whitespace; the parts keep their text, trimmed.
+std::vector<std::string> split_sentences(std::string_view s);
+
+// For each row i < target_rows, the argmax column over the first source_cols
+// (ties: the lower column): links (j, i).
+std::vector<AlignmentLink> hard_alignment(const float* att, std::size_t target_rows, std::size_t source_len,
+                                          std::size_t source_cols);
+// Word index of each SentencePiece piece (a piece starting with U+2581 starts a word).
+std::vector<int> word_index(const std::vector<std::string>& pieces);
+// Piece links mapped to word links: unique, sorted by (source, target).
+std::vector<AlignmentLink> word_alignment(const std::vector<AlignmentLink>& piece_links,
+                                          const std::vector<int>& src_words, const std::vector<int>& tgt_words);
+
+}  // namespace softalign::internal

@@ -1,0 +1,180 @@
+// The runtime against the PyTorch reference (tests/golden/): for every golden
+// model and every precision, teacher-forced logits and attention, greedy and
+// beam n-best ids, scores and attention rows.
+//
+// fp32: the contract's tolerances (logits 1e-4 max abs, scores 1e-4,
+// attention 1e-5) and identical ids.
+//
+// f16 and int8: the weights are rounded, so the outputs move by an amount the
+// quantization step sets. A weight w becomes w + δ with
+//   f16:  |δ| ≤ 2^-11 |w|                  (round to nearest, 11-bit significand)
+//   int8: |δ| ≤ scale_r / 2 = max|row|/254, and each activation vector x is
+//         rounded the same way (|δx| ≤ max|x|/254) before every product.
+// To first order a product W x then moves by at most ε ||W||·||x|| with
+// ε = 2^-11 (f16) or 2/254 (int8: weights and activations), i.e. by ε times
+// the size of its output; errors of successive products add up along the
+// longest chain of products that feeds a logit. We therefore allow
+//   |Δlogit| ≤ ε · depth · max(1, max|logit|)
+// with depth = the number of matrix products on that chain (encoder layers ×
+// 2 directions' worth of W_ih and W_hh, bridge, attention query and keys,
+// decoder layers × 2, output features, generator), and the same relative
+// bound on attention weights (which lie in [0, 1]). Ids are compared only for
+// searches whose recorded decision margin (golden.json "margin", the
+// smallest gap the reference saw between a kept and a dropped candidate) is
+// more than twice the bound on a summed log-probability (2 · tol per step,
+// over the longest hypothesis): below that, a different choice is allowed by
+// the quantization itself. The measured errors are printed.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "golden_util.hpp"
+
+using namespace softalign;
+
+namespace {
+
+struct Errors {
+  double logits = 0, logits_rel = 0, att = 0, score = 0;
+  int searches = 0, ids_checked = 0, ids_same = 0;
+};
+
+int chain_depth(const ModelConfig& c) {
+  const bool attn = c.variant != Variant::kEncDec;
+  return 1 /* embedding */ + 2 * c.enc_layers + 1 /* bridge */ + (attn ? 2 : 0) + 2 * c.dec_layers +
+         (c.variant == Variant::kLuong ? 1 : 3) + 1 /* generator */;
+}
+
+double epsilon(const std::string& precision) {
+  if (precision == "f16") return std::ldexp(1.0, -11);
+  if (precision == "int8") return 2.0 / 254.0;
+  return 0.0;
+}
+
+void check_model(const std::string& name, const std::string& precision, Errors* err) {
+  INFO("model ", name, " (", precision, ")");
+  const nlohmann::json g = golden::load_json(name);
+  std::shared_ptr<const Model> model;
+  Status st = Model::load(golden::model_path(name, precision).string(), &model);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+  const ModelConfig& c = model->config();
+  const int V = c.tgt_vocab;
+
+  // One translator for everything: beam 4, a max length generous enough for
+  // the teacher-forced targets; each search narrows it per call.
+  TranslatorOptions opt;
+  opt.search.beam_size = 4;
+  opt.search.max_len_a = 1.0f;
+  opt.search.max_len_b = 64.0f;
+  std::unique_ptr<Translator> tr;
+  st = Translator::prepare(model, opt, &tr);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+
+  const bool exact = precision == "f32";
+  // First pass: measure the largest logit, to scale the tolerance.
+  double max_logit = 1.0;
+  for (const auto& sent : g["sentences"])
+    for (const auto& row : sent["teacher_forced"]["logits"])
+      for (double v : row) max_logit = std::max(max_logit, std::fabs(v));
+  const double tol_logits = exact ? 1e-4 : epsilon(precision) * chain_depth(c) * max_logit;
+  const double tol_att = exact ? 1e-5 : epsilon(precision) * chain_depth(c);
+  const double tol_score = exact ? 1e-4 : 2 * tol_logits;  // per step; times the length below
+
+  std::vector<float> logits, att;
+  for (const auto& sent : g["sentences"]) {
+    const std::vector<int32_t> src = golden::ids(sent["src_ids"]);
+    const std::vector<int32_t> tgt_in = golden::ids(sent["teacher_forced"]["tgt_in"]);
+    INFO("source ", sent["src_text"].get<std::string>());
+    const std::size_t T = tgt_in.size(), S = src.size();
+    logits.assign(T * V, 0.0f);
+    att.assign(T * S, 0.0f);
+    st = tr->force_decode(src, tgt_in, logits.data(), att.data());
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    const auto& ref_logits = sent["teacher_forced"]["logits"];
+    const auto& ref_att = sent["teacher_forced"]["attn"];
+    double worst = 0, worst_att = 0, ref_norm = 0;
+    for (std::size_t t = 0; t < T; ++t) {
+      for (int v = 0; v < V; ++v) {
+        const double r = ref_logits[t][v].get<double>();
+        worst = std::max(worst, std::fabs(logits[t * V + v] - r));
+        ref_norm = std::max(ref_norm, std::fabs(r));
+      }
+      for (std::size_t j = 0; j < S; ++j)
+        worst_att = std::max(worst_att, std::fabs(att[t * S + j] - ref_att[t][j].get<double>()));
+    }
+    CHECK_MESSAGE(worst <= tol_logits, "teacher-forced logits: max abs error ", worst, " > ", tol_logits);
+    CHECK_MESSAGE(worst_att <= tol_att, "teacher-forced attention: max abs error ", worst_att, " > ", tol_att);
+    err->logits = std::max(err->logits, worst);
+    err->logits_rel = std::max(err->logits_rel, worst / std::max(ref_norm, 1e-12));
+    err->att = std::max(err->att, worst_att);
+
+    for (const auto& search : sent["search"]) {
+      const auto& spec = *std::find_if(g["searches"].begin(), g["searches"].end(),
+                                       [&](const nlohmann::json& s) { return s["name"] == search["name"]; });
+      INFO("search ", search["name"].get<std::string>());
+      SearchOptions so;
+      so.beam_size = spec["beam"].get<int>();
+      so.nbest = spec["nbest"].get<int>();
+      so.alpha = spec["alpha"].get<float>();
+      so.beta = spec["beta"].get<float>();
+      so.max_len_a = spec["max_len_a"].get<float>();
+      so.max_len_b = spec["max_len_b"].get<float>();
+      NBestView nb;
+      st = tr->translate_ids(src, so, &nb);
+      REQUIRE_MESSAGE(st.ok(), st.to_string());
+      ++err->searches;
+      const auto& hyps = search["hyps"];
+      std::size_t longest = 1;
+      for (const auto& h : hyps) longest = std::max(longest, h["attn"].size());
+      bool same = nb.count == hyps.size();
+      for (std::size_t r = 0; same && r < nb.count; ++r)
+        same = std::vector<int32_t>(nb.hypotheses[r].ids, nb.hypotheses[r].ids + nb.hypotheses[r].length) ==
+               golden::ids(hyps[r]["ids"]);
+      err->ids_same += same ? 1 : 0;
+      const double margin = search["margin"].get<double>();
+      const bool compare_ids = exact || margin > 2 * tol_score * static_cast<double>(longest);
+      if (!compare_ids) continue;
+      ++err->ids_checked;
+      REQUIRE(nb.count == hyps.size());
+      for (std::size_t r = 0; r < nb.count; ++r) {
+        const HypothesisView& v = nb.hypotheses[r];
+        const auto& h = hyps[r];
+        INFO("hypothesis ", r);
+        CHECK(std::vector<int32_t>(v.ids, v.ids + v.length) == golden::ids(h["ids"]));
+        const double tol_s = exact ? tol_score : tol_score * static_cast<double>(longest);
+        const double ds = std::fabs(v.score - h["score"].get<double>());
+        CHECK_MESSAGE(ds <= tol_s, "score error ", ds);
+        CHECK_MESSAGE(std::fabs(v.log_prob - h["logprob"].get<double>()) <= tol_s, "log-prob error");
+        err->score = std::max(err->score, ds);
+        const auto& rows = h["attn"];
+        REQUIRE(v.attention_rows == rows.size());
+        double wa = 0;
+        for (std::size_t i = 0; i < v.attention_rows; ++i)
+          for (std::size_t j = 0; j < S; ++j)
+            wa = std::max(wa, std::fabs(v.attention[i * S + j] - rows[i][j].get<double>()));
+        CHECK_MESSAGE(wa <= tol_att, "attention rows: max abs error ", wa);
+        err->att = std::max(err->att, wa);
+      }
+    }
+  }
+}
+
+void run_precision(const std::string& precision) {
+  const auto names = golden::names();
+  REQUIRE(!names.empty());
+  for (const std::string& name : names) {
+    Errors e;
+    check_model(name, precision, &e);
+    std::printf("golden %-24s %-4s logits max abs %.3g (rel %.3g)  attention %.3g  score %.3g  ids compared %d/%d, identical %d/%d\n",
+                name.c_str(), precision.c_str(), e.logits, e.logits_rel, e.att, e.score, e.ids_checked, e.searches, e.ids_same,
+                e.searches);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("golden models, fp32 weights") { run_precision("f32"); }
+TEST_CASE("golden models, fp16 weights") { run_precision("f16"); }
+TEST_CASE("golden models, int8 weights") { run_precision("int8"); }
