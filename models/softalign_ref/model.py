@@ -1,0 +1,354 @@
+"""The reference models: exactly the equations of DESIGN.md §2 / WEIGHTS_FORMAT.md.
+
+One `Seq2Seq` module covers every variant (encdec, bahdanau, luong with every
+score and scope, input feeding, stacked layers). Its state_dict names are the
+tensor names of WEIGHTS_FORMAT.md, so an export is the state_dict + the config.
+
+Two ways to run it, which compute the same numbers:
+- `forward(src, src_len, tgt_in)`: teacher-forced training forward, written for
+  speed (attention keys once per batch, the embedding part of the decoder's
+  input projection for all steps at once, the output layer after the
+  recurrence, `nn.GRU` over the whole target where no step depends on the
+  previous step's attention);
+- `encode` + `init_state` + `step`: one decoder step at a time, used by search.
+
+Padding (pad_id after the end of a sentence) never changes a sentence's result:
+the encoder packs its input and every attention softmax is masked.
+"""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from .config import ModelConfig
+
+
+def gru_cell(gi, h, w_hh, b_hh):
+    """One PyTorch GRU cell step given the input projection gi = W_ih x + b_ih.
+
+    Gates in order r, z, n; n = tanh(gi_n + r * (W_hn h + b_hn)); h' = (1 - z) n + z h.
+    """
+    gh = F.linear(h, w_hh, b_hh)
+    i_r, i_z, i_n = gi.chunk(3, -1)
+    h_r, h_z, h_n = gh.chunk(3, -1)
+    r = torch.sigmoid(i_r + h_r)
+    z = torch.sigmoid(i_z + h_z)
+    n = torch.tanh(i_n + r * h_n)
+    return n + z * (h - n)
+
+
+class EncoderOutput:
+    """What the decoder needs from the source, per sentence (dim 0 is the batch)."""
+
+    def __init__(self, H, mask, src_len, keys, ctx):
+        self.H = H              # [B, S, 2n] annotations (zeros at padding)
+        self.mask = mask        # [B, S] True at real positions
+        self.src_len = src_len  # [B] long
+        self.keys = keys        # attention keys [B, S, k] or None
+        self.ctx = ctx          # encdec's fixed context [B, 2n] or None
+
+    def select(self, idx):
+        """The rows idx (e.g. one row per beam hypothesis)."""
+        sel = lambda x: None if x is None else x.index_select(0, idx)
+        return EncoderOutput(sel(self.H), sel(self.mask), sel(self.src_len), sel(self.keys), sel(self.ctx))
+
+
+class DecoderState:
+    """The decoder's recurrent state: hidden [L_d, B, d] and luong's fed h~ [B, d] (or None)."""
+
+    def __init__(self, hidden, feed):
+        self.hidden = hidden
+        self.feed = feed
+
+    def select(self, idx):
+        return DecoderState(self.hidden.index_select(1, idx),
+                            None if self.feed is None else self.feed.index_select(0, idx))
+
+
+class Encoder(nn.Module):
+    """L_e bidirectional GRU layers over packed source embeddings."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.rnn = nn.GRU(cfg.emb_size, cfg.enc_hidden, num_layers=cfg.enc_layers, bidirectional=True,
+                          batch_first=True, dropout=cfg.dropout if cfg.enc_layers > 1 else 0.0)
+
+    def forward(self, emb, src_len):
+        packed = pack_padded_sequence(emb, src_len.cpu(), batch_first=True, enforce_sorted=False)
+        out, _ = self.rnn(packed)
+        H, _ = pad_packed_sequence(out, batch_first=True, total_length=emb.size(1))
+        return H
+
+
+class Decoder(nn.Module):
+    """The decoder GRU stack (`decoder.rnn`) and luong's W_c (`decoder.W_c`)."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        m, n, d = cfg.emb_size, cfg.enc_hidden, cfg.dec_hidden
+        if cfg.variant == "luong":
+            in0 = m + d if cfg.input_feeding else m
+        else:
+            in0 = m + 2 * n
+        self.rnn = nn.GRU(in0, d, num_layers=cfg.dec_layers, batch_first=True,
+                          dropout=cfg.dropout if cfg.dec_layers > 1 else 0.0)
+        if cfg.variant == "luong":
+            self.W_c = nn.Linear(2 * n + d, d, bias=False)
+
+    def weights(self, k):
+        r = self.rnn
+        return (getattr(r, f"weight_ih_l{k}"), getattr(r, f"bias_ih_l{k}"),
+                getattr(r, f"weight_hh_l{k}"), getattr(r, f"bias_hh_l{k}"))
+
+
+class BahdanauAttention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        a, n, d = cfg.att_hidden, cfg.enc_hidden, cfg.dec_hidden
+        self.W_a = nn.Linear(d, a, bias=False)
+        self.U_a = nn.Linear(2 * n, a)
+        self.v_a = nn.Linear(a, 1, bias=False)
+
+    def keys(self, H):
+        return self.U_a(H)
+
+    def forward(self, s, keys, mask):
+        """s [B, d] (previous top state) → alpha [B, S]."""
+        e = self.v_a(torch.tanh(keys + self.W_a(s).unsqueeze(1))).squeeze(-1)
+        return torch.softmax(e.masked_fill(~mask, float("-inf")), dim=-1)
+
+
+class LuongAttention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.score, self.scope, self.D = cfg.score, cfg.scope, cfg.window_d
+        a, n, d = cfg.att_hidden, cfg.enc_hidden, cfg.dec_hidden
+        if self.score == "general":
+            self.W_a = nn.Linear(2 * n, d, bias=False)
+        elif self.score == "concat":
+            self.W_q = nn.Linear(d, a, bias=False)
+            self.W_k = nn.Linear(2 * n, a, bias=False)
+            self.v_a = nn.Linear(a, 1, bias=False)
+        elif self.score == "location":
+            self.W_loc = nn.Linear(d, cfg.max_src_len, bias=False)
+        if self.scope == "local-p":
+            self.W_p = nn.Linear(d, a, bias=False)
+            self.v_p = nn.Linear(a, 1, bias=False)
+
+    def keys(self, H):
+        if self.score == "general":
+            return self.W_a(H)
+        if self.score == "concat":
+            return self.W_k(H)
+        return None
+
+    def scores(self, Q, H, keys):
+        """Q [B, T, d] → scores [B, T, S]."""
+        if self.score == "dot":
+            return torch.bmm(Q, H.transpose(1, 2))
+        if self.score == "general":
+            return torch.bmm(Q, keys.transpose(1, 2))
+        if self.score == "concat":
+            q = self.W_q(Q)  # [B, T, a]
+            return self.v_a(torch.tanh(q.unsqueeze(2) + keys.unsqueeze(1))).squeeze(-1)
+        return self.W_loc(Q)[:, :, :H.size(1)]  # location
+
+    def forward(self, Q, H, keys, mask, src_len, t0):
+        """Attention weights [B, T, S] for decoder states Q [B, T, d] at steps t0 .. t0+T-1."""
+        B, T, S = Q.size(0), Q.size(1), H.size(1)
+        e = self.scores(Q, H, keys)
+        valid = mask.unsqueeze(1).expand(B, T, S)
+        if self.scope == "global":
+            return torch.softmax(e.masked_fill(~valid, float("-inf")), dim=-1)
+        j = torch.arange(S, device=Q.device).view(1, 1, S)
+        last = (src_len - 1).view(B, 1)
+        if self.scope == "local-m":
+            steps = torch.arange(t0, t0 + T, device=Q.device).view(1, T)
+            centre = torch.minimum(steps, last)                        # [B, T]
+        else:  # local-p
+            p = src_len.to(Q.dtype).view(B, 1) * torch.sigmoid(self.v_p(torch.tanh(self.W_p(Q))).squeeze(-1))
+            centre = torch.minimum(torch.floor(p).long(), last)       # [B, T]
+        c = centre.unsqueeze(-1)
+        inside = valid & (j >= c - self.D) & (j <= c + self.D)
+        alpha = torch.softmax(e.masked_fill(~inside, float("-inf")), dim=-1)
+        if self.scope == "local-p":
+            sigma = self.D / 2.0
+            alpha = alpha * torch.exp(-((j.to(Q.dtype) - p.unsqueeze(-1)) ** 2) / (2.0 * sigma * sigma))
+        return alpha
+
+
+class MaxoutOutput(nn.Module):
+    """bahdanau/encdec: u = U_o s + b_o + V_o E_y y_{i-1} + C_o c; t_k = max(u_2k, u_2k+1)."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        l2, m, n, d = 2 * cfg.maxout_size, cfg.emb_size, cfg.enc_hidden, cfg.dec_hidden
+        self.U_o = nn.Linear(d, l2)
+        self.V_o = nn.Linear(m, l2, bias=False)
+        self.C_o = nn.Linear(2 * n, l2, bias=False)
+
+    def forward(self, s, e, c):
+        u = self.U_o(s) + self.V_o(e) + self.C_o(c)
+        return u.unflatten(-1, (-1, 2)).amax(-1)
+
+
+class Seq2Seq(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        cfg.validate()
+        self.cfg = cfg
+        m, n, d, L = cfg.emb_size, cfg.enc_hidden, cfg.dec_hidden, cfg.dec_layers
+        self.src_emb = nn.Embedding(cfg.src_vocab, m)
+        self.encoder = Encoder(cfg)
+        self.bridge = nn.Linear(2 * n if cfg.variant == "encdec" else n, L * d)
+        self.tgt_emb = nn.Embedding(cfg.tgt_vocab, m)
+        self.decoder = Decoder(cfg)
+        if cfg.variant == "bahdanau":
+            self.attention = BahdanauAttention(cfg)
+        elif cfg.variant == "luong":
+            self.attention = LuongAttention(cfg)
+        if cfg.variant == "luong":
+            self.generator = nn.Linear(d, cfg.tgt_vocab)
+        else:
+            self.output = MaxoutOutput(cfg)
+            self.generator = nn.Linear(cfg.maxout_size, cfg.tgt_vocab)
+        self.drop = nn.Dropout(cfg.dropout)
+
+    # ---- encoder ----------------------------------------------------------
+
+    def encode(self, src, src_len):
+        """src [B, S] (pad_id after each sentence), src_len [B] → EncoderOutput."""
+        cfg = self.cfg
+        if src.dim() != 2 or src_len.dim() != 1 or src.size(0) != src_len.size(0):
+            raise ValueError(f"encode: src must be [B, S] and src_len [B], got {tuple(src.shape)} and {tuple(src_len.shape)}")
+        if int(src_len.min()) < 1 or int(src_len.max()) > src.size(1):
+            raise ValueError("encode: every src_len must be in [1, S]")
+        if int(src_len.max()) > cfg.max_src_len:
+            raise ValueError(f"source of {int(src_len.max())} pieces exceeds max_src_len = {cfg.max_src_len}")
+        S = src.size(1)
+        mask = torch.arange(S, device=src.device).unsqueeze(0) < src_len.unsqueeze(1)
+        H = self.encoder(self.drop(self.src_emb(src)), src_len)
+        n = cfg.enc_hidden
+        ctx = None
+        if cfg.variant == "encdec":
+            last = H[torch.arange(H.size(0), device=H.device), src_len - 1, :n]
+            ctx = torch.cat([last, H[:, 0, n:]], dim=-1)
+        keys = self.attention.keys(H) if cfg.variant != "encdec" else None
+        return EncoderOutput(H, mask, src_len, keys, ctx)
+
+    def init_state(self, enc):
+        """s_0 = tanh(W_init ←h_0 + b) (encdec: of c), one block of d per decoder layer."""
+        cfg = self.cfg
+        x = enc.ctx if cfg.variant == "encdec" else enc.H[:, 0, cfg.enc_hidden:]
+        B = x.size(0)
+        hidden = torch.tanh(self.bridge(x)).view(B, cfg.dec_layers, cfg.dec_hidden).transpose(0, 1).contiguous()
+        feed = None
+        if cfg.variant == "luong" and cfg.input_feeding:
+            feed = x.new_zeros(B, cfg.dec_hidden)
+        return DecoderState(hidden, feed)
+
+    # ---- decoder pieces ---------------------------------------------------
+
+    def _stack_step(self, gi0, hidden):
+        """One step of the decoder GRU stack; gi0 is layer 0's input projection. → [L, B, d]."""
+        out = []
+        x = None
+        for k in range(self.cfg.dec_layers):
+            w_ih, b_ih, w_hh, b_hh = self.decoder.weights(k)
+            gi = gi0 if k == 0 else F.linear(self.drop(x), w_ih, b_ih)
+            x = gru_cell(gi, hidden[k], w_hh, b_hh)
+            out.append(x)
+        return torch.stack(out, 0)
+
+    def _luong_out(self, Q, enc, t0):
+        """Attention and h~ for top states Q [B, T, d] → (h~ [B, T, d], alpha [B, T, S])."""
+        alpha = self.attention(Q, enc.H, enc.keys, enc.mask, enc.src_len, t0)
+        c = torch.bmm(alpha, enc.H)
+        return torch.tanh(self.decoder.W_c(torch.cat([c, Q], dim=-1))), alpha
+
+    def _maxout_logits(self, s, e, c):
+        return self.generator(self.drop(self.output(s, e, c)))
+
+    # ---- single step (search) ----------------------------------------------
+
+    def step(self, enc, y_prev, state, t):
+        """One decoder step for all rows: y_prev [B] long, t the 0-based step.
+
+        Returns (logits [B, V], attention [B, S], new DecoderState).
+        """
+        cfg = self.cfg
+        m = cfg.emb_size
+        e = self.tgt_emb(y_prev)
+        w_ih0, b_ih0, _, _ = self.decoder.weights(0)
+        if cfg.variant == "luong":
+            x = e if state.feed is None else torch.cat([e, state.feed], dim=-1)
+            hidden = self._stack_step(F.linear(x, w_ih0, b_ih0), state.hidden)
+            ht, alpha = self._luong_out(hidden[-1].unsqueeze(1), enc, t)
+            ht, alpha = ht.squeeze(1), alpha.squeeze(1)
+            feed = ht if state.feed is not None else None
+            return self.generator(ht), alpha, DecoderState(hidden, feed)
+        if cfg.variant == "bahdanau":
+            alpha = self.attention(state.hidden[-1], enc.keys, enc.mask)
+            c = torch.bmm(alpha.unsqueeze(1), enc.H).squeeze(1)
+        else:
+            c = enc.ctx
+            alpha = enc.H.new_zeros(enc.H.shape[:2])
+        hidden = self._stack_step(F.linear(torch.cat([e, c], dim=-1), w_ih0, b_ih0), state.hidden)
+        return self._maxout_logits(hidden[-1], e, c), alpha, DecoderState(hidden, None)
+
+    # ---- teacher-forced forward (training) ----------------------------------
+
+    def forward(self, src, src_len, tgt_in):
+        """Teacher-forced decoding. Returns (logits [B, T, V], attention [B, T, S])."""
+        cfg = self.cfg
+        enc = self.encode(src, src_len)
+        state = self.init_state(enc)
+        E = self.drop(self.tgt_emb(tgt_in))  # [B, T, m]
+        B, T = tgt_in.shape
+        m = cfg.emb_size
+        w_ih0, b_ih0, _, _ = self.decoder.weights(0)
+
+        if cfg.variant == "encdec":
+            # c is fixed: the whole input is known, so nn.GRU runs over all steps at once.
+            C = enc.ctx.unsqueeze(1).expand(B, T, enc.ctx.size(-1))
+            Sx, _ = self.decoder.rnn(torch.cat([E, C], dim=-1), state.hidden)
+            A = enc.H.new_zeros(B, T, enc.H.size(1))
+            return self._maxout_logits(Sx, E, C), A
+
+        if cfg.variant == "luong" and not cfg.input_feeding:
+            Q, _ = self.decoder.rnn(E, state.hidden)  # all steps at once
+            Ht, A = self._luong_out(Q, enc, 0)
+            return self.generator(self.drop(Ht)), A
+
+        # Step loop; the embedding part of layer 0's input projection for all steps at once.
+        gi_emb = F.linear(E, w_ih0[:, :m], b_ih0)  # [B, T, 3d]
+        w_rest = w_ih0[:, m:]
+        hidden = state.hidden
+        outs, ctxs, alphas = [], [], []
+        if cfg.variant == "bahdanau":
+            for t in range(T):
+                alpha = self.attention(hidden[-1], enc.keys, enc.mask)
+                c = torch.bmm(alpha.unsqueeze(1), enc.H).squeeze(1)
+                hidden = self._stack_step(gi_emb[:, t] + F.linear(c, w_rest), hidden)
+                outs.append(hidden[-1]); ctxs.append(c); alphas.append(alpha)
+            Sx, C, A = torch.stack(outs, 1), torch.stack(ctxs, 1), torch.stack(alphas, 1)
+            return self._maxout_logits(Sx, E, C), A
+
+        # luong with input feeding
+        feed = state.feed
+        for t in range(T):
+            hidden = self._stack_step(gi_emb[:, t] + F.linear(feed, w_rest), hidden)
+            ht, alpha = self._luong_out(hidden[-1].unsqueeze(1), enc, t)
+            feed = ht.squeeze(1)
+            outs.append(feed); alphas.append(alpha.squeeze(1))
+        Ht, A = torch.stack(outs, 1), torch.stack(alphas, 1)
+        return self.generator(self.drop(Ht)), A
+
+
+def build_model(cfg):
+    """The Seq2Seq of a config (validated), with PyTorch's default initialisation."""
+    if isinstance(cfg, dict):
+        cfg = ModelConfig.from_dict(cfg)
+    return Seq2Seq(cfg)

@@ -1,0 +1,196 @@
+"""The reference translator: batched greedy and beam search (WEIGHTS_FORMAT.md, "Search").
+
+The C++ runtime implements the same algorithm and must produce the same ids, so
+this file follows the contract literally:
+- log-probabilities are log_softmax of the logits in float32, summed in float32;
+- max target length T = max(1, floor(max_len_a * S + max_len_b)) tokens, EOS included;
+- each step keeps the K - finished best candidates (ties: lower hypothesis
+  index, then lower token id); a kept EOS candidate is finished; after the
+  step that produced the T-th token every alive hypothesis is finished as it is;
+- finished score (double) = logp / ((5 + |Y|) / 6)^alpha
+  + beta * sum_j log(min(max(sum_i a_ij, 1e-6), 1));
+- n-best sorted by score, best first (ties: earlier finished first);
+- greedy is beam 1.
+"""
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+
+@dataclass
+class Hypothesis:
+    ids: list            # output ids, BOS and EOS excluded
+    score: float         # finished score (length and coverage penalties applied)
+    logprob: float       # summed float32 log-probability
+    attn: torch.Tensor   # [rows, S] attention rows: one per generated token (EOS included when generated)
+    eos: bool            # True if it ended with EOS, False if cut at the maximum length
+
+
+@dataclass
+class _Partial:
+    tokens: list
+    logprob: torch.Tensor  # float32 scalar
+    rows: list = field(default_factory=list)
+
+
+def max_target_len(S, max_len_a, max_len_b):
+    """T = floor(max_len_a * S + max_len_b) in double precision, at least 1."""
+    return max(1, int(math.floor(float(max_len_a) * S + float(max_len_b))))
+
+
+def length_penalty(n_tokens, alpha):
+    return ((5.0 + n_tokens) / 6.0) ** alpha
+
+
+def coverage_penalty(attn, beta):
+    """beta * sum_j log(min(max(sum_i a_ij, 1e-6), 1)), in double; 0 when beta = 0."""
+    if beta == 0:
+        return 0.0
+    cov = attn.double().sum(0).clamp(min=1e-6, max=1.0)
+    return float(beta) * float(torch.log(cov).sum())
+
+
+def finished_score(logprob, n_tokens, attn, alpha, beta):
+    return float(logprob) / length_penalty(n_tokens, alpha) + coverage_penalty(attn, beta)
+
+
+def _pad(src_ids_list, pad_id):
+    lens = [len(s) for s in src_ids_list]
+    src = torch.full((len(src_ids_list), max(lens)), pad_id, dtype=torch.long)
+    for b, s in enumerate(src_ids_list):
+        src[b, :len(s)] = torch.tensor(s, dtype=torch.long)
+    return src, torch.tensor(lens, dtype=torch.long)
+
+
+def _check_sources(model, src_ids_list):
+    cfg = model.cfg
+    for i, s in enumerate(src_ids_list):
+        if len(s) == 0:
+            raise ValueError(f"source {i} is empty (it needs at least the EOS id)")
+        if len(s) > cfg.max_src_len:
+            raise ValueError(f"source {i} has {len(s)} ids, more than max_src_len = {cfg.max_src_len}")
+        bad = [x for x in s if not (0 <= int(x) < cfg.src_vocab)]
+        if bad:
+            raise ValueError(f"source {i} has ids outside the source vocabulary: {bad[:5]}")
+
+
+def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbest, stats):
+    cfg = model.cfg
+    B = len(src_ids_list)
+    src, src_len = _pad(src_ids_list, cfg.pad_id)
+    enc_all = model.encode(src, src_len)
+    state = model.init_state(enc_all)
+    lens = [len(s) for s in src_ids_list]
+    T = [max_target_len(S, max_len_a, max_len_b) for S in lens]
+    alive = [[_Partial([], torch.zeros((), dtype=torch.float32))] for _ in range(B)]
+    finished = [[] for _ in range(B)]
+    margins = [[] for _ in range(B)]
+    rows_of = list(range(B))  # for each flat alive row: its sentence
+    t = 0
+    while rows_of:
+        enc = enc_all.select(torch.tensor(rows_of, dtype=torch.long))
+        y_prev = torch.tensor([h.tokens[-1] if h.tokens else cfg.bos_id
+                               for b in range(B) for h in alive[b]], dtype=torch.long)
+        logits, attn, new_state = model.step(enc, y_prev, state, t)
+        logprobs = torch.log_softmax(logits.float(), dim=-1)
+        V = logprobs.size(1)
+        parents, next_rows = [], []
+        r0 = 0
+        for b in range(B):
+            hyps = alive[b]
+            if not hyps:
+                continue
+            H = len(hyps)
+            base = torch.stack([h.logprob for h in hyps])
+            cand = (base.unsqueeze(1) + logprobs[r0:r0 + H]).reshape(-1)
+            k = K - len(finished[b])
+            vals, idx = torch.sort(cand, descending=True, stable=True)
+            if stats is not None and k < cand.numel():
+                margins[b].append(float(vals[k - 1]) - float(vals[k]))
+            last_step = len(hyps[0].tokens) + 1 >= T[b]
+            kept = []
+            for v, i in zip(vals[:k], idx[:k].tolist()):
+                h, tok = divmod(i, V)
+                parent = hyps[h]
+                p = _Partial(parent.tokens + [tok], v.clone(),
+                             parent.rows + [attn[r0 + h, :lens[b]].clone()])
+                if tok == cfg.eos_id or last_step:
+                    A = torch.stack(p.rows)
+                    eos = tok == cfg.eos_id
+                    ids = p.tokens[:-1] if eos else p.tokens
+                    finished[b].append(Hypothesis(ids, finished_score(p.logprob, len(p.tokens), A, alpha, beta),
+                                                  float(p.logprob), A, eos))
+                else:
+                    kept.append(p)
+                    parents.append(r0 + h)
+                    next_rows.append(b)
+            alive[b] = kept
+            r0 += H
+        rows_of = next_rows
+        if rows_of:
+            state = new_state.select(torch.tensor(parents, dtype=torch.long))
+        t += 1
+    out = []
+    for b in range(B):
+        order = sorted(range(len(finished[b])), key=lambda i: (-finished[b][i].score, i))
+        best = [finished[b][i] for i in order]
+        if stats is not None:
+            margins[b] += [best[i].score - best[i + 1].score for i in range(min(nbest, len(best) - 1))]
+            stats.append(min(margins[b]) if margins[b] else math.inf)
+        out.append(best[:nbest])
+    return out
+
+
+def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len_a=None,
+                  max_len_b=None, nbest=None, batch_size=64, stats=None):
+    """Translates source id lists (pieces + EOS each) with the reference search.
+
+    Options default to the model config's `decoding`. Sentences are batched by
+    length (batch_size per batch) and returned in input order: for each, a list
+    of up to nbest Hypothesis, best first. If `stats` is a list, the smallest
+    decision margin of each sentence is appended to it (the gap between the last
+    kept and the first dropped candidate at every step, and between consecutive
+    n-best scores), which says how close the search came to a different result.
+    """
+    dec = model.cfg.decoding
+    beam = dec["beam"] if beam is None else beam
+    alpha = dec["alpha"] if alpha is None else alpha
+    beta = dec["beta"] if beta is None else beta
+    max_len_a = dec["max_len_a"] if max_len_a is None else max_len_a
+    max_len_b = dec["max_len_b"] if max_len_b is None else max_len_b
+    nbest = dec["nbest"] if nbest is None else nbest
+    if not (isinstance(beam, int) and beam >= 1):
+        raise ValueError(f"beam must be an integer >= 1, got {beam!r}")
+    if not (isinstance(nbest, int) and 1 <= nbest <= beam):
+        raise ValueError(f"nbest must be an integer in [1, beam], got {nbest!r}")
+    if beam > model.cfg.tgt_vocab:
+        raise ValueError(f"beam {beam} is larger than the target vocabulary")
+    src_ids_list = [list(map(int, s)) for s in src_ids_list]
+    _check_sources(model, src_ids_list)
+    order = sorted(range(len(src_ids_list)), key=lambda i: len(src_ids_list[i]))
+    results = [None] * len(src_ids_list)
+    margin_of = [None] * len(src_ids_list)
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.inference_mode():
+            for k in range(0, len(order), batch_size):
+                chunk = order[k:k + batch_size]
+                st = [] if stats is not None else None
+                res = _search_batch(model, [src_ids_list[i] for i in chunk], beam, alpha, beta,
+                                    max_len_a, max_len_b, nbest, st)
+                for j, i in enumerate(chunk):
+                    results[i] = res[j]
+                    if st is not None:
+                        margin_of[i] = st[j]
+    finally:
+        model.train(was_training)
+    if stats is not None:
+        stats.extend(margin_of)
+    return results
+
+
+def greedy(model, src_ids_list, **kw):
+    """Beam 1: the argmax at every step (ties to the lower id)."""
+    return translate_ids(model, src_ids_list, beam=1, nbest=1, **kw)
