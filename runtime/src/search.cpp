@@ -127,8 +127,16 @@ Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Se
     }
     h.score = static_cast<double>(h.log_prob) / lp + cp;
   }
-  std::stable_sort(finished_, finished_ + finished,
-                   [](const Finished& a, const Finished& b) { return a.score > b.score; });
+  // Insertion sort: stable and allocation-free (std::stable_sort may allocate).
+  for (int i = 1; i < finished; ++i) {
+    const Finished f = finished_[i];
+    int j = i;
+    while (j > 0 && finished_[j - 1].score < f.score) {
+      finished_[j] = finished_[j - 1];
+      --j;
+    }
+    finished_[j] = f;
+  }
   const int count = std::min(finished, sr.nbest);
   for (int r = 0; r < count; ++r) {
     const Finished& h = finished_[r];
