@@ -29,24 +29,7 @@ int Translator::max_source_tokens() const { return impl_->S; }
 int Translator::max_target_tokens() const { return impl_->T; }
 const char* Translator::kernels_name() const { return impl_->k->name; }
 
-Status Translator::translate_ids(Span<const int32_t> source, NBestView* out) {
-  return translate_ids(source, impl_->options.search, out);
-}
-
-Status Translator::translate_ids(Span<const int32_t> source, const SearchOptions& search, NBestView* out) {
-  internal::Search s;
-  Status st = impl_->resolve(search, &s);
-  if (!st.ok()) return st;
-  return impl_->translate_ids(source.data(), source.size(), s, out);
-}
-
-Status Translator::force_decode(Span<const int32_t> source, Span<const int32_t> target_in, float* logits,
-                                float* attention) {
-  return impl_->force_decode(source.data(), source.size(), target_in.data(), target_in.size(), logits, attention);
-}
-
 namespace {
-
 // The unset fields of `call` take the prepared options.
 SearchOptions merge(const SearchOptions& call, const SearchOptions& prepared) {
   SearchOptions s = call;
@@ -58,6 +41,26 @@ SearchOptions merge(const SearchOptions& call, const SearchOptions& prepared) {
   if (!s.max_len_b) s.max_len_b = prepared.max_len_b;
   return s;
 }
+
+}  // namespace
+
+Status Translator::translate_ids(Span<const int32_t> source, NBestView* out) {
+  return translate_ids(source, impl_->options.search, out);
+}
+
+Status Translator::translate_ids(Span<const int32_t> source, const SearchOptions& search, NBestView* out) {
+  internal::Search s;
+  Status st = impl_->resolve(merge(search, impl_->options.search), &s);
+  if (!st.ok()) return st;
+  return impl_->translate_ids(source.data(), source.size(), s, out);
+}
+
+Status Translator::force_decode(Span<const int32_t> source, Span<const int32_t> target_in, float* logits,
+                                float* attention) {
+  return impl_->force_decode(source.data(), source.size(), target_in.data(), target_in.size(), logits, attention);
+}
+
+namespace {
 
 // Translates one source already tokenised; fills `out` from the core's views.
 Status translate_tokens(Translator& tr, const std::vector<int32_t>& ids, const std::vector<std::string>& pieces,

@@ -1,0 +1,235 @@
+// Bad files and bad inputs give an error Status with a message, never a crash.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "golden_util.hpp"
+
+using namespace softalign;
+
+namespace {
+
+std::vector<uint8_t> read_file(const golden::fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+Status load_bytes(const std::vector<uint8_t>& b) {
+  std::shared_ptr<const Model> m;
+  return Model::load_from_bytes(b.data(), b.size(), &m);
+}
+
+std::shared_ptr<const Model> load_golden(const std::string& name, const char* precision = "f32") {
+  std::shared_ptr<const Model> m;
+  Status st = Model::load(golden::model_path(name, precision).string(), &m);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("bad files") {
+  const auto good = read_file(golden::model_path("bahdanau", "f32"));
+  REQUIRE(good.size() > 1000);
+  CHECK(load_bytes(good).ok());
+
+  SUBCASE("missing, a directory, empty") {
+    std::shared_ptr<const Model> m;
+    Status st = Model::load("/nonexistent/model.softalign", &m);
+    CHECK(st.code() == StatusCode::kNotFound);
+    CHECK(st.message().find("/nonexistent/model.softalign") != std::string::npos);
+    CHECK(Model::load(golden::source_dir().string(), &m).code() == StatusCode::kIoError);
+    CHECK(load_bytes({}).code() == StatusCode::kInvalidModel);
+    CHECK(m == nullptr);
+  }
+  SUBCASE("wrong identifier") {
+    auto b = good;
+    std::memcpy(&b[4], "XXXX", 4);
+    Status st = load_bytes(b);
+    CHECK(st.code() == StatusCode::kInvalidModel);
+    CHECK(st.message().find("identifier") != std::string::npos);
+  }
+  SUBCASE("newer schema version") {
+    // Rewrite field 0 of the root table (schema_version) through its vtable.
+    auto b = good;
+    uint32_t root;
+    std::memcpy(&root, &b[0], 4);
+    int32_t vt_back;
+    std::memcpy(&vt_back, &b[root], 4);
+    const std::size_t vtable = root - vt_back;
+    uint16_t field0;
+    std::memcpy(&field0, &b[vtable + 4], 2);
+    REQUIRE(field0 != 0);
+    const uint32_t v = 99;
+    std::memcpy(&b[root + field0], &v, 4);
+    Status st = load_bytes(b);
+    CHECK(st.code() == StatusCode::kUnsupportedVersion);
+    CHECK(st.message().find("newer converter") != std::string::npos);
+  }
+  SUBCASE("every truncation") {
+    int failures = 0;
+    for (std::size_t n = 0; n < good.size(); n += 1 + n / 16) {
+      std::vector<uint8_t> b(good.begin(), good.begin() + n);
+      Status st = load_bytes(b);
+      CHECK_MESSAGE(!st.ok(), "truncated to ", n, " bytes loaded");
+      CHECK(!st.message().empty());
+      failures += st.ok() ? 0 : 1;
+    }
+    CHECK(failures > 10);
+  }
+  SUBCASE("corrupted bytes: an error or a working model, never a crash") {
+    std::mt19937 rng(42);
+    int rejected = 0, loaded = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+      auto b = good;
+      const std::size_t at = rng() % b.size();
+      b[at] ^= static_cast<uint8_t>(1 + rng() % 255);
+      std::shared_ptr<const Model> m;
+      Status st = Model::load_from_bytes(b.data(), b.size(), &m);
+      if (!st.ok()) {
+        ++rejected;
+        CHECK(!st.message().empty());
+        continue;
+      }
+      ++loaded;  // damage in weights or text: the model still translates without crashing
+      std::unique_ptr<Translator> tr;
+      if (!Translator::prepare(m, {}, &tr).ok()) continue;
+      const int32_t src[] = {5, 6, m->config().eos_id};
+      NBestView nb;
+      (void)tr->translate_ids(Span<const int32_t>(src, 3), &nb);
+    }
+    MESSAGE("corrupted files: ", rejected, " rejected, ", loaded, " loaded");
+    CHECK(rejected > 0);
+  }
+  SUBCASE("misaligned memory") {
+    std::vector<uint8_t> b(good.size() + 64);
+    uint8_t* p = b.data();
+    while (reinterpret_cast<uintptr_t>(p) % 32 != 1) ++p;
+    std::memcpy(p, good.data(), good.size());
+    std::shared_ptr<const Model> m;
+    CHECK(Model::load_from_memory(p, good.size(), &m).code() == StatusCode::kInvalidArgument);
+    CHECK(Model::load_from_bytes(p, good.size(), &m).ok());
+  }
+}
+
+TEST_CASE("bad translator options") {
+  auto m = load_golden("bahdanau");
+  std::unique_ptr<Translator> tr;
+  auto prepare = [&](auto edit) {
+    TranslatorOptions o;
+    edit(o);
+    return Translator::prepare(m, o, &tr);
+  };
+  CHECK(prepare([](TranslatorOptions&) {}).ok());
+  CHECK(prepare([&](TranslatorOptions& o) { o.max_source_tokens = m->config().max_src_len + 1; }).code() ==
+        StatusCode::kInvalidArgument);
+  CHECK(prepare([](TranslatorOptions& o) { o.max_source_tokens = -1; }).code() == StatusCode::kInvalidArgument);
+  CHECK(prepare([](TranslatorOptions& o) { o.threads = 0; }).code() == StatusCode::kInvalidArgument);
+  CHECK(prepare([](TranslatorOptions& o) { o.search.beam_size = 0; }).code() == StatusCode::kInvalidArgument);
+  CHECK(prepare([](TranslatorOptions& o) {
+          o.search.beam_size = 2;
+          o.search.nbest = 3;
+        }).code() == StatusCode::kInvalidArgument);
+  CHECK(prepare([](TranslatorOptions& o) { o.search.alpha = -1.0f; }).code() == StatusCode::kInvalidArgument);
+  CHECK(prepare([](TranslatorOptions& o) { o.search.beta = std::nanf(""); }).code() == StatusCode::kInvalidArgument);
+  CHECK(prepare([](TranslatorOptions& o) { o.search.max_len_a = 1e9f; }).code() == StatusCode::kInvalidArgument);
+  CHECK(prepare([](TranslatorOptions& o) { o.kernels = "no-such-isa"; }).code() == StatusCode::kInvalidArgument);
+  CHECK(prepare([](TranslatorOptions& o) { o.backend = Backend::kVulkan; }).code() == StatusCode::kUnsupported);
+  CHECK(Translator::prepare(nullptr, {}, &tr).code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("bad inputs") {
+  auto m = load_golden("luong_local_p");
+  const ModelConfig& c = m->config();
+  TranslatorOptions o;
+  o.max_source_tokens = 16;
+  o.search.beam_size = 2;
+  std::unique_ptr<Translator> tr;
+  REQUIRE(Translator::prepare(m, o, &tr).ok());
+  NBestView nb;
+  auto ids = [&](std::vector<int32_t> v, const SearchOptions& so = {}) {
+    return tr->translate_ids(v, so, &nb).code();
+  };
+  CHECK(ids({5, c.eos_id}) == StatusCode::kOk);
+  CHECK(ids({c.eos_id}) == StatusCode::kOk);  // the empty sentence: only EOS
+  CHECK(ids({}) == StatusCode::kInvalidArgument);
+  CHECK(ids({-1, c.eos_id}) == StatusCode::kInvalidArgument);
+  CHECK(ids({c.src_vocab, c.eos_id}) == StatusCode::kInvalidArgument);
+  CHECK(ids({5, 6}) == StatusCode::kInvalidArgument);  // no EOS
+  CHECK(ids(std::vector<int32_t>(16, c.eos_id)) == StatusCode::kOk);
+  CHECK(ids(std::vector<int32_t>(17, c.eos_id)) == StatusCode::kInputTooLong);
+  SearchOptions wide;
+  wide.beam_size = 3;
+  CHECK(ids({5, c.eos_id}, wide) == StatusCode::kInvalidArgument);  // beyond the prepared beam
+  SearchOptions longer;
+  longer.max_len_b = 1000.0f;
+  CHECK(ids({5, c.eos_id}, longer) == StatusCode::kInvalidArgument);  // beyond the prepared length
+  SearchOptions nbest;
+  nbest.beam_size = 1;
+  nbest.nbest = 2;
+  CHECK(ids({5, c.eos_id}, nbest) == StatusCode::kInvalidArgument);
+  CHECK(tr->translate_ids(Span<const int32_t>(nullptr, 3), &nb).code() == StatusCode::kInvalidArgument);
+
+  std::vector<float> logits(4 * c.tgt_vocab);
+  const std::vector<int32_t> src = {5, c.eos_id};
+  CHECK(tr->force_decode(src, std::vector<int32_t>{c.bos_id, 7}, logits.data(), nullptr).ok());
+  CHECK(tr->force_decode(src, std::vector<int32_t>{c.bos_id, c.tgt_vocab}, logits.data(), nullptr).code() ==
+        StatusCode::kInvalidArgument);
+  CHECK(tr->force_decode(src, std::vector<int32_t>{c.bos_id}, nullptr, nullptr).code() ==
+        StatusCode::kInvalidArgument);
+  CHECK(tr->force_decode(src, std::vector<int32_t>(tr->max_target_tokens() + 1, 5), logits.data(), nullptr)
+            .code() == StatusCode::kInvalidArgument);
+
+  TranslationResult r;
+  SUBCASE("empty text gives an empty translation") {
+    for (const char* text : {"", "   ", "\n\t"}) {
+      REQUIRE(tr->translate(text, &r).ok());
+      REQUIRE(r.hypotheses.size() == 1);
+      CHECK(r.hypotheses[0].text.empty());
+      CHECK(r.hypotheses[0].ids.empty());
+    }
+  }
+  SUBCASE("invalid UTF-8") {
+    for (const char* text : {"abc \xff", "\xc0\xaf", "\xed\xa0\x80", "caf\xc3", "\xf4\x90\x80\x80"}) {
+      INFO(text);
+      Status st = tr->translate(text, &r);
+      CHECK(st.code() == StatusCode::kInvalidUtf8);
+      CHECK(st.message().find("UTF-8") != std::string::npos);
+      std::vector<int32_t> v;
+      CHECK(m->encode_source(text, &v).code() == StatusCode::kInvalidUtf8);
+    }
+    TranslatorOptions rep = o;
+    rep.invalid_utf8 = InvalidUtf8Policy::kReplace;
+    std::unique_ptr<Translator> tr2;
+    REQUIRE(Translator::prepare(m, rep, &tr2).ok());
+    CHECK(tr2->translate("abc \xff def", &r).ok());
+    CHECK(r.hypotheses.size() >= 1);
+  }
+  SUBCASE("too long") {
+    std::string huge;
+    for (int i = 0; i < 40; ++i) huge += "the file system ";
+    Status st = tr->translate(huge, &r);
+    CHECK(st.code() == StatusCode::kInputTooLong);
+    CHECK(st.message().find("max_source_tokens") != std::string::npos);
+    std::string many;
+    for (int i = 0; i < 40; ++i) many += "The file. ";
+    CHECK(tr->translate(many, &r).code() == StatusCode::kInputTooLong);
+
+    TranslatorOptions split = o;
+    split.long_input = LongInputPolicy::kSplitSentences;
+    std::unique_ptr<Translator> tr2;
+    REQUIRE(Translator::prepare(m, split, &tr2).ok());
+    REQUIRE(tr2->translate(many, &r).ok());
+    REQUIRE(r.hypotheses.size() == 1);
+    TranslationResult one;
+    REQUIRE(tr2->translate("The file.", &one).ok());
+    CHECK(r.hypotheses[0].ids.size() == 40 * one.hypotheses[0].ids.size());
+    CHECK(tr2->translate(huge, &r).code() == StatusCode::kInputTooLong);  // no boundary to split at
+    std::vector<TranslationResult> batch;
+    st = tr->translate_batch({"the file", huge}, &batch);
+    CHECK(st.code() == StatusCode::kInputTooLong);
+    CHECK(st.message().find("sentence 1") != std::string::npos);
+  }
+}
