@@ -128,7 +128,9 @@ def translate_model_dir(model_dir, lines, beam=None, alpha=None, beta=None, batc
     """
     from . import export
     from .tokenizer import Tokenizers
-    model, cfg = export.load(model_dir)
+    if os.path.isfile(model_dir):  # the weights file itself
+        model_dir = os.path.dirname(os.path.abspath(model_dir))
+    model, cfg = export.load(os.path.join(model_dir, "model.safetensors"))
     tok = Tokenizers.load(model_dir)
     dec = dict(getattr(cfg, "decoding", None) or {})
     opts = {"beam": beam if beam is not None else int(dec.get("beam", 1)),

@@ -1,0 +1,415 @@
+"""The trainer: a recipe (YAML) and a corpus folder -> checkpoints and an exported model dir.
+
+Layout of an output folder OUT:
+  OUT/recipe.yaml        the recipe as run (after command-line overrides)
+  OUT/checkpoint.pt      the latest training state (atomic: written to a temporary, then renamed)
+  OUT/model/             the best model so far: model.safetensors + SentencePiece model(s)
+  OUT/train.log          plain log lines (evaluations, checkpoints)
+  OUT/metrics.jsonl      one JSON object per evaluation
+
+Resume is exact: the checkpoint holds the model, the optimizer, the learning-rate
+state, the Python and torch RNG states and the position in the data (epoch,
+batch index); batches are a pure function of (seed, epoch), so a run killed and
+started again with the same command ends with the same weights as one never
+interrupted. Evaluations fork the RNG so they never change the training stream.
+"""
+import copy
+import json
+import math
+import os
+import random
+import sys
+import tempfile
+import time
+
+import torch
+import torch.nn.functional as F
+import yaml
+
+from . import data as D
+from . import evaluate as E
+from .tokenizer import Tokenizers, PAD_ID, UNK_ID, BOS_ID, EOS_ID
+
+# Every recipe key and its default; a recipe may set any subset.
+DEFAULTS = {
+    "name": "softalign",
+    "model": {
+        "variant": "bahdanau", "score": "none", "scope": "global", "window_d": 0,
+        "input_feeding": False, "enc_layers": 1, "dec_layers": 1,
+        "emb_size": 256, "enc_hidden": 256, "dec_hidden": 256, "att_hidden": 256,
+        "maxout_size": 256, "max_src_len": 128, "dropout": 0.3,
+    },
+    "tokenizer": {"src_vocab": 8000, "tgt_vocab": 8000, "shared": False,
+                  "model_type": "unigram", "character_coverage": 1.0},
+    "data": {"max_tgt_len": 160, "train_limit": None, "dev_limit": None},
+    "training": {
+        "seed": 1, "threads": 2, "batch_tokens": 3000, "max_sentences": None,
+        "lr": 1.0e-3, "clip_norm": 5.0, "label_smoothing": 0.0,
+        "lr_decay": 0.5, "min_lr": 1.0e-5,        # multiply lr on a dev plateau
+        "max_epochs": 30, "max_steps": None, "max_minutes": None,
+        "eval_every": 500,                         # steps
+        "dev_bleu_sentences": 300,                 # greedy dev BLEU on the first N dev pairs
+        "patience": 6,                             # evaluations without a better dev loss
+        "checkpoint_minutes": 5.0, "checkpoint_every": None,  # or every N steps
+        "log_every": 50,
+    },
+    "decoding": {"beam": 5, "alpha": 0.6, "beta": 0.0, "max_len_a": 1.5, "max_len_b": 10.0, "nbest": 1},
+}
+
+
+class RecipeError(ValueError):
+    pass
+
+
+def merge(base, over, path=""):
+    """Recursively merges `over` into a copy of `base`; unknown keys are an error."""
+    out = copy.deepcopy(base)
+    for k, v in (over or {}).items():
+        if k not in base:
+            raise RecipeError(f"unknown recipe key: {path}{k}")
+        if isinstance(base[k], dict):
+            if not isinstance(v, dict):
+                raise RecipeError(f"recipe key {path}{k} must be a mapping")
+            out[k] = merge(base[k], v, path + k + ".")
+        else:
+            out[k] = v
+    return out
+
+
+def load_recipe(path, overrides=()):
+    """Reads a YAML recipe, fills defaults, applies `key.sub=value` overrides (YAML values)."""
+    if not os.path.isfile(path):
+        raise RecipeError(f"recipe not found: {path}")
+    with open(path, encoding="utf-8") as f:
+        try:
+            r = yaml.safe_load(f) or {}
+        except yaml.YAMLError as e:
+            raise RecipeError(f"{path}: bad YAML: {e}") from None
+    if not isinstance(r, dict):
+        raise RecipeError(f"{path}: a recipe is a mapping")
+    r = merge(DEFAULTS, r)
+    for ov in overrides:
+        if "=" not in ov:
+            raise RecipeError(f"override must be key.sub=value: {ov}")
+        key, val = ov.split("=", 1)
+        node, parts = r, key.split(".")
+        for p in parts[:-1]:
+            if p not in node or not isinstance(node[p], dict):
+                raise RecipeError(f"unknown recipe key: {key}")
+            node = node[p]
+        if parts[-1] not in node:
+            raise RecipeError(f"unknown recipe key: {key}")
+        node[parts[-1]] = yaml.safe_load(val)
+    return r
+
+
+def model_config(recipe, src_lang, tgt_lang):
+    """The ModelConfig of a recipe (WEIGHTS_FORMAT.md keys + dropout)."""
+    from .config import ModelConfig
+    m, t = recipe["model"], recipe["tokenizer"]
+    d = dict(m)
+    d.update({
+        "src_vocab": t["src_vocab"], "tgt_vocab": t["tgt_vocab"], "shared_vocab": bool(t["shared"]),
+        "pad_id": PAD_ID, "unk_id": UNK_ID, "bos_id": BOS_ID, "eos_id": EOS_ID,
+        "decoding": dict(recipe["decoding"]),
+        "src_lang": src_lang, "tgt_lang": tgt_lang, "name": recipe["name"],
+    })
+    cfg = ModelConfig.from_dict(d)
+    cfg.validate()
+    return cfg
+
+
+def atomic_torch_save(obj, path):
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".ckpt.tmp", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(obj, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def seq_loss(logits, tgt_out, label_smoothing=0.0):
+    """Summed token cross-entropy over non-pad positions."""
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1),
+                           ignore_index=PAD_ID, reduction="sum", label_smoothing=label_smoothing)
+
+
+class Trainer:
+    def __init__(self, recipe, corpus, src_lang, tgt_lang, out, log=print, quiet=False):
+        self.recipe, self.corpus, self.out = recipe, corpus, out
+        self.src_lang, self.tgt_lang = src_lang, tgt_lang
+        self.quiet = quiet
+        self._log = log
+        tr = recipe["training"]
+        torch.set_num_threads(int(tr["threads"]))
+        os.makedirs(out, exist_ok=True)
+        self.model_dir = os.path.join(out, "model")
+        self.ckpt_path = os.path.join(out, "checkpoint.pt")
+        self._prepare_data()
+        self.cfg = model_config(recipe, src_lang, tgt_lang)
+        from .model import build_model
+        torch.manual_seed(tr["seed"])
+        random.seed(tr["seed"])
+        self.model = build_model(self.cfg)
+        self.opt = torch.optim.Adam(self.model.parameters(), lr=tr["lr"])
+        self.state = {"step": 0, "epoch": 0, "batch_idx": 0, "train_seconds": 0.0,
+                      "best_dev_loss": math.inf, "best_dev_bleu": -1.0, "bad_evals": 0,
+                      "lr": tr["lr"], "stopped": None, "history": []}
+
+    # ---- logging -------------------------------------------------------------------
+    def log(self, msg):
+        line = time.strftime("%Y-%m-%d %H:%M:%S ") + msg
+        with open(os.path.join(self.out, "train.log"), "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+        if not self.quiet:
+            self._log(line)
+
+    # ---- data ----------------------------------------------------------------------
+    def _prepare_data(self):
+        r = self.recipe
+        t, dcfg = r["tokenizer"], r["data"]
+        src, tgt = D.read_parallel(self.corpus, "train", self.src_lang, self.tgt_lang, dcfg["train_limit"])
+        dsrc, dtgt = D.read_parallel(self.corpus, "dev", self.src_lang, self.tgt_lang, dcfg["dev_limit"])
+        sp_src, _ = Tokenizers.paths(self.model_dir, t["shared"])
+        if not os.path.isfile(sp_src):
+            # Tokenizers are trained on exactly the training pairs used (train_limit applies).
+            Tokenizers.train(self.model_dir, src, tgt, t["src_vocab"], t["tgt_vocab"], t["shared"],
+                             t["model_type"], t["character_coverage"], self.recipe["training"]["seed"])
+        self.tok = Tokenizers.load(self.model_dir)
+        if self.tok.src.get_piece_size() != t["src_vocab"] or self.tok.tgt.get_piece_size() != t["tgt_vocab"]:
+            raise RecipeError(f"tokenizers in {self.model_dir} have {self.tok.src.get_piece_size()}/"
+                              f"{self.tok.tgt.get_piece_size()} pieces, the recipe asks for "
+                              f"{t['src_vocab']}/{t['tgt_vocab']}")
+        ms, mt = r["model"]["max_src_len"], dcfg["max_tgt_len"]
+        self.train_pairs, dropped = D.encode_pairs(src, tgt, self.tok, ms, mt)
+        self.dev_pairs, _ = D.encode_pairs(dsrc, dtgt, self.tok, ms, mt)
+        self.dev_src, self.dev_ref = dsrc, dtgt
+        self.train_dropped = dropped
+        if not self.train_pairs:
+            raise RecipeError("no training pairs left after length filtering")
+
+    def batches(self, epoch):
+        tr = self.recipe["training"]
+        return D.make_batches(self.train_pairs, tr["batch_tokens"], tr["seed"], epoch, tr["max_sentences"])
+
+    # ---- checkpoints ---------------------------------------------------------------
+    def save_checkpoint(self):
+        atomic_torch_save({
+            "model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
+            "state": self.state, "recipe": self.recipe,
+            "torch_rng": torch.get_rng_state(), "python_rng": random.getstate(),
+        }, self.ckpt_path)
+
+    def load_checkpoint(self):
+        ck = torch.load(self.ckpt_path, map_location="cpu")
+        if ck["recipe"] != self.recipe:
+            self.log("warning: the recipe differs from the checkpoint's; resuming with the checkpoint's state")
+        self.model.load_state_dict(ck["model"])
+        self.opt.load_state_dict(ck["optimizer"])
+        self.state = ck["state"]
+        torch.set_rng_state(ck["torch_rng"])
+        random.setstate(ck["python_rng"])
+        for g in self.opt.param_groups:
+            g["lr"] = self.state["lr"]
+
+    def export_best(self, metrics):
+        from . import export
+        meta = {"corpus": os.path.basename(os.path.normpath(self.corpus)),
+                "train_pairs": len(self.train_pairs), "step": self.state["step"],
+                "epoch": self.state["epoch"], "dev": metrics}
+        export.save(self.model, self.cfg, os.path.join(self.model_dir, "model.safetensors"), meta)
+
+    # ---- evaluation ----------------------------------------------------------------
+    def dev_loss(self):
+        self.model.eval()
+        tot, n = 0.0, 0
+        with torch.inference_mode():
+            for idx in D.make_batches(self.dev_pairs, self.recipe["training"]["batch_tokens"], 0, 0):
+                b = D.collate(self.dev_pairs, idx)
+                logits, _ = self.model(b.src, b.src_len, b.tgt_in)
+                tot += float(seq_loss(logits, b.tgt_out))
+                n += b.n_tokens
+        self.model.train()
+        return tot / max(n, 1)
+
+    def dev_bleu(self):
+        k = self.recipe["training"]["dev_bleu_sentences"]
+        if not k:
+            return None
+        dec = self.recipe["decoding"]
+        hyps = E.translate_lines(self.model, self.tok, self.dev_src[:k], self.cfg.max_src_len,
+                                 beam=1, max_len_a=dec["max_len_a"], max_len_b=dec["max_len_b"])
+        self.model.train()
+        return E.score(hyps, self.dev_ref[:k])["bleu"]
+
+    def evaluate(self):
+        with torch.random.fork_rng():
+            t0 = time.time()
+            loss = self.dev_loss()
+            bleu = self.dev_bleu()
+            secs = time.time() - t0
+        st = self.state
+        improved_loss = loss < st["best_dev_loss"] - 1e-4
+        improved_bleu = bleu is not None and bleu > st["best_dev_bleu"]
+        metrics = {"step": st["step"], "epoch": st["epoch"], "dev_loss": loss,
+                   "dev_ppl": math.exp(min(loss, 50)), "dev_bleu": bleu, "lr": st["lr"],
+                   "train_seconds": round(st["train_seconds"], 1)}
+        if improved_loss:
+            st["best_dev_loss"], st["bad_evals"] = loss, 0
+        else:
+            st["bad_evals"] += 1
+            st["lr"] *= self.recipe["training"]["lr_decay"]
+            for g in self.opt.param_groups:
+                g["lr"] = st["lr"]
+        # The exported model is the best by dev BLEU (dev loss when BLEU is off).
+        if improved_bleu or (bleu is None and improved_loss):
+            if bleu is not None:
+                st["best_dev_bleu"] = bleu
+            self.export_best(metrics)
+            metrics["exported"] = True
+        st["history"].append(metrics)
+        with open(os.path.join(self.out, "metrics.jsonl"), "a", encoding="utf-8") as f:
+            f.write(json.dumps(metrics) + "\n")
+        b = "-" if bleu is None else f"{bleu:.2f}"
+        self.log(f"eval step {st['step']} epoch {st['epoch']}: dev loss {loss:.4f} ppl "
+                 f"{metrics['dev_ppl']:.2f} BLEU {b} (best {st['best_dev_bleu']:.2f}) lr {st['lr']:.2e}"
+                 f"{' *exported*' if metrics.get('exported') else ''} [{secs:.0f}s]")
+        return metrics
+
+    # ---- training ------------------------------------------------------------------
+    def train_step(self, b):
+        tr = self.recipe["training"]
+        self.opt.zero_grad(set_to_none=True)
+        logits, _ = self.model(b.src, b.src_len, b.tgt_in)
+        loss = seq_loss(logits, b.tgt_out, tr["label_smoothing"])
+        (loss / b.n_tokens).backward()
+        if tr["clip_norm"]:
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), tr["clip_norm"])
+        self.opt.step()
+        return float(loss) / b.n_tokens
+
+    def should_stop(self, t_start):
+        tr, st = self.recipe["training"], self.state
+        if tr["max_steps"] is not None and st["step"] >= tr["max_steps"]:
+            return "max_steps"
+        if st["epoch"] >= tr["max_epochs"]:
+            return "max_epochs"
+        if tr["max_minutes"] is not None and st["train_seconds"] >= 60 * tr["max_minutes"]:
+            return "max_minutes"
+        if st["bad_evals"] >= tr["patience"]:
+            return "early_stop"
+        if st["lr"] < tr["min_lr"]:
+            return "min_lr"
+        return None
+
+    def run(self, stop_after_steps=None):
+        """Trains until a stop condition; resumes from OUT/checkpoint.pt when it exists.
+
+        stop_after_steps: leave after this many steps of THIS call, having written a
+        checkpoint (used to test exact resume).
+        """
+        from tqdm import tqdm
+        tr = self.recipe["training"]
+        with open(os.path.join(self.out, "recipe.yaml"), "w", encoding="utf-8") as f:
+            yaml.safe_dump(self.recipe, f, sort_keys=False)
+        if os.path.isfile(self.ckpt_path):
+            self.load_checkpoint()
+            self.log(f"resumed from {self.ckpt_path} at step {self.state['step']} "
+                     f"(epoch {self.state['epoch']}, batch {self.state['batch_idx']})")
+        else:
+            n_par = sum(p.numel() for p in self.model.parameters())
+            self.log(f"start: {len(self.train_pairs)} training pairs ({self.train_drop_msg()}), "
+                     f"{len(self.dev_pairs)} dev pairs, {n_par / 1e6:.2f}M parameters, "
+                     f"{torch.get_num_threads()} threads")
+        st = self.state
+        if st["stopped"]:
+            self.log(f"already finished ({st['stopped']})")
+            return st
+        self.model.train()
+        t_start, last_ckpt = time.time(), time.time()
+        steps_here = 0
+        win_tok, win_loss, win_t0, win_n = 0, 0.0, time.time(), 0
+        bar = None
+        while True:
+            reason = self.should_stop(t_start)
+            if reason:
+                break
+            batches = self.batches(st["epoch"])
+            if bar is None or bar.total != len(batches):
+                if bar is not None:
+                    bar.close()
+                bar = tqdm(total=len(batches), initial=st["batch_idx"], unit="batch", disable=self.quiet,
+                           mininterval=1.0 if sys.stderr.isatty() else 30.0, dynamic_ncols=True,
+                           desc=f"epoch {st['epoch']}")
+            if st["batch_idx"] >= len(batches):
+                st["epoch"] += 1
+                st["batch_idx"] = 0
+                bar.reset(total=len(batches))
+                bar.set_description(f"epoch {st['epoch']}")
+                continue
+            b = D.collate(self.train_pairs, batches[st["batch_idx"]])
+            t0 = time.time()
+            loss = self.train_step(b)
+            dt = time.time() - t0
+            if not math.isfinite(loss):
+                raise FloatingPointError(f"loss is {loss} at step {st['step']}")
+            st["train_seconds"] += dt
+            st["step"] += 1
+            st["batch_idx"] += 1
+            steps_here += 1
+            win_tok += b.n_tokens
+            win_loss += loss * b.n_tokens
+            win_n += 1
+            bar.update(1)
+            tps = win_tok / max(time.time() - win_t0, 1e-9)
+            bar.set_postfix_str(f"loss {win_loss / max(win_tok, 1):.3f} tok/s {tps:.0f} step {st['step']}")
+            if tr["log_every"] and st["step"] % tr["log_every"] == 0:
+                self.log(f"step {st['step']} epoch {st['epoch']} batch {st['batch_idx']}/{len(batches)}: "
+                         f"train loss {win_loss / max(win_tok, 1):.4f} {tps:.0f} tgt tok/s lr {st['lr']:.2e}")
+                win_tok, win_loss, win_t0, win_n = 0, 0.0, time.time(), 0
+            if tr["eval_every"] and st["step"] % tr["eval_every"] == 0:
+                self.evaluate()
+            ckpt_due = (tr["checkpoint_every"] and st["step"] % tr["checkpoint_every"] == 0) or \
+                (time.time() - last_ckpt >= 60 * tr["checkpoint_minutes"])
+            if stop_after_steps is not None and steps_here >= stop_after_steps:
+                self.save_checkpoint()
+                bar.close()
+                return st
+            if ckpt_due:
+                self.save_checkpoint()
+                last_ckpt = time.time()
+                self.log(f"checkpoint at step {st['step']}")
+        if bar is not None:
+            bar.close()
+        # A final evaluation unless the last step just had one.
+        if not st["history"] or st["history"][-1]["step"] != st["step"]:
+            self.evaluate()
+        st["stopped"] = reason
+        self.save_checkpoint()
+        self.log(f"stopped: {reason} at step {st['step']}, epoch {st['epoch']}; best dev BLEU "
+                 f"{st['best_dev_bleu']:.2f}, best dev loss {st['best_dev_loss']:.4f}; model in {self.model_dir}")
+        return st
+
+    def train_drop_msg(self):
+        return f"{self.train_dropped} dropped as too long or empty"
+
+    def benchmark(self, steps, warmup=2):
+        """Times `steps` training steps on the first batches of epoch 0; returns target tokens/s."""
+        batches = self.batches(0)
+        self.model.train()
+        for k in range(warmup):
+            self.train_step(D.collate(self.train_pairs, batches[k % len(batches)]))
+        tok, secs = 0, 0.0
+        for k in range(steps):
+            b = D.collate(self.train_pairs, batches[(warmup + k) % len(batches)])
+            t0 = time.time()
+            self.train_step(b)
+            secs += time.time() - t0
+            tok += b.n_tokens
+        return tok / secs, tok, secs

@@ -1,0 +1,144 @@
+"""The trainer: one-step smoke through the CLIs, exact resume after a stop and after a kill."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(HERE, "..", "..", "models")
+sys.path.insert(0, MODELS)
+
+from softalign_ref.train import Trainer, load_recipe, RecipeError  # noqa: E402
+from softalign_ref import export  # noqa: E402
+
+EN = ["the cat sits on the mat", "a dog runs in the park", "development files for the library",
+      "this package contains the documentation", "the tool converts files", "small program"]
+FR = ["le chat est assis sur le tapis", "un chien court dans le parc",
+      "fichiers de développement pour la bibliothèque", "ce paquet contient la documentation",
+      "l'outil convertit des fichiers", "petit programme"]
+
+TINY = {
+    "name": "tiny",
+    "model": {"variant": "bahdanau", "emb_size": 8, "enc_hidden": 8, "dec_hidden": 8, "att_hidden": 8,
+              "maxout_size": 4, "max_src_len": 40, "dropout": 0.2},
+    "tokenizer": {"src_vocab": 40, "tgt_vocab": 45},
+    "training": {"threads": 1, "batch_tokens": 60, "eval_every": 4, "dev_bleu_sentences": 4,
+                 "checkpoint_minutes": 100, "label_smoothing": 0.1, "log_every": 0},
+    "decoding": {"beam": 2, "alpha": 0.6, "beta": 0.0, "max_len_a": 1.5, "max_len_b": 4, "nbest": 1},
+}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    d = tmp_path_factory.mktemp("corpus")
+    src = [EN[i % 6] + " extra" * (i % 5) for i in range(48)]
+    tgt = [FR[i % 6] + " encore" * (i % 4) for i in range(48)]
+    for split, n in (("train", 48), ("dev", 8)):
+        (d / f"{split}.en").write_text("\n".join(src[:n]) + "\n", encoding="utf-8")
+        (d / f"{split}.fr").write_text("\n".join(tgt[:n]) + "\n", encoding="utf-8")
+    return str(d)
+
+
+def write_recipe(path, **training):
+    r = {k: (dict(v) if isinstance(v, dict) else v) for k, v in TINY.items()}
+    r["training"].update(training)
+    with open(path, "w") as f:
+        yaml.safe_dump(r, f)
+    return str(path)
+
+
+def weights(out):
+    return torch.load(os.path.join(out, "checkpoint.pt"))["model"]
+
+
+def assert_same_weights(a, b):
+    assert a.keys() == b.keys()
+    for k in a:
+        assert torch.equal(a[k], b[k]), f"{k} differs"
+
+
+def test_recipe_errors(tmp_path):
+    p = tmp_path / "r.yaml"
+    p.write_text("model: {variant: bahdanau, bogus: 1}\n")
+    with pytest.raises(RecipeError, match="model.bogus"):
+        load_recipe(str(p))
+    with pytest.raises(RecipeError, match="not found"):
+        load_recipe(str(tmp_path / "missing.yaml"))
+    p.write_text("name: x\n")
+    with pytest.raises(RecipeError, match="training.nope"):
+        load_recipe(str(p), ["training.nope=1"])
+    assert load_recipe(str(p), ["training.lr=0.5"])["training"]["lr"] == 0.5
+
+
+def test_exact_resume_after_a_stop(corpus, tmp_path):
+    recipe = load_recipe(write_recipe(tmp_path / "r.yaml", max_steps=10))
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    Trainer(recipe, corpus, "en", "fr", a, quiet=True).run()
+    # b: stops after 6 steps (mid-epoch, after an evaluation), then a fresh Trainer resumes.
+    Trainer(recipe, corpus, "en", "fr", b, quiet=True).run(stop_after_steps=6)
+    assert torch.load(os.path.join(b, "checkpoint.pt"))["state"]["step"] == 6
+    st = Trainer(recipe, corpus, "en", "fr", b, quiet=True).run()
+    assert st["step"] == 10 and st["stopped"] == "max_steps"
+    assert_same_weights(weights(a), weights(b))
+    # the same dev figures at the same steps
+    ha = [(h["step"], h["dev_loss"]) for h in torch.load(os.path.join(a, "checkpoint.pt"))["state"]["history"]]
+    hb = [(h["step"], h["dev_loss"]) for h in st["history"]]
+    assert ha == hb
+
+
+def test_exact_resume_after_sigkill(corpus, tmp_path):
+    steps = 60
+    rpath = write_recipe(tmp_path / "r.yaml", max_steps=steps, checkpoint_every=1, eval_every=25)
+    ref = str(tmp_path / "ref")
+    Trainer(load_recipe(rpath), corpus, "en", "fr", ref, quiet=True).run()
+    out = str(tmp_path / "killed")
+    cmd = [sys.executable, os.path.join(MODELS, "train.py"), "--recipe", rpath, "--corpus", corpus,
+           "--src", "en", "--tgt", "fr", "--out", out]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ckpt = os.path.join(out, "checkpoint.pt")
+    t0 = time.time()
+    while not os.path.exists(ckpt) and p.poll() is None and time.time() - t0 < 60:
+        time.sleep(0.01)
+    time.sleep(0.2)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    if p.returncode != -signal.SIGKILL:
+        pytest.skip("the run ended before it could be killed")
+    step = torch.load(ckpt)["state"]["step"]
+    assert 0 < step < steps
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert f"resumed from" in open(os.path.join(out, "train.log")).read()
+    assert_same_weights(weights(ref), weights(out))
+
+
+def test_one_step_smoke_through_the_clis(corpus, tmp_path):
+    out = str(tmp_path / "run")
+    r = subprocess.run([sys.executable, os.path.join(MODELS, "train.py"), "--recipe",
+                        write_recipe(tmp_path / "r.yaml"), "--corpus", corpus, "--src", "en", "--tgt", "fr",
+                        "--out", out, "--max-steps", "1"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    md = os.path.join(out, "model")
+    assert sorted(os.listdir(md)) == ["model.safetensors", "src.spm.model", "tgt.spm.model"]
+    model, cfg = export.load(os.path.join(md, "model.safetensors"))
+    assert (cfg.variant, cfg.src_vocab, cfg.tgt_vocab, cfg.pad_id, cfg.eos_id) == ("bahdanau", 40, 45, 0, 3)
+    assert cfg.src_lang == "en" and cfg.tgt_lang == "fr"
+    log = open(os.path.join(out, "train.log")).read()
+    assert "eval step 1" in log and "stopped: max_steps" in log
+    e = subprocess.run([sys.executable, os.path.join(MODELS, "evaluate.py"), md, "--src",
+                        os.path.join(corpus, "dev.en"), "--ref", os.path.join(corpus, "dev.fr"), "--beam", "2"],
+                       capture_output=True, text=True, timeout=120)
+    assert e.returncode == 0, e.stderr
+    assert "BLEU =" in e.stdout and "chrF2 =" in e.stdout and "0-10" in e.stdout
+
+
+def test_missing_corpus_is_a_clear_error(tmp_path):
+    r = subprocess.run([sys.executable, os.path.join(MODELS, "train.py"), "--recipe",
+                        write_recipe(tmp_path / "r.yaml"), "--corpus", str(tmp_path / "none"), "--src", "en",
+                        "--tgt", "fr", "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "corpus file not found" in r.stderr
