@@ -1,0 +1,143 @@
+"""The model computes the equations of WEIGHTS_FORMAT.md: a plain per-step, per-position
+implementation written from the formulas (float64, weights looked up by their format
+names) against the model's fast teacher-forced forward, for every variant."""
+import math
+
+import pytest
+import torch
+
+from conftest import VARIANTS, make_config, make_model, random_batch
+
+
+def sig(x):
+    return 1.0 / (1.0 + torch.exp(-x))
+
+
+def gru(x, h, W_ih, W_hh, b_ih, b_hh):
+    """PyTorch's GRU cell: gates r, z, n; the reset gate multiplies (W_hn h + b_hn)."""
+    H = h.shape[0]
+    gi, gh = W_ih @ x + b_ih, W_hh @ h + b_hh
+    r = sig(gi[:H] + gh[:H])
+    z = sig(gi[H:2 * H] + gh[H:2 * H])
+    n = torch.tanh(gi[2 * H:] + r * gh[2 * H:])
+    return (1 - z) * n + z * h
+
+
+def softmax(xs):
+    m = max(xs)
+    e = [math.exp(x - m) for x in xs]
+    return [v / sum(e) for v in e]
+
+
+class Ref:
+    def __init__(self, model):
+        self.w = {k: v.double() for k, v in model.state_dict().items()}
+        self.cfg = model.cfg
+
+    def g(self, prefix, k, suffix=""):
+        w = self.w
+        return (w[f"{prefix}.weight_ih_l{k}{suffix}"], w[f"{prefix}.weight_hh_l{k}{suffix}"],
+                w[f"{prefix}.bias_ih_l{k}{suffix}"], w[f"{prefix}.bias_hh_l{k}{suffix}"])
+
+    def encode(self, ids):
+        n, S = self.cfg.enc_hidden, len(ids)
+        x = [self.w["src_emb.weight"][i] for i in ids]
+        for k in range(self.cfg.enc_layers):
+            f, b = [None] * S, [None] * S
+            h = torch.zeros(n, dtype=torch.float64)
+            for j in range(S):
+                h = f[j] = gru(x[j], h, *self.g("encoder.rnn", k))
+            h = torch.zeros(n, dtype=torch.float64)
+            for j in reversed(range(S)):
+                h = b[j] = gru(x[j], h, *self.g("encoder.rnn", k, "_reverse"))
+            x = [torch.cat([f[j], b[j]]) for j in range(S)]
+        return x  # h_j = [→h_j ; ←h_j]
+
+    def init(self, H):
+        cfg, n, d = self.cfg, self.cfg.enc_hidden, self.cfg.dec_hidden
+        x = torch.cat([H[-1][:n], H[0][n:]]) if cfg.variant == "encdec" else H[0][n:]
+        s0 = torch.tanh(self.w["bridge.weight"] @ x + self.w["bridge.bias"])
+        return [s0[k * d:(k + 1) * d] for k in range(cfg.dec_layers)], x
+
+    def stack(self, x, s):
+        out = []
+        for k in range(self.cfg.dec_layers):
+            x = gru(x, s[k], *self.g("decoder.rnn", k))
+            out.append(x)
+        return out
+
+    def maxout_logits(self, s, e, c):
+        w = self.w
+        u = w["output.U_o.weight"] @ s + w["output.U_o.bias"] + w["output.V_o.weight"] @ e + w["output.C_o.weight"] @ c
+        t = torch.stack([torch.maximum(u[2 * k], u[2 * k + 1]) for k in range(u.shape[0] // 2)])
+        return w["generator.weight"] @ t + w["generator.bias"]
+
+    def luong_weights(self, h, H, t):
+        cfg, w, S, D = self.cfg, self.w, len(H), self.cfg.window_d
+        if cfg.score == "location":
+            return softmax([float(v) for v in (w["attention.W_loc.weight"] @ h)[:S]])
+        def score(hj):
+            if cfg.score == "dot":
+                return float(h @ hj)
+            if cfg.score == "general":
+                return float(h @ (w["attention.W_a.weight"] @ hj))
+            return float(w["attention.v_a.weight"][0] @ torch.tanh(
+                w["attention.W_q.weight"] @ h + w["attention.W_k.weight"] @ hj))
+        if cfg.scope == "global":
+            return softmax([score(hj) for hj in H])
+        if cfg.scope == "local-m":
+            c = min(t, S - 1)
+        else:
+            p = S * float(sig(w["attention.v_p.weight"][0] @ torch.tanh(w["attention.W_p.weight"] @ h)))
+            c = min(math.floor(p), S - 1)
+        win = [j for j in range(S) if c - D <= j <= c + D]
+        soft = softmax([score(H[j]) for j in win])
+        a = [0.0] * S
+        for j, v in zip(win, soft):
+            a[j] = v * (math.exp(-(j - p) ** 2 / (2 * (D / 2) ** 2)) if cfg.scope == "local-p" else 1.0)
+        return a
+
+    def decode(self, src_ids, tgt_in):
+        cfg, w = self.cfg, self.w
+        H = self.encode(src_ids)
+        s, ctx = self.init(H)
+        feed = torch.zeros(cfg.dec_hidden, dtype=torch.float64)
+        logits, attn = [], []
+        for t, y in enumerate(tgt_in):
+            e = w["tgt_emb.weight"][y]
+            if cfg.variant == "encdec":
+                s = self.stack(torch.cat([e, ctx]), s)
+                logits.append(self.maxout_logits(s[-1], e, ctx))
+                attn.append([0.0] * len(H))
+            elif cfg.variant == "bahdanau":
+                q = w["attention.W_a.weight"] @ s[-1]
+                a = softmax([float(w["attention.v_a.weight"][0] @ torch.tanh(
+                    q + w["attention.U_a.weight"] @ hj + w["attention.U_a.bias"])) for hj in H])
+                c = sum(aj * hj for aj, hj in zip(a, H))
+                s = self.stack(torch.cat([e, c]), s)
+                logits.append(self.maxout_logits(s[-1], e, c))
+                attn.append(a)
+            else:
+                x = torch.cat([e, feed]) if cfg.input_feeding else e
+                s = self.stack(x, s)
+                a = self.luong_weights(s[-1], H, t)
+                c = sum(aj * hj for aj, hj in zip(a, H))
+                feed = torch.tanh(w["decoder.W_c.weight"] @ torch.cat([c, s[-1]]))
+                logits.append(w["generator.weight"] @ feed + w["generator.bias"])
+                attn.append(a)
+        return torch.stack(logits), torch.tensor(attn, dtype=torch.float64)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_forward_matches_the_equations(name):
+    cfg = make_config(name)
+    model = make_model(name, seed=11)
+    lens = [6, 3]
+    src, src_len, tgt = random_batch(cfg, lens, T=8, seed=2)
+    with torch.no_grad():
+        logits, attn = model(src, src_len, tgt)
+    ref = Ref(model)
+    for b, n in enumerate(lens):
+        rl, ra = ref.decode(src[b, :n].tolist(), tgt[b].tolist())
+        assert torch.allclose(logits[b].double(), rl, atol=2e-5, rtol=0), name
+        assert torch.allclose(attn[b, :, :n].double(), ra, atol=2e-6, rtol=0), name

@@ -1,0 +1,66 @@
+"""The committed golden files (tests/golden) are what the reference code computes today."""
+import json
+import os
+
+import pytest
+import sentencepiece as spm
+import torch
+
+from conftest import GOLDEN_DIR
+import make_golden
+from softalign_ref import export
+
+
+def load_golden(name):
+    with open(os.path.join(GOLDEN_DIR, name, "golden.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def test_every_variant_is_there():
+    for name in make_golden.VARIANTS:
+        d = os.path.join(GOLDEN_DIR, name)
+        spms = ["spm.model"] if make_golden.make_config(name).shared_vocab else ["src.spm.model", "tgt.spm.model"]
+        for f in ["model.safetensors", "golden.json"] + spms:
+            assert os.path.isfile(os.path.join(d, f)), f"{name}/{f} is missing: run tests/golden/make_golden.py"
+    total = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(GOLDEN_DIR) for f in fs
+                if "__pycache__" not in r)
+    assert total < 3_000_000
+
+
+def close(a, b, tol):
+    return torch.allclose(torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64),
+                          atol=tol, rtol=0)
+
+
+@pytest.mark.parametrize("name", sorted(make_golden.VARIANTS))
+def test_golden_reproduces(name):
+    g = load_golden(name)
+    d = os.path.join(GOLDEN_DIR, name)
+    model, cfg = export.load(os.path.join(d, "model.safetensors"))
+    assert cfg.to_dict() == g["config"] == make_golden.make_config(name).to_dict()
+    # the weights are the seeded ones
+    seeded, _ = make_golden.model_for(name, g["seed"], g["eos_bias"])
+    for k, v in seeded.state_dict().items():
+        assert torch.equal(v, model.state_dict()[k]), k
+    assert g["min_margin"] > make_golden.MIN_MARGIN
+    if cfg.shared_vocab:
+        sp_src = sp_tgt = spm.SentencePieceProcessor(model_file=os.path.join(d, "spm.model"))
+    else:
+        sp_src = spm.SentencePieceProcessor(model_file=os.path.join(d, "src.spm.model"))
+        sp_tgt = spm.SentencePieceProcessor(model_file=os.path.join(d, "tgt.spm.model"))
+    sentences = [(s["src_text"], s["tgt_text"]) for s in g["sentences"]]
+    again, worst = make_golden.compute_golden(model, cfg, sp_src, sp_tgt, sentences)
+    assert worst > make_golden.MIN_MARGIN
+    for want, got in zip(g["sentences"], again["sentences"]):
+        assert got["src_ids"] == want["src_ids"]
+        tf_w, tf_g = want["teacher_forced"], got["teacher_forced"]
+        assert tf_g["tgt_in"] == tf_w["tgt_in"] and tf_g["tgt_out"] == tf_w["tgt_out"]
+        assert close(tf_g["logits"], tf_w["logits"], 1e-5)
+        assert close(tf_g["attn"], tf_w["attn"], 1e-6)
+        assert [r["name"] for r in got["search"]] == [r["name"] for r in want["search"]]
+        for rw, rg in zip(want["search"], got["search"]):
+            assert [h["ids"] for h in rg["hyps"]] == [h["ids"] for h in rw["hyps"]], (name, rw["name"])
+            for hw, hg in zip(rw["hyps"], rg["hyps"]):
+                assert hg["eos"] == hw["eos"]
+                assert abs(hg["score"] - hw["score"]) < 1e-5 and abs(hg["logprob"] - hw["logprob"]) < 1e-5
+                assert close(hg["attn"], hw["attn"], 1e-6)
