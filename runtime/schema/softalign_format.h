@@ -50,6 +50,36 @@ inline const char* dtype_name(fb::DType t) {
   return "?";
 }
 
+// The config strings of models/WEIGHTS_FORMAT.md for the schema's enums.
+inline const char* variant_name(fb::Variant v) {
+  switch (v) {
+    case fb::Variant::EncDec: return "encdec";
+    case fb::Variant::Bahdanau: return "bahdanau";
+    case fb::Variant::Luong: return "luong";
+  }
+  return "?";
+}
+
+inline const char* score_name(fb::Score s) {
+  switch (s) {
+    case fb::Score::None: return "none";
+    case fb::Score::Dot: return "dot";
+    case fb::Score::General: return "general";
+    case fb::Score::Concat: return "concat";
+    case fb::Score::Location: return "location";
+  }
+  return "?";
+}
+
+inline const char* scope_name(fb::Scope s) {
+  switch (s) {
+    case fb::Scope::Global: return "global";
+    case fb::Scope::LocalM: return "local-m";
+    case fb::Scope::LocalP: return "local-p";
+  }
+  return "?";
+}
+
 // Number of elements of a tensor (product of its shape; 1 for an empty shape).
 inline uint64_t element_count(const fb::Tensor& t) {
   uint64_t n = 1;
@@ -96,18 +126,20 @@ inline const fb::Model* verify_model(const uint8_t* data, size_t size, std::stri
   const fb::Model* model = fb::GetModel(data);
 
   const fb::Config* cfg = model->config();
+  if (variant_name(cfg->variant())[0] == '?' || score_name(cfg->score())[0] == '?' ||
+      scope_name(cfg->scope())[0] == '?')
+    return fail(err, "corrupt softalign model file (unknown variant, score or scope value)");
   if (!cfg->shared_vocab() && model->tgt_spm() == nullptr)
     return fail(err, "corrupt softalign model file (no target SentencePiece model)");
 
   const auto* tensors = model->tensors();
-  const char* prev = nullptr;
   for (flatbuffers::uoffset_t i = 0; i < tensors->size(); ++i) {
     const fb::Tensor* t = tensors->Get(i);
     const char* name = t->name()->c_str();
-    if (prev && std::strcmp(prev, name) >= 0)
+    // The order LookupByKey's binary search assumes (strcmp), strictly increasing.
+    if (i > 0 && tensors->Get(i - 1)->KeyCompareWithValue(name) >= 0)
       return fail(err, std::string("corrupt softalign model file (tensors not sorted by name at \"") +
                            name + "\")");
-    prev = name;
     const size_t esize = dtype_size(t->dtype());
     if (esize == 0) return fail(err, std::string("tensor ") + name + ": unknown dtype");
     if (t->shape()->size() == 0) return fail(err, std::string("tensor ") + name + ": empty shape");

@@ -1,0 +1,75 @@
+// softalign-convert: safetensors weights -> one .softalign model file.
+//
+//   softalign-convert [--int8|--fp16] [options] INPUT.safetensors -o OUTPUT.softalign
+//   softalign-convert --inspect FILE
+//
+// Every failure prints one line "softalign-convert: error: ..." on stderr and
+// exits non-zero without leaving an output file behind.
+#include <iostream>
+#include <new>
+
+#include <CLI/CLI.hpp>
+
+#include "convert.h"
+#include "error.h"
+#include "inspect.h"
+
+int main(int argc, char** argv) {
+  namespace sc = softalign::convert;
+  CLI::App app{"Convert softalign safetensors weights (models/WEIGHTS_FORMAT.md) into one .softalign model file.",
+               "softalign-convert"};
+  app.footer("Usage: softalign-convert [--int8|--fp16] [options] INPUT.safetensors -o OUTPUT.softalign\n"
+             "       softalign-convert --inspect FILE\n"
+             "Errors: one line on stderr, exit status 1, no output file written.");
+
+  sc::Options o;
+  std::string inspect;
+  bool int8 = false, fp16 = false;
+  auto* in_opt = app.add_option("input", o.input, "weights (.safetensors) with the config in its metadata");
+  auto* out_opt = app.add_option("-o,--output", o.output, "model file to write (.softalign)");
+  auto* int8_opt = app.add_flag("--int8", int8, "int8 weights: symmetric, one scale per row, for every 2-D tensor");
+  auto* fp16_opt = app.add_flag("--fp16", fp16, "float16 weights for every 2-D tensor");
+  int8_opt->excludes(fp16_opt);
+  auto* keep_opt = app.add_option("--keep-fp32", o.keep_fp32,
+                                  "glob pattern (fnmatch: * ? [..]) of tensor names kept float32; repeatable")
+                       ->take_all()
+                       ->allow_extra_args(false);
+  auto* src_opt = app.add_option("--src-spm", o.src_spm,
+                                 "source SentencePiece model (default: src.spm.model, or spm.model when "
+                                 "shared_vocab, beside the input)");
+  auto* tgt_opt = app.add_option("--tgt-spm", o.tgt_spm, "target SentencePiece model (default: tgt.spm.model beside the input)");
+  auto* meta_opt = app.add_option("--meta", o.meta, "metadata key=value (name, src_lang, tgt_lang, corpus, "
+                                                    "metrics.NAME, or any other key); repeatable")
+                       ->allow_extra_args(false);
+  auto* report_opt = app.add_flag("--report", o.report, "print per-tensor max and RMS quantisation error");
+  auto* inspect_opt = app.add_option("--inspect", inspect, "print config, metadata and tensor table of a model file");
+  for (auto* opt : {in_opt, out_opt, int8_opt, fp16_opt, keep_opt, src_opt, tgt_opt, meta_opt, report_opt})
+    inspect_opt->excludes(opt);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    if (!inspect.empty()) {
+      sc::inspect_file(inspect, std::cout);
+      return 0;
+    }
+    if (o.input.empty()) throw sc::Error("no input file (usage: softalign-convert [--int8|--fp16] INPUT.safetensors -o OUTPUT.softalign)");
+    if (o.output.empty()) throw sc::Error("no output file: give -o OUTPUT.softalign");
+    o.precision = int8 ? sc::Precision::Int8 : fp16 ? sc::Precision::F16 : sc::Precision::F32;
+    sc::convert(o, std::cout);
+  } catch (const sc::Error& e) {
+    std::cerr << "softalign-convert: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "softalign-convert: error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "softalign-convert: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

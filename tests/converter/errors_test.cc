@@ -1,0 +1,235 @@
+// Bad inputs: each one exits 1 with one clear line on stderr and leaves no
+// output file (and no temporary) behind. Runs the real binary.
+#include <cmath>
+#include <limits>
+
+#include <doctest/doctest.h>
+
+#include "test_util.h"
+
+using namespace test;
+
+namespace {
+
+// A folder with a valid model; each case breaks one thing.
+struct Fixture {
+  TempDir dir;
+  TinyModel m;
+  explicit Fixture(const json& config = small_config("luong", "general", "global", true))
+      : m(make_model(dir.path, config)) {}
+
+  // Writes `bytes` as the weights and converts them.
+  Run convert_bytes(const std::vector<uint8_t>& bytes, std::vector<std::string> extra = {}) {
+    write_file(dir.file("bad.safetensors"), bytes);
+    std::vector<std::string> args = {dir.file("bad.safetensors"), "--src-spm", dir.file("src.spm.model"),
+                                     "--tgt-spm", dir.file("tgt.spm.model"), "-o", dir.file("out.softalign")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_convert(args);
+  }
+  Run convert_tensors(const json& config, const TensorMap& tensors) {
+    return convert_bytes(safetensors_bytes(config, tensors));
+  }
+};
+
+// Exit status 1, exactly one line on stderr containing `what`, no output.
+void expect_error(const Run& r, const std::string& what, const TempDir& dir) {
+  CHECK(r.status == 1);
+  const auto err = lines(r.err);
+  REQUIRE_MESSAGE(err.size() == 1, r.err);
+  CHECK_MESSAGE(err[0].rfind("softalign-convert: error: ", 0) == 0, err[0]);
+  CHECK_MESSAGE(err[0].find(what) != std::string::npos, err[0]);
+  CHECK(r.out.empty());
+  for (const std::string& name : list_dir(dir.path)) {
+    CHECK_MESSAGE(name.find("out.softalign") == std::string::npos, name);
+    CHECK_MESSAGE(name.find(".tmp") == std::string::npos, name);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("error: missing tensor") {
+  Fixture f;
+  TensorMap t = f.m.tensors;
+  t.erase("attention.W_a.weight");
+  expect_error(f.convert_tensors(f.m.config, t), "missing tensor \"attention.W_a.weight\" (expected shape [7, 10])",
+               f.dir);
+}
+
+TEST_CASE("error: extra tensor") {
+  Fixture f;
+  TensorMap t = f.m.tensors;
+  t["attention.v_a.weight"] = f32_tensor({1, 4}, {1, 2, 3, 4});
+  expect_error(f.convert_tensors(f.m.config, t),
+               "unexpected tensor \"attention.v_a.weight\" (not used by a luong general global model)", f.dir);
+}
+
+TEST_CASE("error: wrong shape names the tensor, expected and got") {
+  Fixture f;
+  TensorMap t = f.m.tensors;
+  t["decoder.W_c.weight"] = f32_tensor({7, 16}, std::vector<float>(7 * 16, 0.5f));
+  expect_error(f.convert_tensors(f.m.config, t), "tensor \"decoder.W_c.weight\" has shape [7, 16], expected [7, 17]",
+               f.dir);
+}
+
+TEST_CASE("error: several problems are counted on the one line") {
+  Fixture f;
+  TensorMap t = f.m.tensors;
+  t.erase("generator.bias");
+  t.erase("generator.weight");
+  expect_error(f.convert_tensors(f.m.config, t), "(and 1 more tensor problems)", f.dir);
+}
+
+TEST_CASE("error: wrong dtype") {
+  Fixture f;
+  TensorMap t = f.m.tensors;
+  t["generator.bias"].dtype = "I32";
+  expect_error(f.convert_tensors(f.m.config, t), "tensor \"generator.bias\" has dtype I32; only F32 and F16 are accepted",
+               f.dir);
+  t["generator.bias"].dtype = "BF16";
+  t["generator.bias"].bytes.resize(t["generator.bias"].bytes.size() / 2);
+  expect_error(f.convert_tensors(f.m.config, t), "has dtype BF16", f.dir);
+}
+
+TEST_CASE("error: NaN and Inf weights") {
+  Fixture f;
+  TensorMap t = f.m.tensors;
+  auto v = t["decoder.rnn.weight_hh_l0"].values();
+  v[5] = std::numeric_limits<float>::quiet_NaN();
+  t["decoder.rnn.weight_hh_l0"] = f32_tensor(t["decoder.rnn.weight_hh_l0"].shape, v);
+  expect_error(f.convert_tensors(f.m.config, t),
+               "tensor \"decoder.rnn.weight_hh_l0\" has a non-finite value (NaN) at element 5", f.dir);
+  v[5] = 0;
+  v[7] = -std::numeric_limits<float>::infinity();
+  t["decoder.rnn.weight_hh_l0"] = f32_tensor(t["decoder.rnn.weight_hh_l0"].shape, v);
+  expect_error(f.convert_tensors(f.m.config, t), "non-finite value (Inf) at element 7", f.dir);
+}
+
+TEST_CASE("error: dot score with d != 2n") {
+  Fixture f(small_config("luong", "dot", "global", true));
+  json c = f.m.config;
+  c["dec_hidden"] = 9;
+  expect_error(f.convert_tensors(c, f.m.tensors),
+               "score dot needs dec_hidden == 2 * enc_hidden (got dec_hidden 9, enc_hidden 5)", f.dir);
+}
+
+TEST_CASE("error: unknown variant") {
+  Fixture f;
+  json c = f.m.config;
+  c["variant"] = "transformer";
+  expect_error(f.convert_tensors(c, f.m.tensors), "unknown variant \"transformer\" (expected encdec, bahdanau or luong)",
+               f.dir);
+}
+
+TEST_CASE("error: other config problems name the key") {
+  Fixture f;
+  json c = f.m.config;
+  c.erase("max_src_len");
+  expect_error(f.convert_tensors(c, f.m.tensors), "key \"max_src_len\" is missing", f.dir);
+  c = f.m.config;
+  c["enc_layers"] = "two";
+  expect_error(f.convert_tensors(c, f.m.tensors), "\"enc_layers\" must be an integer, got \"two\"", f.dir);
+  c = f.m.config;
+  c["format_version"] = 2;
+  expect_error(f.convert_tensors(c, f.m.tensors), "format_version 2 is newer than this converter reads", f.dir);
+  c = f.m.config;
+  c["scope"] = "local-x";
+  expect_error(f.convert_tensors(c, f.m.tensors), "unknown luong scope \"local-x\"", f.dir);
+}
+
+TEST_CASE("error: bad JSON in the config") {
+  Fixture f;
+  auto bytes = safetensors_bytes(json(), f.m.tensors, json{{"__metadata__", {{"config", "{\"variant\": "}}}});
+  expect_error(f.convert_bytes(bytes), "bad JSON in the config metadata", f.dir);
+}
+
+TEST_CASE("error: no config in the metadata") {
+  Fixture f;
+  expect_error(f.convert_bytes(safetensors_bytes(json(), f.m.tensors)), "no \"config\" in the safetensors metadata",
+               f.dir);
+}
+
+TEST_CASE("error: bad JSON in the safetensors header") {
+  Fixture f;
+  auto bytes = safetensors_bytes(f.m.config, f.m.tensors);
+  bytes[8] = '[';  // the header's opening brace
+  bytes[9] = '}';
+  expect_error(f.convert_bytes(bytes), "bad JSON in the safetensors header", f.dir);
+}
+
+TEST_CASE("error: truncated file") {
+  Fixture f;
+  auto bytes = safetensors_bytes(f.m.config, f.m.tensors);
+  bytes.resize(bytes.size() - 3);
+  expect_error(f.convert_bytes(bytes), "is truncated: tensor \"tgt_emb.weight\" ends at data byte", f.dir);
+  bytes.resize(5);
+  expect_error(f.convert_bytes(bytes), "is truncated: 5 bytes, less than the 8-byte header length", f.dir);
+  expect_error(f.convert_bytes({}), "is truncated: 0 bytes", f.dir);
+}
+
+TEST_CASE("error: header length beyond the file") {
+  Fixture f;
+  auto bytes = safetensors_bytes(f.m.config, f.m.tensors);
+  bytes[6] = 0x01;  // header length + 2^48
+  expect_error(f.convert_bytes(bytes), "goes beyond the end of the file", f.dir);
+  std::vector<uint8_t> text = {'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd', '\n'};
+  expect_error(f.convert_bytes(text), "goes beyond the end of the file", f.dir);
+}
+
+TEST_CASE("error: data offsets that disagree with the shape") {
+  Fixture f;
+  auto bytes = safetensors_bytes(f.m.config, f.m.tensors,
+                                 json{{"generator.bias", {{"dtype", "F32"}, {"shape", {26}}, {"data_offsets", {0, 100}}}}});
+  expect_error(f.convert_bytes(bytes), "tensor \"generator.bias\": 100 data bytes for shape [26] F32 (needs 104)", f.dir);
+}
+
+TEST_CASE("error: unreadable input and unwritable output path") {
+  Fixture f;
+  Run r = run_convert({f.dir.file("nope.safetensors"), "-o", f.dir.file("out.softalign")});
+  expect_error(r, "cannot open " + f.dir.file("nope.safetensors"), f.dir);
+  r = run_convert({f.m.weights, "-o", f.dir.file("no/such/dir/out.softalign")});
+  expect_error(r, "cannot write " + f.dir.file("no/such/dir/out.softalign") + ": No such file or directory", f.dir);
+  r = run_convert({f.m.weights, "-o", f.dir.path});  // a directory
+  expect_error(r, "cannot write " + f.dir.path, f.dir);
+}
+
+TEST_CASE("error: fp16 overflow says which tensor and how to keep it") {
+  Fixture f;
+  TensorMap t = f.m.tensors;
+  auto v = t["generator.weight"].values();
+  v[20] = 1e6f;
+  t["generator.weight"] = f32_tensor(t["generator.weight"].shape, v);
+  write_file(f.dir.file("bad.safetensors"), safetensors_bytes(f.m.config, t));
+  const std::vector<std::string> base = {f.dir.file("bad.safetensors"), "--src-spm", f.dir.file("src.spm.model"),
+                                         "--tgt-spm", f.dir.file("tgt.spm.model"), "-o", f.dir.file("out.softalign")};
+  std::vector<std::string> args = base;
+  args.insert(args.begin(), "--fp16");
+  expect_error(run_convert(args),
+               "tensor \"generator.weight\" has a value beyond the fp16 range at element 20; keep it with --keep-fp32",
+               f.dir);
+  args.push_back("--keep-fp32");
+  args.push_back("generator.weight");
+  CHECK(run_convert(args).status == 0);
+}
+
+TEST_CASE("error: a file that is not a SentencePiece model") {
+  Fixture f;
+  write_file(f.dir.file("src.spm.model"), std::string("not a model"));
+  expect_error(f.convert_bytes(read_file(f.m.weights)), "is not a SentencePiece model", f.dir);
+}
+
+TEST_CASE("error: --inspect on a file that is not a model") {
+  Fixture f;
+  const Run r = run_convert({"--inspect", f.m.weights});
+  expect_error(r, "not a softalign model file (wrong file identifier)", f.dir);
+}
+
+TEST_CASE("error: conflicting or missing arguments") {
+  Fixture f;
+  Run r = run_convert({"--int8", "--fp16", f.m.weights, "-o", f.dir.file("out.softalign")});
+  CHECK(r.status != 0);
+  CHECK(r.err.find("excludes") != std::string::npos);
+  CHECK(!exists(f.dir.file("out.softalign")));
+  r = run_convert({f.m.weights});
+  CHECK(r.status == 1);
+  CHECK(r.err == "softalign-convert: error: no output file: give -o OUTPUT.softalign\n");
+}
