@@ -1,7 +1,7 @@
 """Export and load: safetensors weights with the config as JSON in the metadata.
 
 The file is the converter's input (WEIGHTS_FORMAT.md): every tensor of the
-state_dict under its own name (float32, contiguous), and
+state_dict under its own name (float32 or float16, contiguous), and
 `__metadata__["config"]` = the config JSON, plus any extra metadata keys
 (corpus, metrics, ...) merged into that JSON object.
 """
@@ -18,15 +18,20 @@ from .model import build_model
 CONFIG_FIELDS = set(ModelConfig.__dataclass_fields__)
 
 
-def save(model, cfg, path, extra_metadata=None):
-    """Writes model's weights and cfg (+ extra_metadata keys) to path (.safetensors)."""
+def save(model, cfg, path, extra_metadata=None, dtype=torch.float32):
+    """Writes model's weights and cfg (+ extra_metadata keys) to path (.safetensors).
+
+    dtype: torch.float32 (default) or torch.float16 (half the size; the converter and
+    `load` accept both)."""
+    if dtype not in (torch.float32, torch.float16):
+        raise ValueError(f"dtype must be float32 or float16, got {dtype}")
     cfg.validate()
     meta = cfg.to_dict()
     for k, v in (extra_metadata or {}).items():
         if k in CONFIG_FIELDS:
             raise ValueError(f"extra metadata key {k!r} would overwrite a config key")
         meta[k] = v
-    tensors = {k: v.detach().to(torch.float32).contiguous().clone()
+    tensors = {k: v.detach().to(dtype).contiguous().clone()
                for k, v in model.state_dict().items()}
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
@@ -65,8 +70,17 @@ def load(path, device="cpu"):
         raise ValueError(f"{path}: tensors do not match the {cfg.variant} config: "
                          f"missing {missing}, unexpected {extra}")
     for k, v in tensors.items():
+        if v.dtype not in (torch.float32, torch.float16):
+            raise ValueError(f"{path}: tensor {k} has dtype {v.dtype}, expected float32 or float16")
         if tuple(v.shape) != tuple(expected[k].shape):
             raise ValueError(f"{path}: tensor {k} has shape {tuple(v.shape)}, expected {tuple(expected[k].shape)}")
     model.load_state_dict({k: v.to(torch.float32) for k, v in tensors.items()})
     model.to(device).eval()
     return model, cfg
+
+
+def spm_paths(model_dir, shared):
+    """The SentencePiece model files of a model directory (WEIGHTS_FORMAT.md)."""
+    if shared:
+        return [os.path.join(model_dir, "spm.model")]
+    return [os.path.join(model_dir, "src.spm.model"), os.path.join(model_dir, "tgt.spm.model")]
