@@ -167,18 +167,35 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, std::v
   return translate_batch(texts, impl_->options.search, out);
 }
 
-Status Translator::translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
+Status Translator::translate_batch(const std::vector<std::string>& texts, const SearchOptions& search_in,
                                    std::vector<TranslationResult>* out) {
   if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-  // Work in order of source length (bytes as a cheap proxy before tokenising);
-  // each sentence is translated alone, so its result never depends on the batch.
+  const SearchOptions search = merge(search_in, impl_->options.search);
+  // Tokenise everything, then translate in order of source length. Each
+  // sentence is translated on its own, so its result never depends on the
+  // batch; the order is where batched kernels will gain.
+  struct Item {
+    std::vector<int32_t> ids;
+    std::vector<std::string> pieces;
+    bool direct = false;  // tokenised and within the limit
+  };
+  std::vector<Item> items(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const std::string& text = texts[i];
+    if (internal::find_invalid_utf8(text) != std::string_view::npos || internal::is_blank(text)) continue;
+    Status st = impl_->model->encode_source(text, &items[i].ids, &items[i].pieces);
+    if (!st.ok()) return Status(st.code(), "sentence " + std::to_string(i) + ": " + st.message());
+    items[i].direct = items[i].ids.size() <= static_cast<std::size_t>(impl_->S);
+  }
   std::vector<std::size_t> order(texts.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return texts[a].size() < texts[b].size(); });
+                   [&](std::size_t a, std::size_t b) { return items[a].ids.size() < items[b].ids.size(); });
   std::vector<TranslationResult> results(texts.size());
   for (std::size_t i : order) {
-    Status st = translate(texts[i], search, &results[i]);
+    // Invalid UTF-8, blank and over-long inputs take translate()'s path (error, replacement, split).
+    Status st = items[i].direct ? translate_tokens(*this, items[i].ids, items[i].pieces, search, &results[i])
+                                : translate(texts[i], search, &results[i]);
     if (!st.ok()) return Status(st.code(), "sentence " + std::to_string(i) + ": " + st.message());
   }
   *out = std::move(results);
