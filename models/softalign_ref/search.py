@@ -75,6 +75,17 @@ def _check_sources(model, src_ids_list):
             raise ValueError(f"source {i} has ids outside the source vocabulary: {bad[:5]}")
 
 
+def _best(cand, k):
+    """The k best candidates (and the next one, if any) in order: descending value,
+    ties to the lower index. topk is fast but does not order ties, so any tie among
+    the values it returns falls back to a full stable sort."""
+    n = min(k + 1, cand.numel())
+    vals, idx = torch.topk(cand, n)
+    if n > 1 and bool((vals[1:] == vals[:-1]).any()):
+        vals, idx = torch.sort(cand, descending=True, stable=True)
+    return vals, idx
+
+
 def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbest, stats):
     cfg = model.cfg
     B = len(src_ids_list)
@@ -105,7 +116,7 @@ def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbe
             base = torch.stack([h.logprob for h in hyps])
             cand = (base.unsqueeze(1) + logprobs[r0:r0 + H]).reshape(-1)
             k = K - len(finished[b])
-            vals, idx = torch.sort(cand, descending=True, stable=True)
+            vals, idx = _best(cand, k)
             if stats is not None and k < cand.numel():
                 margins[b].append(float(vals[k - 1]) - float(vals[k]))
             last_step = len(hyps[0].tokens) + 1 >= T[b]
