@@ -9,7 +9,7 @@ DEBS=(
   python3 python3-venv python3-pip python3-torch libopenblas0-pthread
   python3-sentencepiece sentencepiece python3-numpy python3-yaml python3-tqdm
   python3-matplotlib python3-pytest
-  libxnnpack-dev libpthreadpool-dev libcpuinfo-dev libflatbuffers-dev flatbuffers-compiler
+  libxnnpack-dev libpthreadpool-dev libcpuinfo-dev libfp16-dev libflatbuffers-dev flatbuffers-compiler
   libsentencepiece-dev doctest-dev nlohmann-json3-dev libcli11-dev
   libvulkan-dev glslc mesa-vulkan-drivers
 )

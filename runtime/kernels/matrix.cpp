@@ -1,4 +1,6 @@
 // Dispatch of a stored matrix (f32, f16, i8) to the kernel of its type.
+#include <fp16.h>
+
 #include <cstring>
 
 #include "kernels/kernels.hpp"
@@ -47,32 +49,7 @@ void get_row(const KernelTable& k, const Matrix& w, int r, float* dst) {
   }
 }
 
-// IEEE 754 binary16 → binary32, exact for every input (subnormals, inf, NaN).
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t man = h & 0x3ffu;
-  uint32_t bits;
-  if (exp == 0) {
-    if (man == 0) {
-      bits = sign;
-    } else {  // subnormal: normalise
-      exp = 127 - 15 + 1;
-      while ((man & 0x400u) == 0) {
-        man <<= 1;
-        --exp;
-      }
-      man &= 0x3ffu;
-      bits = sign | (exp << 23) | (man << 13);
-    }
-  } else if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
+// IEEE 754 binary16 → binary32, exact for every input (FP16 library).
+float half_to_float(uint16_t h) { return fp16_ieee_to_fp32_value(h); }
 
 }  // namespace softalign::kernels

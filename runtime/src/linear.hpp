@@ -1,7 +1,9 @@
 // A linear layer Y = X Wᵀ + b over several rows (encoder input projections over
-// all positions, attention keys, the output layer over all beams). f32 weights
-// go through an XNNPACK fully-connected operator created at prepare (it packs
-// its own copy of the weights); f16 and i8 weights loop the kernel matvec.
+// all positions, attention keys, the output layer over all beams). f32 and f16
+// weights go through an XNNPACK f32 fully-connected operator created at
+// prepare (it packs its own f32 copy of the weights, so f16 is widened once
+// there, exactly); i8 weights loop the kernel matvec (XNNPACK's per-channel
+// int8 operator quantizes its output to int8, too coarse for logits).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +23,7 @@ class Linear {
   Linear(const Linear&) = delete;
   Linear& operator=(const Linear&) = delete;
 
-  // use_xnnpack: allowed to use XNNPACK (f32 weights only).
+  // use_xnnpack: allowed to use XNNPACK (f32 and f16 weights).
   Status init(const kernels::Matrix& w, const float* bias, bool use_xnnpack);
   // Y[r] = W X[r] + b for r < rows; X rows have w.cols floats (and readable
   // slack after the last), Y rows w.rows floats; xq: scratch of w.cols bytes.

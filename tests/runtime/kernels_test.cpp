@@ -3,6 +3,7 @@
 // what a faster kernel set must pass too: they run for every table
 // select_kernels knows.
 #include <doctest/doctest.h>
+#include <fp16.h>
 
 #include <algorithm>
 #include <cmath>
@@ -24,18 +25,7 @@ std::vector<float> random_vec(std::mt19937& rng, std::size_t n, float scale = 1.
   return v;
 }
 
-uint16_t float_to_half(float f) {  // test helper: round to nearest even, normal range only
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  const uint32_t sign = (b >> 16) & 0x8000u;
-  int exp = static_cast<int>((b >> 23) & 0xff) - 127 + 15;
-  uint32_t man = b & 0x7fffffu;
-  if (exp <= 0) return static_cast<uint16_t>(sign);
-  uint32_t h = sign | (static_cast<uint32_t>(exp) << 10) | (man >> 13);
-  const uint32_t rest = man & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
-  return static_cast<uint16_t>(h);
-}
+uint16_t float_to_half(float f) { return fp16_ieee_from_fp32_value(f); }
 
 const int kRows[] = {1, 3, 17, 64};
 const int kCols[] = {1, 5, 16, 33, 100};

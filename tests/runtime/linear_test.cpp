@@ -65,3 +65,22 @@ TEST_CASE("Linear: int8 weights loop the kernel matvec") {
     for (int o = 0; o < out; ++o) CHECK(y[r * out + o] == ref[o]);
   }
 }
+
+TEST_CASE("Linear: f16 weights are widened exactly for XNNPACK") {
+  const kernels::KernelTable& k = kernels::ref_kernels();
+  const int out = 11, in = 19, rows = 4;
+  std::vector<uint16_t> wh(out * in);
+  std::vector<float> b(out), x(rows * in + 16), y(rows * out), ref(out);
+  for (int i = 0; i < out * in; ++i) wh[i] = static_cast<uint16_t>(0x3000 + (i * 97) % 0x1000) | ((i % 3) ? 0 : 0x8000);
+  for (int i = 0; i < out; ++i) b[i] = 0.1f * i;
+  for (int i = 0; i < rows * in; ++i) x[i] = std::cos(0.7f * i);
+  kernels::Matrix m{WeightType::kF16, out, in, wh.data(), nullptr};
+  Linear lin;
+  REQUIRE(lin.init(m, b.data(), true).ok());
+  CHECK(lin.uses_xnnpack());
+  lin.run(k, x.data(), rows, y.data(), nullptr, nullptr);
+  for (int r = 0; r < rows; ++r) {
+    k.matvec_f16(wh.data(), out, in, &x[r * in], b.data(), ref.data());
+    for (int o = 0; o < out; ++o) CHECK(std::fabs(y[r * out + o] - ref[o]) <= 1e-5f * (1 + in));
+  }
+}

@@ -1,5 +1,7 @@
 // Reference matrix-vector products: plain loops, f32 accumulation for floats,
 // int32 accumulation for int8.
+#include <fp16.h>
+
 #include <cmath>
 
 #include "kernels/kernels.hpp"
@@ -20,7 +22,7 @@ void matvec_f16(const uint16_t* w, int rows, int cols, const float* x, const flo
   for (int r = 0; r < rows; ++r) {
     const uint16_t* row = w + static_cast<std::size_t>(r) * cols;
     float acc = 0.0f;
-    for (int c = 0; c < cols; ++c) acc += half_to_float(row[c]) * x[c];
+    for (int c = 0; c < cols; ++c) acc += fp16_ieee_to_fp32_value(row[c]) * x[c];
     y[r] = bias ? acc + bias[r] : acc;
   }
 }
@@ -54,7 +56,7 @@ float quantize_i8(const float* x, int n, int8_t* xq) {
 }
 
 void row_f16(const uint16_t* src, int n, float* dst) {
-  for (int i = 0; i < n; ++i) dst[i] = half_to_float(src[i]);
+  for (int i = 0; i < n; ++i) dst[i] = fp16_ieee_to_fp32_value(src[i]);
 }
 
 void row_i8(const int8_t* src, float scale, int n, float* dst) {
