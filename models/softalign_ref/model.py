@@ -302,6 +302,16 @@ class Seq2Seq(nn.Module):
 
     def forward(self, src, src_len, tgt_in):
         """Teacher-forced decoding. Returns (logits [B, T, V], attention [B, T, S])."""
+        feats, A = self.features(src, src_len, tgt_in)
+        return self.generator(self.drop(feats)), A
+
+    def features(self, src, src_len, tgt_in):
+        """Teacher-forced decoding up to the output layer's input.
+
+        Returns (features [B, T, l] (maxout output) or [B, T, d] (luong's h~), attention
+        [B, T, S]); logits = generator(dropout(features)). The trainer applies the
+        generator to the non-padding rows only.
+        """
         cfg = self.cfg
         enc = self.encode(src, src_len)
         state = self.init_state(enc)
@@ -315,36 +325,47 @@ class Seq2Seq(nn.Module):
             C = enc.ctx.unsqueeze(1).expand(B, T, enc.ctx.size(-1))
             Sx, _ = self.decoder.rnn(torch.cat([E, C], dim=-1), state.hidden)
             A = enc.H.new_zeros(B, T, enc.H.size(1))
-            return self._maxout_logits(Sx, E, C), A
+            return self.output(Sx, E, C), A
 
         if cfg.variant == "luong" and not cfg.input_feeding:
             Q, _ = self.decoder.rnn(E, state.hidden)  # all steps at once
-            Ht, A = self._luong_out(Q, enc, 0)
-            return self.generator(self.drop(Ht)), A
+            return self._luong_out(Q, enc, 0)
 
-        # Step loop; the embedding part of layer 0's input projection for all steps at once.
-        gi_emb = F.linear(E, w_ih0[:, :m], b_ih0)  # [B, T, 3d]
+        # Step loop. Speed (measured, see models/README.md "Trainer"): the embedding part
+        # of layer 0's input projection for all steps at once; per-step slices by unbind
+        # (indexing [:, t] would make autograd build a full-size gradient per step); the
+        # layer states kept as a list; the output layer after the loop.
+        gi_emb = F.linear(E, w_ih0[:, :m], b_ih0).unbind(1)  # T x [B, 3d]
         w_rest = w_ih0[:, m:]
-        hidden = state.hidden
+        hs = list(state.hidden.unbind(0))  # L_d x [B, d]
         outs, ctxs, alphas = [], [], []
         if cfg.variant == "bahdanau":
             for t in range(T):
-                alpha = self.attention(hidden[-1], enc.keys, enc.mask)
+                alpha = self.attention(hs[-1], enc.keys, enc.mask)
                 c = torch.bmm(alpha.unsqueeze(1), enc.H).squeeze(1)
-                hidden = self._stack_step(gi_emb[:, t] + F.linear(c, w_rest), hidden)
-                outs.append(hidden[-1]); ctxs.append(c); alphas.append(alpha)
+                hs = self._stack_step_list(gi_emb[t] + F.linear(c, w_rest), hs)
+                outs.append(hs[-1]); ctxs.append(c); alphas.append(alpha)
             Sx, C, A = torch.stack(outs, 1), torch.stack(ctxs, 1), torch.stack(alphas, 1)
-            return self._maxout_logits(Sx, E, C), A
+            return self.output(Sx, E, C), A
 
         # luong with input feeding
         feed = state.feed
         for t in range(T):
-            hidden = self._stack_step(gi_emb[:, t] + F.linear(feed, w_rest), hidden)
-            ht, alpha = self._luong_out(hidden[-1].unsqueeze(1), enc, t)
+            hs = self._stack_step_list(gi_emb[t] + F.linear(feed, w_rest), hs)
+            ht, alpha = self._luong_out(hs[-1].unsqueeze(1), enc, t)
             feed = ht.squeeze(1)
             outs.append(feed); alphas.append(alpha.squeeze(1))
-        Ht, A = torch.stack(outs, 1), torch.stack(alphas, 1)
-        return self.generator(self.drop(Ht)), A
+        return torch.stack(outs, 1), torch.stack(alphas, 1)
+
+    def _stack_step_list(self, gi0, hs):
+        """_stack_step on a list of layer states (training loop): → list of L_d [B, d]."""
+        out, x = [], None
+        for k in range(self.cfg.dec_layers):
+            w_ih, b_ih, w_hh, b_hh = self.decoder.weights(k)
+            gi = gi0 if k == 0 else F.linear(self.drop(x), w_ih, b_ih)
+            x = gru_cell(gi, hs[k], w_hh, b_hh)
+            out.append(x)
+        return out
 
 
 def build_model(cfg):

@@ -140,6 +140,18 @@ def seq_loss(logits, tgt_out, label_smoothing=0.0):
                            ignore_index=PAD_ID, reduction="sum", label_smoothing=label_smoothing)
 
 
+def batch_loss(model, b, label_smoothing=0.0):
+    """Summed token cross-entropy of a Batch.
+
+    The output layer (the largest matmul, [tokens, l] x [l, V]) is applied to the
+    non-padding positions only: the same loss as seq_loss(model(...)), less work.
+    """
+    feats, _ = model.features(b.src, b.src_len, b.tgt_in)
+    keep = b.tgt_out != PAD_ID
+    logits = model.generator(model.drop(feats[keep]))
+    return F.cross_entropy(logits, b.tgt_out[keep], reduction="sum", label_smoothing=label_smoothing)
+
+
 class Trainer:
     def __init__(self, recipe, corpus, src_lang, tgt_lang, out, log=print, quiet=False):
         self.recipe, self.corpus, self.out = recipe, corpus, out
@@ -232,8 +244,7 @@ class Trainer:
         with torch.inference_mode():
             for idx in D.make_batches(self.dev_pairs, self.recipe["training"]["batch_tokens"], 0, 0):
                 b = D.collate(self.dev_pairs, idx)
-                logits, _ = self.model(b.src, b.src_len, b.tgt_in)
-                tot += float(seq_loss(logits, b.tgt_out))
+                tot += float(batch_loss(self.model, b))
                 n += b.n_tokens
         self.model.train()
         return tot / max(n, 1)
@@ -286,8 +297,7 @@ class Trainer:
     def train_step(self, b):
         tr = self.recipe["training"]
         self.opt.zero_grad(set_to_none=True)
-        logits, _ = self.model(b.src, b.src_len, b.tgt_in)
-        loss = seq_loss(logits, b.tgt_out, tr["label_smoothing"])
+        loss = batch_loss(self.model, b, tr["label_smoothing"])
         (loss / b.n_tokens).backward()
         if tr["clip_norm"]:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), tr["clip_norm"])

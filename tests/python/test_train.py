@@ -142,3 +142,27 @@ def test_missing_corpus_is_a_clear_error(tmp_path):
                         write_recipe(tmp_path / "r.yaml"), "--corpus", str(tmp_path / "none"), "--src", "en",
                         "--tgt", "fr", "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "corpus file not found" in r.stderr
+
+
+@pytest.mark.parametrize("variant", ["encdec", "bahdanau", "luong-feed", "luong-nofeed", "bahdanau-2x2"])
+def test_batch_loss_equals_the_full_forward_loss(variant):
+    from softalign_ref.config import ModelConfig
+    from softalign_ref.model import build_model
+    from softalign_ref.train import batch_loss, seq_loss
+    from softalign_ref import data as D
+    kw = dict(emb_size=8, enc_hidden=6, dec_hidden=12, src_vocab=30, tgt_vocab=25, max_src_len=20)
+    kw.update({"encdec": dict(variant="encdec", att_hidden=0, maxout_size=5),
+               "bahdanau": dict(variant="bahdanau", att_hidden=7, maxout_size=5),
+               "bahdanau-2x2": dict(variant="bahdanau", att_hidden=7, maxout_size=5, enc_layers=2, dec_layers=2),
+               "luong-feed": dict(variant="luong", score="general", maxout_size=0, att_hidden=0, input_feeding=True),
+               "luong-nofeed": dict(variant="luong", score="concat", maxout_size=0, att_hidden=5)}[variant])
+    torch.manual_seed(0)
+    model = build_model(ModelConfig(**kw)).eval()
+    g = torch.Generator().manual_seed(1)
+    pairs = [(torch.randint(4, 30, (n,), generator=g).tolist() + [3], torch.randint(4, 25, (k,), generator=g).tolist())
+             for n, k in ((5, 7), (2, 1), (9, 4), (1, 9))]
+    b = D.collate(pairs, [0, 1, 2, 3])
+    with torch.no_grad():
+        logits, _ = model(b.src, b.src_len, b.tgt_in)
+        for ls in (0.0, 0.1):
+            assert float(batch_loss(model, b, ls)) == pytest.approx(float(seq_loss(logits, b.tgt_out, ls)), rel=1e-5)
