@@ -1,36 +1,49 @@
 /* softalign C API: translate offline with an attention RNN model file.
  *
- * Compiles as C99 and as C++. Every function is safe to call with NULL
- * handles (it returns SOFTALIGN_INVALID_ARGUMENT, or 0/NULL for accessors);
- * no C++ exception ever crosses this interface.
+ * Compiles as C99 and as C++. Handles are opaque. No C++ exception ever
+ * crosses this interface: every fallible call returns a softalign_status and,
+ * on failure, leaves a one-line message in softalign_last_error().
  *
  * Ownership, in one place:
  *   - Handles (softalign_model, softalign_translator, softalign_result) are
  *     made by the library and freed by the caller with the matching *_free
- *     function. *_free accepts NULL.
- *   - A translator keeps a pointer to its model: free every translator (and
- *     you may keep results) before freeing the model... results do not need
- *     the model or the translator: they own their data.
+ *     function. Every *_free accepts NULL.
+ *   - A translator holds a reference to its model: the model handle may be
+ *     freed before the translator (the model's memory then lives on until the
+ *     last translator made from it is freed). A result needs neither the
+ *     model nor the translator: it owns its data.
  *   - Strings and arrays returned by accessors (const char*, const int32_t*,
  *     const float*) belong to the handle they came from and stay valid until
- *     that handle is freed. Never free them.
- *   - Input buffers (paths, texts, ids, model bytes) are only read during the
- *     call; the library copies what it keeps.
- *   - The message returned by softalign_last_error() belongs to the library
- *     (one buffer per thread) and is valid until the next call into the
- *     library on the same thread.
+ *     that handle is freed. Never free or modify them.
+ *   - Input buffers (paths, texts, ids, model bytes, option strings) are only
+ *     read during the call; the library copies what it keeps.
+ *   - Arrays the caller passes to receive output (the results of
+ *     softalign_translate_batch, the ids of softalign_model_encode) are
+ *     caller-owned.
+ *   - softalign_last_error() returns a per-thread buffer owned by the library,
+ *     valid until the next failing call on the same thread.
  *
  * Threads: a model is immutable and may be shared by any number of threads;
  * a translator is used by one thread at a time (make one per thread).
  *
- * Minimal use:
- *   softalign_model* m = NULL; softalign_translator* t = NULL; softalign_result* r = NULL;
- *   if (softalign_model_load("en-fr.int8.softalign", &m) != SOFTALIGN_OK) { puts(softalign_last_error()); }
- *   softalign_translator_options o; softalign_translator_options_default(&o);
+ * Allocation: translation allocates for tokenisation (SentencePiece) and for
+ * the result it returns; the numeric core does not (see softalign.hpp).
+ *
+ * Minimal use (error checks shortened):
+ *   softalign_model* m = NULL;
+ *   if (softalign_model_load("en-fr.int8.softalign", &m) != SOFTALIGN_OK)
+ *     fprintf(stderr, "%s\n", softalign_last_error());
+ *   softalign_translator_options o;
+ *   softalign_translator_options_default(&o);
+ *   o.beam = 4;
+ *   softalign_translator* t = NULL;
  *   softalign_translator_create(m, &o, &t);
- *   softalign_translate(t, "Hello world.", &r);
- *   puts(softalign_result_text(r, 0));
- *   softalign_result_free(r); softalign_translator_free(t); softalign_model_free(m);
+ *   softalign_result* r = NULL;
+ *   if (softalign_translate(t, "Hello world.", &r) == SOFTALIGN_OK)
+ *     puts(softalign_result_text(r, 0));
+ *   softalign_result_free(r);
+ *   softalign_translator_free(t);
+ *   softalign_model_free(m);
  */
 #ifndef SOFTALIGN_H
 #define SOFTALIGN_H
@@ -52,58 +65,57 @@
 extern "C" {
 #endif
 
-/* Version of this header's interface (major * 10000 + minor * 100 + patch). */
-#define SOFTALIGN_C_API_VERSION 100
-
-/* Result of every fallible call. The message of the last failure on the
- * calling thread is in softalign_last_error(). */
+/* Result of every fallible call. The values equal softalign::StatusCode's. */
 typedef enum softalign_status {
   SOFTALIGN_OK = 0,
-  SOFTALIGN_INVALID_ARGUMENT = 1, /* NULL pointer, bad option value, bad id */
-  SOFTALIGN_IO_ERROR = 2,         /* file missing or unreadable */
-  SOFTALIGN_INVALID_MODEL = 3,    /* not a softalign file, corrupt, inconsistent */
-  SOFTALIGN_UNSUPPORTED = 4,      /* made by a newer converter, unknown variant */
-  SOFTALIGN_OUT_OF_RANGE = 5,     /* input longer than the translator allows */
-  SOFTALIGN_INVALID_INPUT = 6,    /* e.g. text that is not valid UTF-8 */
-  SOFTALIGN_OUT_OF_MEMORY = 7,
-  SOFTALIGN_INTERNAL = 8          /* a bug: please report it */
+  SOFTALIGN_INVALID_ARGUMENT = 1,    /* NULL pointer, bad option value, id out of range */
+  SOFTALIGN_NOT_FOUND = 2,           /* a file that does not exist */
+  SOFTALIGN_IO_ERROR = 3,            /* a file that cannot be opened, read or mapped */
+  SOFTALIGN_INVALID_MODEL = 4,       /* not a valid softalign model (corrupt, truncated, ...) */
+  SOFTALIGN_UNSUPPORTED_VERSION = 5, /* a model made by a newer converter */
+  SOFTALIGN_INPUT_TOO_LONG = 6,      /* a source longer than the translator's max_source_tokens */
+  SOFTALIGN_INVALID_UTF8 = 7,        /* text that is not valid UTF-8 */
+  SOFTALIGN_UNSUPPORTED = 8,         /* a feature this build or machine does not have */
+  SOFTALIGN_INTERNAL = 9,            /* a bug: please report it */
+  SOFTALIGN_OUT_OF_MEMORY = 10
 } softalign_status;
 
 typedef struct softalign_model softalign_model;
 typedef struct softalign_translator softalign_translator;
 typedef struct softalign_result softalign_result;
 
-/* Library version string, e.g. "0.1.0". Static storage. */
+/* Library version, e.g. "0.1.0". Static storage. */
 SOFTALIGN_API const char* softalign_version(void);
 
-/* Message of the last failed call on this thread ("" if none). */
+/* Message of the last failed call on this thread ("" if none yet). */
 SOFTALIGN_API const char* softalign_last_error(void);
 
-/* Short name of a status code, e.g. "invalid model". Static storage. */
+/* Name of a status code, e.g. "invalid_model". Static storage. */
 SOFTALIGN_API const char* softalign_status_name(softalign_status status);
 
 /* ---- Model ---------------------------------------------------------------- */
 
-/* Loads (memory-maps) a .softalign file. On success *out is a new model to
- * free with softalign_model_free; on failure *out is set to NULL. */
+/* Loads a .softalign file (memory-mapped, verified). On success *out is a new
+ * model to free with softalign_model_free; on failure *out is NULL. */
 SOFTALIGN_API softalign_status softalign_model_load(const char* path, softalign_model** out);
 
-/* Loads a model from bytes in memory; the bytes are copied, the caller may
- * free them when this returns. */
+/* Loads a model from bytes in memory. The bytes are copied: the caller may
+ * free them as soon as this returns. */
 SOFTALIGN_API softalign_status softalign_model_load_bytes(const void* data, size_t size,
                                                           softalign_model** out);
 
 SOFTALIGN_API void softalign_model_free(softalign_model* model);
 
-/* What a model file says about itself. Strings belong to the model. */
+/* What a model file says about itself. The strings belong to the model. */
 typedef struct softalign_model_info {
-  size_t struct_size; /* set to sizeof(softalign_model_info) before the call */
+  size_t struct_size; /* the caller sets sizeof(softalign_model_info) */
   const char* name;
   const char* src_lang;
   const char* tgt_lang;
-  const char* variant; /* "encdec", "bahdanau", "luong" */
-  const char* score;   /* "dot", "general", "concat", "location", "none" */
-  const char* scope;   /* "global", "local-m", "local-p" */
+  const char* variant;     /* "encdec", "bahdanau", "luong" */
+  const char* score;       /* "none", "dot", "general", "concat", "location" */
+  const char* scope;       /* "global", "local-m", "local-p" */
+  const char* weight_type; /* storage of the weight matrices: "f32", "f16", "i8" */
   int32_t window_d;
   int32_t input_feeding; /* 0 or 1 */
   int32_t enc_layers;
@@ -117,117 +129,146 @@ typedef struct softalign_model_info {
   int32_t tgt_vocab;
   int32_t shared_vocab; /* 0 or 1 */
   int32_t pad_id, unk_id, bos_id, eos_id;
-  int32_t max_src_len;
-  /* Default decoding options stored in the file. */
+  int32_t max_src_len; /* S_max, in pieces, EOS included */
+  /* Decoding defaults stored in the file. */
   int32_t default_beam;
   int32_t default_nbest;
   float default_alpha;
   float default_beta;
   float default_max_len_a;
   float default_max_len_b;
-  /* Sizes in bytes. */
-  uint64_t file_bytes;   /* the whole model file */
-  uint64_t weight_bytes; /* tensor data */
-  uint64_t num_tensors;
+  int32_t schema_version;
+  uint64_t file_bytes;
 } softalign_model_info;
 
-/* Fills *info (whose struct_size the caller has set; fields beyond it are not
- * written, so older callers keep working when the struct grows). */
+/* Fills *info. The caller sets info->struct_size first; fields beyond it are
+ * not written, so a program built with an older header keeps working. */
 SOFTALIGN_API softalign_status softalign_model_get_info(const softalign_model* model,
                                                         softalign_model_info* info);
 
-/* Free-form metadata (corpus, metrics, converter version, ...): number of
- * entries, and entry i's key and value (owned by the model). */
+/* Free-form metadata (corpus, metrics, converter version, ...): the number of
+ * entries, and entry i's key and value (NUL-terminated, owned by the model). */
 SOFTALIGN_API size_t softalign_model_metadata_count(const softalign_model* model);
 SOFTALIGN_API softalign_status softalign_model_metadata_at(const softalign_model* model, size_t i,
                                                            const char** key, const char** value);
 
+/* Tokenises text with the model's source SentencePiece model: writes up to
+ * capacity ids (the pieces, then EOS) to the caller's ids array and their
+ * total number to *count. If capacity is too small, nothing is written beyond
+ * it, *count still tells the size needed and SOFTALIGN_INVALID_ARGUMENT is
+ * returned (call with ids = NULL, capacity = 0 to ask for the size). */
+SOFTALIGN_API softalign_status softalign_model_encode(const softalign_model* model, const char* text,
+                                                      int32_t* ids, size_t capacity, size_t* count);
+
 /* ---- Translator ----------------------------------------------------------- */
 
-/* Options for a translator. Always initialise with
- * softalign_translator_options_default, then change fields: struct_size lets
- * the struct grow in later versions without breaking callers. A value of 0
- * (or negative for the floats) means "the model's default" where noted. */
+/* Options of a translator, fixed when it is created. Initialise them with
+ * softalign_translator_options_default() and change what you need; fields
+ * left at their default take the model's decoding defaults. struct_size lets
+ * the struct grow: a library newer than the caller's header uses defaults for
+ * the fields the caller does not know. */
 typedef struct softalign_translator_options {
-  size_t struct_size;    /* set by softalign_translator_options_default */
-  int32_t max_src_len;   /* longest source in pieces (EOS included); 0: the model's S_max */
-  int32_t beam;          /* beam size K >= 1; 0: the model's default */
-  int32_t nbest;         /* hypotheses returned, 1..beam; 0: the model's default (clamped to beam) */
-  float alpha;           /* length penalty; < 0: the model's default */
-  float beta;            /* coverage penalty; < 0: the model's default */
-  float max_len_a;       /* max target length = floor(a * S + b); < 0: the model's default */
-  float max_len_b;       /* < 0: the model's default */
-  int32_t alignment;     /* nonzero: results carry the soft and hard alignments */
-  int32_t threads;       /* worker threads for one translation; 0: 1 */
-  int32_t max_batch;     /* sentences translated together by translate_batch; 0: 1 */
+  size_t struct_size;        /* set by softalign_translator_options_init */
+  int32_t max_source_tokens; /* longest source in pieces, EOS included; 0: the model's S_max */
+  int32_t beam;              /* beam size >= 1 (1 is greedy); 0: the model's default */
+  int32_t nbest;             /* hypotheses returned, 1..beam; 0: the model's default */
+  float alpha;               /* length penalty exponent >= 0; negative: the model's default */
+  float beta;                /* coverage penalty weight >= 0; negative: the model's default */
+  float max_len_a;           /* max target length floor(a * S + b); negative: the model's default */
+  float max_len_b;           /* negative: the model's default */
+  int32_t alignment;         /* nonzero: results carry soft and hard alignments */
+  int32_t threads;           /* threads for one translation, >= 1 */
+  int32_t split_long_input;  /* nonzero: split sources that are too long at sentence ends
+                                instead of failing with SOFTALIGN_INPUT_TOO_LONG */
+  int32_t replace_invalid_utf8; /* nonzero: replace bad bytes by U+FFFD instead of failing */
+  const char* kernels;       /* NULL: the best for this CPU; "ref": the reference kernels */
 } softalign_translator_options;
 
-SOFTALIGN_API void softalign_translator_options_default(softalign_translator_options* options);
+/* Sets every field to its default; struct_size is the size the caller's
+ * struct has (use softalign_translator_options_default, which passes it). */
+SOFTALIGN_API void softalign_translator_options_init(softalign_translator_options* options,
+                                                     size_t struct_size);
 
-/* Makes a translator (plans and reserves its memory). The model must outlive
- * the translator. options may be NULL (all defaults). */
+static inline void softalign_translator_options_default(softalign_translator_options* options) {
+  softalign_translator_options_init(options, sizeof(*options));
+}
+
+/* Makes a translator (plans and reserves its working memory). options may be
+ * NULL (all defaults). On success *out is a new translator to free with
+ * softalign_translator_free; on failure *out is NULL. */
 SOFTALIGN_API softalign_status softalign_translator_create(const softalign_model* model,
                                                            const softalign_translator_options* options,
                                                            softalign_translator** out);
 
 SOFTALIGN_API void softalign_translator_free(softalign_translator* translator);
 
-/* Bytes of working memory the translator reserved. */
+/* Bytes of working memory the translator reserved when it was made. */
 SOFTALIGN_API size_t softalign_translator_arena_bytes(const softalign_translator* translator);
 
-/* Translates one sentence (UTF-8). Empty text gives an empty translation.
- * On success *out is a new result to free with softalign_result_free. */
+/* Translates one sentence (UTF-8, NUL-terminated). An empty text gives one
+ * empty hypothesis. On success *out is a new result to free with
+ * softalign_result_free; on failure *out is NULL. */
 SOFTALIGN_API softalign_status softalign_translate(softalign_translator* translator, const char* text,
                                                    softalign_result** out);
 
-/* Translates count sentences; out is a caller-owned array of count pointers
- * that receives one new result per sentence, in input order. On failure no
- * result is returned (every out[i] is NULL). */
+/* Translates count sentences together. out is a caller-owned array of count
+ * pointers that receives one new result per sentence, in input order (free
+ * each). On failure every out[i] is NULL. */
 SOFTALIGN_API softalign_status softalign_translate_batch(softalign_translator* translator,
                                                          const char* const* texts, size_t count,
                                                          softalign_result** out);
 
-/* Translates source ids (pieces only, without the final EOS, which the
- * library appends). The result's text is the detokenised target. */
+/* Translates source ids: the pieces followed by the model's eos_id (as
+ * softalign_model_encode gives them). The result has text, pieces, ids,
+ * scores and the soft and piece alignments; it has no source pieces and no
+ * word alignment. */
 SOFTALIGN_API softalign_status softalign_translate_ids(softalign_translator* translator,
                                                        const int32_t* ids, size_t count,
                                                        softalign_result** out);
 
 /* ---- Result --------------------------------------------------------------- */
-/* A result holds the n-best hypotheses of one sentence, best first; index
- * hypothesis 0 for the best. Accessors return NULL/0 for a bad index. */
+/* A result holds the n-best hypotheses of one sentence, best first: index 0
+ * is the translation. Accessors return NULL or 0 for a NULL result or an
+ * index out of range. */
 
 SOFTALIGN_API void softalign_result_free(softalign_result* result);
 
-/* Number of hypotheses (>= 1 for a successful translation). */
+/* Number of hypotheses (1..nbest). */
 SOFTALIGN_API size_t softalign_result_count(const softalign_result* result);
 
-/* Hypothesis text (UTF-8, NUL-terminated). */
+/* The hypothesis's text (UTF-8, NUL-terminated). */
 SOFTALIGN_API const char* softalign_result_text(const softalign_result* result, size_t hypothesis);
 
-/* Target ids (no BOS, no EOS); *count receives their number. */
+/* Target ids (no BOS, no EOS); *count (if not NULL) receives their number.
+ * May return NULL when the count is 0. */
 SOFTALIGN_API const int32_t* softalign_result_ids(const softalign_result* result, size_t hypothesis,
                                                   size_t* count);
 
-/* Target piece k of a hypothesis (NUL-terminated), k < the ids' count. */
+/* Target piece k of a hypothesis, k < the number of ids. */
 SOFTALIGN_API const char* softalign_result_piece(const softalign_result* result, size_t hypothesis,
                                                  size_t k);
 
-/* Source pieces (EOS not included): number, and piece k. */
+/* The ranking score: log-probability / length penalty + coverage penalty. */
+SOFTALIGN_API float softalign_result_score(const softalign_result* result, size_t hypothesis);
+
+/* The summed log-probability of the hypothesis, EOS included. */
+SOFTALIGN_API float softalign_result_log_prob(const softalign_result* result, size_t hypothesis);
+
+/* Source pieces (without EOS): their number, and piece k. */
 SOFTALIGN_API size_t softalign_result_source_count(const softalign_result* result);
 SOFTALIGN_API const char* softalign_result_source_piece(const softalign_result* result, size_t k);
 
-/* Final score (log-probability with length and coverage penalties). */
-SOFTALIGN_API float softalign_result_score(const softalign_result* result, size_t hypothesis);
+/* Soft alignment, present when the translator was made with alignment on:
+ * a row-major *rows x *cols matrix of attention weights, one row per target
+ * piece then the EOS row (no EOS row when the hypothesis was cut at the
+ * maximum length), one column per source piece then the source EOS.
+ * NULL (and 0, 0) when absent. */
+SOFTALIGN_API const float* softalign_result_alignment(const softalign_result* result,
+                                                      size_t hypothesis, size_t* rows, size_t* cols);
 
-/* Soft alignment, only when the translator was made with alignment on:
- * a row-major matrix of *rows x *cols floats, one row per target piece plus
- * the EOS row, one column per source position (EOS included). NULL if absent. */
-SOFTALIGN_API const float* softalign_result_alignment(const softalign_result* result, size_t hypothesis,
-                                                      size_t* rows, size_t* cols);
-
-/* Hard alignment as a Pharaoh string ("0-0 1-2 ..."; source-target, 0-based),
- * over pieces or over whitespace-separated words. NULL if absent. */
+/* Hard alignment in Pharaoh format ("0-0 1-2 ...", source-target, 0-based):
+ * over pieces (each target piece linked to its most attended source piece)
+ * or over whitespace-separated words. NULL when absent. */
 SOFTALIGN_API const char* softalign_result_pharaoh(const softalign_result* result, size_t hypothesis);
 SOFTALIGN_API const char* softalign_result_pharaoh_words(const softalign_result* result,
                                                          size_t hypothesis);

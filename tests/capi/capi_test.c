@@ -1,0 +1,565 @@
+/* Tests of the C API, in C99: errors (NULL arguments, bad path, corrupted
+ * bytes, bad options, bad input) and normal use against a golden model's
+ * expected outputs (greedy ids, beam-4 n-best ids and scores, attention).
+ *
+ *   capi_test MODEL.softalign GOLDEN.txt
+ *
+ * GOLDEN.txt is written from tests/golden/<name>/golden.json at configure
+ * time (see golden_data.cmake). Prints every failed check and a closing
+ * summary line "N passed, M failed"; exit status 0 only when M is 0. */
+#include <softalign/softalign.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_passed = 0;
+static int g_failed = 0;
+
+#define CHECK(cond)                                                   \
+  do {                                                                \
+    if (cond) {                                                       \
+      ++g_passed;                                                     \
+    } else {                                                          \
+      ++g_failed;                                                     \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                 \
+  } while (0)
+
+/* ---- Golden expectations ---------------------------------------------------- */
+
+#define MAX_IDS 256
+#define MAX_HYPS 4
+#define MAX_SENTENCES 8
+#define MAX_SEARCHES 4
+#define MAX_ATTN 8192
+
+typedef struct {
+  char name[32];
+  int beam, nbest;
+  float alpha, beta, max_len_a, max_len_b;
+} search_params;
+
+typedef struct {
+  int eos;
+  float score, log_prob;
+  int n_ids;
+  int32_t ids[MAX_IDS];
+  int n_attn;
+  float attn[MAX_ATTN];
+} golden_hyp;
+
+typedef struct {
+  char src[1024];
+  int n_src;
+  int32_t src_ids[MAX_IDS];
+  int n_hyps[MAX_SEARCHES];
+  golden_hyp hyps[MAX_SEARCHES][MAX_HYPS];
+} golden_sentence;
+
+typedef struct {
+  char variant[32], scope[32];
+  int n_searches;
+  search_params searches[MAX_SEARCHES];
+  int n_sentences;
+  golden_sentence sentences[MAX_SENTENCES];
+} golden_data;
+
+static int search_index(const golden_data* g, const char* name) {
+  for (int i = 0; i < g->n_searches; ++i)
+    if (strcmp(g->searches[i].name, name) == 0) return i;
+  return -1;
+}
+
+/* Reads "<count> v1 v2 ..." as int32. */
+static int read_ints(FILE* f, int32_t* out, int max, int* n) {
+  if (fscanf(f, "%d", n) != 1 || *n < 0 || *n > max) return 0;
+  for (int i = 0; i < *n; ++i)
+    if (fscanf(f, "%d", &out[i]) != 1) return 0;
+  return 1;
+}
+
+static int read_floats(FILE* f, float* out, int max, int* n) {
+  if (fscanf(f, "%d", n) != 1 || *n < 0 || *n > max) return 0;
+  for (int i = 0; i < *n; ++i)
+    if (fscanf(f, "%f", &out[i]) != 1) return 0;
+  return 1;
+}
+
+static int load_golden(const char* path, golden_data* g) {
+  FILE* f = fopen(path, "r");
+  if (f == NULL) return 0;
+  memset(g, 0, sizeof *g);
+  golden_sentence* s = NULL;
+  golden_hyp* last = NULL;
+  char tag[4];
+  int ok = 1;
+  while (ok && fscanf(f, "%3s", tag) == 1) {
+    if (strcmp(tag, "V") == 0) {
+      ok = fscanf(f, "%31s %31s", g->variant, g->scope) == 2;
+    } else if (strcmp(tag, "P") == 0) {
+      ok = g->n_searches < MAX_SEARCHES;
+      if (!ok) break;
+      search_params* p = &g->searches[g->n_searches++];
+      ok = fscanf(f, "%31s %d %f %f %f %f %d", p->name, &p->beam, &p->alpha, &p->beta, &p->max_len_a,
+                  &p->max_len_b, &p->nbest) == 7;
+    } else if (strcmp(tag, "S") == 0) {
+      ok = g->n_sentences < MAX_SENTENCES;
+      if (!ok) break;
+      s = &g->sentences[g->n_sentences++];
+      fgetc(f); /* the space after the tag */
+      ok = fgets(s->src, sizeof s->src, f) != NULL;
+      if (ok) s->src[strcspn(s->src, "\n")] = '\0';
+    } else if (strcmp(tag, "I") == 0) {
+      ok = s != NULL && read_ints(f, s->src_ids, MAX_IDS, &s->n_src);
+    } else if (strcmp(tag, "H") == 0) {
+      char name[32];
+      ok = s != NULL && fscanf(f, "%31s", name) == 1;
+      int k = ok ? search_index(g, name) : -1;
+      ok = ok && k >= 0 && s->n_hyps[k] < MAX_HYPS;
+      if (!ok) break;
+      last = &s->hyps[k][s->n_hyps[k]++];
+      ok = fscanf(f, "%d %f %f", &last->eos, &last->score, &last->log_prob) == 3 &&
+           read_ints(f, last->ids, MAX_IDS, &last->n_ids);
+    } else if (strcmp(tag, "R") == 0) {
+      ok = last != NULL && read_floats(f, last->attn, MAX_ATTN, &last->n_attn);
+    } else {
+      ok = 0;
+    }
+  }
+  fclose(f);
+  return ok && g->n_sentences > 0 && g->n_searches > 0;
+}
+
+/* ---- Helpers ---------------------------------------------------------------- */
+
+static unsigned char* read_file(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char* data = (unsigned char*)malloc(n > 0 ? (size_t)n : 1);
+  if (data != NULL && fread(data, 1, (size_t)n, f) != (size_t)n) {
+    free(data);
+    data = NULL;
+  }
+  fclose(f);
+  *size = (size_t)n;
+  return data;
+}
+
+static int error_mentions(const char* what) {
+  const char* e = softalign_last_error();
+  return e != NULL && strstr(e, what) != NULL;
+}
+
+static int same_ids(const int32_t* a, size_t na, const int32_t* b, int nb) {
+  if (na != (size_t)nb) return 0;
+  for (size_t i = 0; i < na; ++i)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+static softalign_translator* make_translator(const softalign_model* model, const search_params* p,
+                                             int alignment) {
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  o.beam = p->beam;
+  o.nbest = p->nbest;
+  o.alpha = p->alpha;
+  o.beta = p->beta;
+  o.max_len_a = p->max_len_a;
+  o.max_len_b = p->max_len_b;
+  o.alignment = alignment;
+  softalign_translator* t = NULL;
+  if (softalign_translator_create(model, &o, &t) != SOFTALIGN_OK)
+    fprintf(stderr, "translator_create: %s\n", softalign_last_error());
+  return t;
+}
+
+/* The result's hypotheses equal the golden run k of sentence s (ids exactly,
+ * scores within 1e-4; attention within 1e-5 when the result has it). */
+static void check_hyps(const softalign_result* r, const golden_sentence* s, int k, int with_attention) {
+  CHECK(softalign_result_count(r) == (size_t)s->n_hyps[k]);
+  for (int h = 0; h < s->n_hyps[k] && (size_t)h < softalign_result_count(r); ++h) {
+    const golden_hyp* e = &s->hyps[k][h];
+    size_t n = 0;
+    const int32_t* ids = softalign_result_ids(r, (size_t)h, &n);
+    CHECK(same_ids(ids, n, e->ids, e->n_ids));
+    CHECK(fabsf(softalign_result_score(r, (size_t)h) - e->score) <= 1e-4f);
+    CHECK(fabsf(softalign_result_log_prob(r, (size_t)h) - e->log_prob) <= 1e-4f);
+    CHECK(softalign_result_text(r, (size_t)h) != NULL);
+    for (size_t p = 0; p < n; ++p) CHECK(softalign_result_piece(r, (size_t)h, p) != NULL);
+    CHECK(softalign_result_piece(r, (size_t)h, n) == NULL);
+    if (!with_attention) {
+      CHECK(softalign_result_alignment(r, (size_t)h, NULL, NULL) == NULL);
+      CHECK(softalign_result_pharaoh(r, (size_t)h) == NULL);
+      continue;
+    }
+    size_t rows = 0, cols = 0;
+    const float* a = softalign_result_alignment(r, (size_t)h, &rows, &cols);
+    CHECK(a != NULL);
+    CHECK(cols == (size_t)s->n_src);
+    CHECK(rows == (size_t)(e->eos ? e->n_ids + 1 : e->n_ids));
+    if (a != NULL && rows * cols == (size_t)e->n_attn) {
+      float worst = 0.0f;
+      for (int i = 0; i < e->n_attn; ++i) {
+        const float d = fabsf(a[i] - e->attn[i]);
+        if (d > worst) worst = d;
+      }
+      CHECK(worst <= 1e-5f);
+    }
+    /* One Pharaoh link per target piece. */
+    const char* ph = softalign_result_pharaoh(r, (size_t)h);
+    CHECK(ph != NULL);
+    if (ph != NULL) {
+      size_t links = 0;
+      for (const char* c = ph; *c; ++c) links += *c == '-';
+      CHECK(links == n);
+    }
+  }
+}
+
+/* ---- Tests ------------------------------------------------------------------ */
+
+static void test_null_arguments(const char* model_path) {
+  softalign_model* m = (softalign_model*)&m; /* not NULL: must be reset on failure */
+  CHECK(softalign_model_load(NULL, &m) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(m == NULL);
+  CHECK(error_mentions("path"));
+  CHECK(softalign_model_load(model_path, NULL) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_model_load_bytes(NULL, 10, &m) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_model_get_info(NULL, NULL) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_model_metadata_count(NULL) == 0);
+  CHECK(softalign_model_encode(NULL, "x", NULL, 0, NULL) == SOFTALIGN_INVALID_ARGUMENT);
+
+  softalign_translator* t = (softalign_translator*)&t;
+  CHECK(softalign_translator_create(NULL, NULL, &t) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(t == NULL);
+  CHECK(error_mentions("model"));
+  CHECK(softalign_translator_arena_bytes(NULL) == 0);
+
+  softalign_result* r = (softalign_result*)&r;
+  CHECK(softalign_translate(NULL, "x", &r) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(r == NULL);
+  CHECK(softalign_translate_ids(NULL, NULL, 0, &r) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_translate_batch(NULL, NULL, 0, NULL) == SOFTALIGN_INVALID_ARGUMENT);
+
+  CHECK(softalign_result_count(NULL) == 0);
+  CHECK(softalign_result_text(NULL, 0) == NULL);
+  CHECK(softalign_result_ids(NULL, 0, NULL) == NULL);
+  CHECK(softalign_result_alignment(NULL, 0, NULL, NULL) == NULL);
+  CHECK(softalign_result_pharaoh(NULL, 0) == NULL);
+  CHECK(softalign_result_source_piece(NULL, 0) == NULL);
+
+  /* Freeing NULL is allowed. */
+  softalign_result_free(NULL);
+  softalign_translator_free(NULL);
+  softalign_model_free(NULL);
+  ++g_passed;
+
+  CHECK(strlen(softalign_version()) > 0);
+  CHECK(strcmp(softalign_status_name(SOFTALIGN_INVALID_MODEL), "invalid_model") == 0);
+  CHECK(strcmp(softalign_status_name(SOFTALIGN_OUT_OF_MEMORY), "out_of_memory") == 0);
+  CHECK(strcmp(softalign_status_name((softalign_status)77), "unknown") == 0);
+}
+
+static void test_bad_files(const char* model_path) {
+  softalign_model* m = NULL;
+  CHECK(softalign_model_load("no/such/model.softalign", &m) == SOFTALIGN_NOT_FOUND);
+  CHECK(m == NULL);
+  CHECK(error_mentions("no/such/model.softalign"));
+
+  size_t size = 0;
+  unsigned char* bytes = read_file(model_path, &size);
+  CHECK(bytes != NULL && size > 64);
+  if (bytes == NULL) return;
+
+  /* The good bytes load; the copy means they can be freed at once after. */
+  CHECK(softalign_model_load_bytes(bytes, size, &m) == SOFTALIGN_OK);
+  softalign_model_free(m);
+  m = NULL;
+
+  CHECK(softalign_model_load_bytes(bytes, 0, &m) == SOFTALIGN_INVALID_MODEL);
+  CHECK(m == NULL);
+  CHECK(strlen(softalign_last_error()) > 0);
+
+  /* Truncated. */
+  CHECK(softalign_model_load_bytes(bytes, size / 2, &m) == SOFTALIGN_INVALID_MODEL);
+  CHECK(m == NULL);
+
+  /* Not a model: the same size of garbage. */
+  unsigned char* junk = (unsigned char*)malloc(size);
+  for (size_t i = 0; i < size; ++i) junk[i] = (unsigned char)(i * 131u + 7u);
+  CHECK(softalign_model_load_bytes(junk, size, &m) == SOFTALIGN_INVALID_MODEL);
+  CHECK(m == NULL);
+  free(junk);
+
+  /* The file identifier damaged. */
+  unsigned char saved = bytes[5];
+  bytes[5] ^= 0x55u;
+  CHECK(softalign_model_load_bytes(bytes, size, &m) == SOFTALIGN_INVALID_MODEL);
+  CHECK(m == NULL);
+  CHECK(error_mentions("identifier"));
+  bytes[5] = saved;
+
+  /* Every status returned a message and nothing crashed: damage the root offset. */
+  bytes[0] ^= 0xFFu;
+  bytes[1] ^= 0xFFu;
+  softalign_status st = softalign_model_load_bytes(bytes, size, &m);
+  CHECK(st != SOFTALIGN_OK);
+  CHECK(m == NULL);
+  free(bytes);
+}
+
+static void test_info(const softalign_model* m, const golden_data* g) {
+  softalign_model_info info;
+  memset(&info, 0, sizeof info);
+  CHECK(softalign_model_get_info(m, &info) == SOFTALIGN_INVALID_ARGUMENT); /* struct_size unset */
+  info.struct_size = sizeof info;
+  CHECK(softalign_model_get_info(m, &info) == SOFTALIGN_OK);
+  CHECK(strcmp(info.variant, g->variant) == 0);
+  CHECK(strcmp(info.scope, g->scope) == 0);
+  CHECK(strcmp(info.weight_type, "f32") == 0);
+  CHECK(info.name != NULL && info.src_lang != NULL && info.tgt_lang != NULL);
+  CHECK(info.src_vocab > 0 && info.tgt_vocab > 0);
+  CHECK(info.eos_id == 3 && info.bos_id == 2);
+  CHECK(info.max_src_len > 0);
+  CHECK(info.schema_version >= 1);
+  CHECK(info.file_bytes > 1000);
+
+  /* A caller built with an older, shorter struct: nothing written past it. */
+  unsigned char buf[sizeof(softalign_model_info) + 16];
+  memset(buf, 0xAB, sizeof buf);
+  softalign_model_info* old = (softalign_model_info*)(void*)buf;
+  const size_t old_size = offsetof(softalign_model_info, tgt_lang);
+  old->struct_size = old_size;
+  CHECK(softalign_model_get_info(m, old) == SOFTALIGN_OK);
+  CHECK(old->src_lang != NULL);
+  int untouched = 1;
+  for (size_t i = old_size; i < sizeof buf; ++i) untouched &= buf[i] == 0xAB;
+  CHECK(untouched);
+
+  const size_t n = softalign_model_metadata_count(m);
+  CHECK(n > 0);
+  const char* key = NULL;
+  const char* value = NULL;
+  CHECK(softalign_model_metadata_at(m, 0, &key, &value) == SOFTALIGN_OK);
+  CHECK(key != NULL && value != NULL);
+  CHECK(softalign_model_metadata_at(m, n, &key, &value) == SOFTALIGN_INVALID_ARGUMENT);
+}
+
+static void test_encode(const softalign_model* m, const golden_data* g) {
+  for (int i = 0; i < g->n_sentences; ++i) {
+    const golden_sentence* s = &g->sentences[i];
+    size_t need = 0;
+    CHECK(softalign_model_encode(m, s->src, NULL, 0, &need) == SOFTALIGN_INVALID_ARGUMENT);
+    CHECK(need == (size_t)s->n_src);
+    int32_t ids[MAX_IDS];
+    size_t count = 0;
+    CHECK(softalign_model_encode(m, s->src, ids, MAX_IDS, &count) == SOFTALIGN_OK);
+    CHECK(same_ids(ids, count, s->src_ids, s->n_src));
+  }
+}
+
+static void test_options(const softalign_model* m) {
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  CHECK(o.struct_size == sizeof o);
+  CHECK(o.beam == 0 && o.nbest == 0 && o.threads == 1 && o.alignment == 0);
+  CHECK(o.alpha < 0.0f && o.max_len_a < 0.0f);
+  CHECK(o.kernels == NULL);
+
+  /* NULL options: the model's defaults. */
+  softalign_translator* t = NULL;
+  CHECK(softalign_translator_create(m, NULL, &t) == SOFTALIGN_OK);
+  CHECK(softalign_translator_arena_bytes(t) > 0);
+  softalign_translator_free(t);
+
+  /* An older caller's shorter struct: the rest takes the defaults. */
+  softalign_translator_options_init(&o, offsetof(softalign_translator_options, nbest));
+  CHECK(o.struct_size == offsetof(softalign_translator_options, nbest));
+  o.beam = 2;
+  t = NULL;
+  CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_OK);
+  softalign_translator_free(t);
+
+  /* Uninitialised options and bad values are errors, not crashes. */
+  memset(&o, 0, sizeof o);
+  t = (softalign_translator*)&t;
+  CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(t == NULL);
+  softalign_translator_options_default(&o);
+  o.beam = 2;
+  o.nbest = 3; /* more than the beam */
+  CHECK(softalign_translator_create(m, &o, &t) != SOFTALIGN_OK);
+  CHECK(t == NULL);
+  softalign_translator_options_default(&o);
+  o.threads = 0;
+  CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_INVALID_ARGUMENT);
+  softalign_translator_options_default(&o);
+  o.beam = -1;
+  CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_INVALID_ARGUMENT);
+  softalign_translator_options_default(&o);
+  o.max_source_tokens = 100000; /* beyond the model's S_max */
+  CHECK(softalign_translator_create(m, &o, &t) != SOFTALIGN_OK);
+  CHECK(strlen(softalign_last_error()) > 0);
+}
+
+/* Every golden search: translate, translate_ids and translate_batch agree with golden.json. */
+static void test_searches(const softalign_model* m, const golden_data* g) {
+  for (int k = 0; k < g->n_searches; ++k) {
+    const int alignment = strcmp(g->searches[k].name, "greedy") != 0; /* exercise both */
+    softalign_translator* t = make_translator(m, &g->searches[k], alignment);
+    CHECK(t != NULL);
+    if (t == NULL) continue;
+    const char* texts[MAX_SENTENCES];
+    int used[MAX_SENTENCES];
+    int n = 0;
+    for (int i = 0; i < g->n_sentences; ++i) {
+      const golden_sentence* s = &g->sentences[i];
+      if (s->n_hyps[k] == 0) continue; /* this search was not run on this sentence */
+      texts[n] = s->src;
+      used[n++] = i;
+
+      softalign_result* r = NULL;
+      CHECK(softalign_translate(t, s->src, &r) == SOFTALIGN_OK);
+      check_hyps(r, s, k, alignment);
+      CHECK(softalign_result_source_count(r) + 1 == (size_t)s->n_src);
+      CHECK(softalign_result_source_piece(r, 0) != NULL);
+      if (alignment) CHECK(softalign_result_pharaoh_words(r, 0) != NULL);
+
+      softalign_result* r2 = NULL;
+      CHECK(softalign_translate_ids(t, s->src_ids, (size_t)s->n_src, &r2) == SOFTALIGN_OK);
+      check_hyps(r2, s, k, alignment);
+      /* The same text, and the same piece alignment, as from text. */
+      CHECK(r != NULL && r2 != NULL && strcmp(softalign_result_text(r, 0), softalign_result_text(r2, 0)) == 0);
+      if (alignment && r != NULL && r2 != NULL)
+        CHECK(strcmp(softalign_result_pharaoh(r, 0), softalign_result_pharaoh(r2, 0)) == 0);
+      CHECK(softalign_result_pharaoh_words(r2, 0) == NULL);
+      softalign_result_free(r);
+      softalign_result_free(r2);
+    }
+
+    /* The batch, with an empty line in the middle: results in input order. */
+    const char* batch[MAX_SENTENCES + 1];
+    softalign_result* out[MAX_SENTENCES + 1];
+    int b = 0;
+    for (int i = 0; i < n; ++i) {
+      if (i == 1) batch[b++] = "";
+      batch[b++] = texts[i];
+    }
+    CHECK(softalign_translate_batch(t, batch, (size_t)b, out) == SOFTALIGN_OK);
+    int j = 0;
+    for (int i = 0; i < b; ++i) {
+      if (batch[i][0] == '\0') {
+        CHECK(softalign_result_count(out[i]) == 1);
+        CHECK(strcmp(softalign_result_text(out[i], 0), "") == 0);
+      } else {
+        check_hyps(out[i], &g->sentences[used[j++]], k, alignment);
+      }
+      softalign_result_free(out[i]);
+    }
+    softalign_translator_free(t);
+  }
+}
+
+static void test_bad_input(const softalign_model* m, const golden_data* g) {
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  o.beam = 1;
+  o.nbest = 1;
+  o.max_source_tokens = 4;
+  softalign_translator* t = NULL;
+  CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_OK);
+  if (t == NULL) return;
+  softalign_result* r = (softalign_result*)&r;
+
+  /* Longer than max_source_tokens. */
+  const golden_sentence* longest = &g->sentences[0];
+  for (int i = 1; i < g->n_sentences; ++i)
+    if (g->sentences[i].n_src > longest->n_src) longest = &g->sentences[i];
+  CHECK(longest->n_src > 4);
+  CHECK(softalign_translate(t, longest->src, &r) == SOFTALIGN_INPUT_TOO_LONG);
+  CHECK(r == NULL);
+  CHECK(softalign_translate_ids(t, longest->src_ids, (size_t)longest->n_src, &r) != SOFTALIGN_OK);
+
+  /* Not UTF-8. */
+  CHECK(softalign_translate(t, "caf\xC3 \xFF", &r) == SOFTALIGN_INVALID_UTF8);
+  CHECK(r == NULL);
+
+  /* Bad ids: out of the vocabulary, no EOS, none at all. */
+  const int32_t bad[2] = {100000, 3};
+  CHECK(softalign_translate_ids(t, bad, 2, &r) == SOFTALIGN_INVALID_ARGUMENT);
+  const int32_t negative[2] = {-5, 3};
+  CHECK(softalign_translate_ids(t, negative, 2, &r) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_translate_ids(t, bad, 0, &r) != SOFTALIGN_OK);
+  CHECK(r == NULL);
+
+  /* A batch with one bad sentence fails as a whole and returns nothing. */
+  const char* batch[3] = {"with", "\xFF", NULL};
+  softalign_result* out[3] = {(softalign_result*)&r, (softalign_result*)&r, (softalign_result*)&r};
+  CHECK(softalign_translate_batch(t, batch, 2, out) != SOFTALIGN_OK);
+  CHECK(out[0] == NULL && out[1] == NULL);
+  CHECK(softalign_translate_batch(t, batch, 3, out) == SOFTALIGN_INVALID_ARGUMENT); /* texts[2] NULL */
+  softalign_translator_free(t);
+
+  /* With replacement, bad bytes are translated instead. */
+  o.replace_invalid_utf8 = 1;
+  o.max_source_tokens = 0;
+  CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_OK);
+  r = NULL;
+  CHECK(softalign_translate(t, "caf\xC3 \xFF", &r) == SOFTALIGN_OK);
+  CHECK(softalign_result_count(r) == 1);
+  softalign_result_free(r);
+  softalign_translator_free(t);
+}
+
+/* A translator keeps its model alive: the model handle may go first. */
+static void test_lifetime(const char* model_path, const golden_data* g) {
+  softalign_model* m = NULL;
+  CHECK(softalign_model_load(model_path, &m) == SOFTALIGN_OK);
+  softalign_translator* t = make_translator(m, &g->searches[0], 0);
+  softalign_model_free(m);
+  softalign_result* r = NULL;
+  CHECK(softalign_translate(t, g->sentences[0].src, &r) == SOFTALIGN_OK);
+  CHECK(softalign_result_count(r) >= 1);
+  softalign_translator_free(t);
+  /* The result outlives both. */
+  CHECK(softalign_result_text(r, 0) != NULL);
+  softalign_result_free(r);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s MODEL.softalign GOLDEN.txt\n", argv[0]);
+    return 2;
+  }
+  static golden_data g; /* large: not on the stack */
+  if (!load_golden(argv[2], &g)) {
+    fprintf(stderr, "cannot read the golden expectations in %s\n", argv[2]);
+    return 2;
+  }
+  CHECK(search_index(&g, "greedy") == 0);
+
+  test_null_arguments(argv[1]);
+  test_bad_files(argv[1]);
+
+  softalign_model* m = NULL;
+  if (softalign_model_load(argv[1], &m) != SOFTALIGN_OK) {
+    fprintf(stderr, "cannot load %s: %s\n", argv[1], softalign_last_error());
+    return 1;
+  }
+  test_info(m, &g);
+  test_encode(m, &g);
+  test_options(m);
+  test_searches(m, &g);
+  test_bad_input(m, &g);
+  softalign_model_free(m);
+  test_lifetime(argv[1], &g);
+
+  printf("%d passed, %d failed\n", g_passed, g_failed);
+  return g_failed == 0 ? 0 : 1;
+}
