@@ -1,0 +1,85 @@
+#include "output.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace softalign::cli {
+namespace {
+
+std::string format_score(float score) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6f", static_cast<double>(score));
+  return buf;
+}
+
+const std::vector<AlignmentLink>& links(const OutputFormat& format, const Hypothesis& h) {
+  return format.word_alignment ? h.alignment_words : h.alignment_pieces;
+}
+
+nlohmann::json to_json(const Hypothesis& h) {
+  nlohmann::json j;
+  j["text"] = h.text;
+  j["pieces"] = h.pieces;
+  j["ids"] = h.ids;
+  j["score"] = h.score;
+  j["log_prob"] = h.log_prob;
+  if (!h.attention.empty()) {
+    // Rows: target pieces then EOS; columns: source pieces then EOS.
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t r = 0; r < h.attention_rows; ++r) {
+      const float* row = h.attention.data() + r * h.source_length;
+      rows.push_back(std::vector<float>(row, row + h.source_length));
+    }
+    j["attention"] = std::move(rows);
+    j["alignment"] = to_pharaoh(h.alignment_pieces);
+    j["word_alignment"] = to_pharaoh(h.alignment_words);
+  }
+  return j;
+}
+
+}  // namespace
+
+void write_result(std::ostream& os, const OutputFormat& format, std::size_t index,
+                  const TranslationResult& result) {
+  static const Hypothesis kEmpty;
+  if (format.json) {
+    nlohmann::json j;
+    j["index"] = index;
+    j["source_pieces"] = result.source_pieces;
+    j["hypotheses"] = nlohmann::json::array();
+    for (const Hypothesis& h : result.hypotheses) j["hypotheses"].push_back(to_json(h));
+    os << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    return;
+  }
+  if (!format.nbest) {
+    const Hypothesis& h = result.hypotheses.empty() ? kEmpty : result.hypotheses.front();
+    os << h.text;
+    if (format.alignment) os << " ||| " << to_pharaoh(links(format, h));
+    os << '\n';
+    return;
+  }
+  if (result.hypotheses.empty()) {  // an empty input: one empty hypothesis
+    os << index << " |||  ||| " << format_score(0.0f) << (format.alignment ? " ||| " : "") << '\n';
+    return;
+  }
+  for (const Hypothesis& h : result.hypotheses) {
+    os << index << " ||| " << h.text << " ||| " << format_score(h.score);
+    if (format.alignment) os << " ||| " << to_pharaoh(links(format, h));
+    os << '\n';
+  }
+}
+
+void write_failure(std::ostream& os, const OutputFormat& format, std::size_t index, const std::string& message) {
+  if (format.json) {
+    nlohmann::json j;
+    j["index"] = index;
+    j["error"] = message;
+    os << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  } else if (!format.nbest) {
+    os << '\n';
+  }
+}
+
+}  // namespace softalign::cli

@@ -1,0 +1,176 @@
+// `softalign translate`: sentences from the arguments, or one per line from
+// stdin (read and translated --batch lines at a time); one output line per
+// input line (n-best: N lines), always in input order.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "softalign/softalign.hpp"
+
+namespace softalign::cli {
+namespace {
+
+struct TranslateArgs {
+  std::string model;
+  std::vector<std::string> sentences;
+  int beam = 0, nbest = 0, batch = 16, threads = 1, max_src_len = 0;
+  float alpha = 0, beta = 0, max_len_a = 0, max_len_b = 0;
+  bool alignment = false, word_alignment = false, json = false, split_long = false, replace_utf8 = false;
+  std::string kernels;
+  // Options given on the command line (the others keep the model's defaults).
+  CLI::Option *beam_opt = nullptr, *nbest_opt = nullptr, *alpha_opt = nullptr, *beta_opt = nullptr,
+              *max_len_a_opt = nullptr, *max_len_b_opt = nullptr;
+};
+
+// "must be >= min" for a number option (CLI11's own range messages print huge bounds).
+CLI::Validator at_least(double min) {
+  const std::string bound = std::to_string(static_cast<long long>(min));
+  return CLI::Validator(
+      [min, bound](std::string& value) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(value, v)) return "'" + value + "' is not a number";
+        if (!(v >= min)) return "must be >= " + bound + ", got " + value;
+        return "";
+      },
+      "", "at least " + bound);
+}
+
+void error(const std::string& message) { std::cerr << "softalign: error: " << message << "\n"; }
+
+// Translates one batch and writes its results; returns false if a line failed.
+// A failing batch is retried line by line, so one bad line costs only itself.
+bool run_batch(Translator& tr, const OutputFormat& format, std::size_t first_index,
+               const std::vector<std::string>& lines) {
+  std::vector<TranslationResult> results;
+  if (tr.translate_batch(lines, &results).ok() && results.size() == lines.size()) {
+    for (std::size_t i = 0; i < lines.size(); ++i) write_result(std::cout, format, first_index + i, results[i]);
+    std::cout.flush();
+    return true;
+  }
+  bool all_ok = true;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    TranslationResult r;
+    const Status st = tr.translate(lines[i], &r);
+    if (st.ok()) {
+      write_result(std::cout, format, first_index + i, r);
+    } else {
+      all_ok = false;
+      // Line numbers are 1-based, as editors count them.
+      error("line " + std::to_string(first_index + i + 1) + ": " + st.to_string());
+      write_failure(std::cout, format, first_index + i, st.to_string());
+    }
+  }
+  std::cout.flush();
+  return all_ok;
+}
+
+int run(const TranslateArgs& a) {
+  std::shared_ptr<const Model> model;
+  Status st = Model::load(a.model, &model);
+  if (!st.ok()) {
+    error(st.to_string());
+    return 1;
+  }
+  TranslatorOptions options;
+  options.max_source_tokens = a.max_src_len;
+  if (a.beam_opt->count()) options.search.beam_size = a.beam;
+  if (a.nbest_opt->count()) options.search.nbest = a.nbest;
+  if (a.alpha_opt->count()) options.search.alpha = a.alpha;
+  if (a.beta_opt->count()) options.search.beta = a.beta;
+  if (a.max_len_a_opt->count()) options.search.max_len_a = a.max_len_a;
+  if (a.max_len_b_opt->count()) options.search.max_len_b = a.max_len_b;
+  const bool want_alignment = a.alignment || a.word_alignment || a.json;
+  options.search.return_alignment = want_alignment;
+  options.search.return_attention = want_alignment;
+  options.threads = a.threads;
+  options.long_input = a.split_long ? LongInputPolicy::kSplitSentences : LongInputPolicy::kError;
+  options.invalid_utf8 = a.replace_utf8 ? InvalidUtf8Policy::kReplace : InvalidUtf8Policy::kError;
+  options.kernels = a.kernels;
+  std::unique_ptr<Translator> tr;
+  st = Translator::prepare(model, options, &tr);
+  if (!st.ok()) {
+    error(st.to_string());
+    return 1;
+  }
+
+  OutputFormat format;
+  format.nbest = a.nbest_opt->count() > 0;
+  format.alignment = a.alignment || a.word_alignment;
+  format.word_alignment = a.word_alignment;
+  format.json = a.json;
+
+  bool ok = true;
+  std::size_t index = 0;
+  std::vector<std::string> lines;
+  auto flush_batch = [&] {
+    ok = run_batch(*tr, format, index, lines) && ok;
+    index += lines.size();
+    lines.clear();
+  };
+  if (!a.sentences.empty()) {
+    for (const std::string& s : a.sentences) {
+      lines.push_back(s);
+      if (lines.size() == static_cast<std::size_t>(a.batch)) flush_batch();
+    }
+  } else {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF input
+      lines.push_back(std::move(line));
+      if (lines.size() == static_cast<std::size_t>(a.batch)) flush_batch();
+    }
+    if (std::cin.bad()) {
+      error("reading stdin failed");
+      ok = false;
+    }
+  }
+  if (!lines.empty()) flush_batch();
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+std::function<int()> add_translate_command(CLI::App& app) {
+  auto a = std::make_shared<TranslateArgs>();
+  CLI::App* cmd = app.add_subcommand("translate", "Translate sentences (arguments, or one per line on stdin)");
+  cmd->footer(
+      "Output: one line per input line, in order; a line that fails gives an empty line and\n"
+      "a message on stderr (exit status 1).\n"
+      "  plain:          TEXT\n"
+      "  --alignment:    TEXT ||| ALIGNMENT   (Pharaoh 'i-j': source i, target j, 0-based)\n"
+      "  --nbest N:      I ||| TEXT ||| SCORE [||| ALIGNMENT]   N lines per input, best first;\n"
+      "                  I is the 0-based input line; a failed line gives no n-best line\n"
+      "  --json:         one JSON object per input line: index, source_pieces, hypotheses\n"
+      "                  (text, pieces, ids, score, log_prob, attention, alignment, word_alignment)");
+  cmd->add_option("-m,--model", a->model, "Model file (.softalign)")->required();
+  cmd->add_option("sentences", a->sentences, "Sentences to translate (default: read stdin)");
+  a->beam_opt = cmd->add_option("--beam", a->beam, "Beam size (1 = greedy; default: the model's)")
+                    ->check(at_least(1));
+  a->alpha_opt = cmd->add_option("--alpha", a->alpha, "Length penalty exponent alpha (GNMT)")
+                     ->check(at_least(0));
+  a->beta_opt = cmd->add_option("--beta", a->beta, "Coverage penalty weight beta")->check(at_least(0));
+  a->nbest_opt = cmd->add_option("--nbest", a->nbest, "Write the N best hypotheses (N <= beam)")
+                     ->check(at_least(1));
+  a->max_len_a_opt = cmd->add_option("--max-len-a", a->max_len_a, "Max target length = floor(a * S + b): a")
+                         ->check(at_least(0));
+  a->max_len_b_opt = cmd->add_option("--max-len-b", a->max_len_b, "Max target length = floor(a * S + b): b")
+                         ->check(at_least(0));
+  cmd->add_option("--max-src-len", a->max_src_len,
+                  "Longest source in pieces, EOS included (default: the model's maximum)")
+      ->check(at_least(1));
+  cmd->add_flag("--alignment", a->alignment, "Append the hard alignment over pieces (Pharaoh)");
+  cmd->add_flag("--word-alignment", a->word_alignment,
+                "Append the hard alignment over whitespace words (Pharaoh)");
+  cmd->add_flag("--json", a->json, "Write JSON lines with the soft alignment matrix");
+  cmd->add_option("--batch", a->batch, "Sentences translated together")->capture_default_str()->check(at_least(1));
+  cmd->add_option("--threads", a->threads, "Threads for one translation")->capture_default_str()->check(at_least(1));
+  cmd->add_flag("--split-long", a->split_long, "Split sources longer than --max-src-len at sentence ends");
+  cmd->add_flag("--replace-invalid-utf8", a->replace_utf8, "Replace invalid UTF-8 bytes instead of failing");
+  cmd->add_option("--kernels", a->kernels, "Kernel set (default: the best for this CPU; 'ref': reference)");
+  return [a] { return run(*a); };
+}
+
+}  // namespace softalign::cli

@@ -1,0 +1,53 @@
+"""Runs the C example program (platforms/c/translate.c) on a golden model and
+checks that each output line is the golden greedy translation: the expected
+ids of golden.json detokenised by SentencePiece itself.
+
+    check_translate_c.py PROGRAM MODEL.softalign GOLDEN_DIR
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import sentencepiece as spm
+
+
+def main() -> int:
+    program, model, golden_dir = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    golden = json.loads((golden_dir / "golden.json").read_text(encoding="utf-8"))
+    spm_file = golden_dir / ("spm.model" if (golden_dir / "spm.model").exists() else "tgt.spm.model")
+    sp = spm.SentencePieceProcessor(model_file=str(spm_file))
+
+    sources, expected = [], []
+    for s in golden["sentences"]:
+        greedy = next(run for run in s["search"] if run["name"] == "greedy")
+        sources.append(s["src_text"])
+        expected.append(sp.decode(greedy["hyps"][0]["ids"]))
+
+    proc = subprocess.run([program, model, *sources], capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        print(f"exit status {proc.returncode}: {proc.stderr.strip()}")
+        return 1
+    got = proc.stdout.split("\n")
+    if got and got[-1] == "":
+        got.pop()
+    failed = 0
+    for i, (src, want) in enumerate(zip(sources, expected)):
+        have = got[i] if i < len(got) else None
+        ok = have == want
+        failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {src!r} -> {have!r} (expected {want!r})")
+    if len(got) != len(expected):
+        print(f"FAIL: {len(got)} output lines for {len(expected)} sentences")
+        failed += 1
+    # A bad model path: exit status 1 and one line on stderr.
+    bad = subprocess.run([program, model + ".missing", "x"], capture_output=True, text=True, timeout=60)
+    bad_ok = bad.returncode == 1 and bad.stdout == "" and len(bad.stderr.strip().splitlines()) == 1
+    failed += not bad_ok
+    print(f"{'ok  ' if bad_ok else 'FAIL'} missing model: {bad.returncode} {bad.stderr.strip()!r}")
+    print(f"{len(expected) + 1 - failed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

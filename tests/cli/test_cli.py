@@ -1,0 +1,277 @@
+"""Tests of the `softalign` command line, run on golden tiny models.
+
+Expected translations come from tests/golden/<name>/golden.json (the reference
+implementation's ids, scores and attention), detokenised by SentencePiece.
+
+Environment (set by ctest): SOFTALIGN_CLI (the program), SOFTALIGN_GOLDEN_BIN_DIR
+(converted models, <name>.f32.softalign), SOFTALIGN_GOLDEN_SRC_DIR (tests/golden).
+"""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+import sentencepiece as spm
+
+CLI = os.environ.get("SOFTALIGN_CLI", "build/bin/softalign")
+BIN_DIR = Path(os.environ.get("SOFTALIGN_GOLDEN_BIN_DIR", "build/golden"))
+SRC_DIR = Path(os.environ.get("SOFTALIGN_GOLDEN_SRC_DIR", "tests/golden"))
+
+# The golden searches' length limit (golden.json "searches"), given explicitly
+# so the tests do not depend on the model's stored defaults.
+LEN = ["--max-len-a", "1", "--max-len-b", "3"]
+
+
+def run(*args, stdin=None):
+    return subprocess.run([CLI, *args], input=stdin, capture_output=True, text=True, timeout=60)
+
+
+class Golden:
+    def __init__(self, name):
+        self.model = str(BIN_DIR / f"{name}.f32.softalign")
+        d = SRC_DIR / name
+        self.data = json.loads((d / "golden.json").read_text(encoding="utf-8"))
+        spm_file = d / ("spm.model" if (d / "spm.model").exists() else "tgt.spm.model")
+        self.sp = spm.SentencePieceProcessor(model_file=str(spm_file))
+        self.sentences = self.data["sentences"]
+        self.sources = [s["src_text"] for s in self.sentences]
+
+    def hyps(self, i, search):
+        return next(r for r in self.sentences[i]["search"] if r["name"] == search)["hyps"]
+
+    def text(self, ids):
+        return self.sp.decode(ids)
+
+    def greedy_text(self, i):
+        return self.text(self.hyps(i, "greedy")[0]["ids"])
+
+
+def argmax_links(attn, n_ids, src_len):
+    """The expected hard alignment: per target piece, the most attended source piece (EOS left out)."""
+    links = []
+    for t in range(n_ids):
+        row = attn[t][: src_len - 1]
+        links.append((max(range(len(row)), key=lambda j: (row[j], -j)), t))
+    return links
+
+
+def parse_pharaoh(s):
+    return [tuple(int(x) for x in link.split("-")) for link in s.split()]
+
+
+class HelpAndVersion(unittest.TestCase):
+    def test_help_on_every_command(self):
+        for args in (["--help"], ["translate", "--help"], ["info", "--help"]):
+            p = run(*args)
+            self.assertEqual(p.returncode, 0, args)
+            self.assertIn("Usage", p.stdout + p.stderr, args)
+        p = run("translate", "--help")
+        for option in ("--model", "--beam", "--alpha", "--beta", "--nbest", "--alignment", "--batch",
+                       "--threads", "--max-len-a", "--max-len-b"):
+            self.assertIn(option, p.stdout)
+        self.assertIn("|||", p.stdout)  # the output formats are documented
+
+    def test_version(self):
+        p = run("--version")
+        self.assertEqual(p.returncode, 0)
+        self.assertRegex(p.stdout.strip(), r"^softalign \d+\.\d+\.\d+$")
+
+    def test_no_command_is_an_error(self):
+        p = run()
+        self.assertNotEqual(p.returncode, 0)
+        self.assertTrue(p.stderr.strip())
+
+
+class Translate(unittest.TestCase):
+    g = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.g = Golden("bahdanau")
+
+    def translate(self, *args, stdin=None):
+        return run("translate", "-m", self.g.model, *args, stdin=stdin)
+
+    def test_greedy_from_arguments(self):
+        p = self.translate("--beam", "1", *LEN, *self.g.sources)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        want = [self.g.greedy_text(i) for i in range(len(self.g.sources))]
+        self.assertEqual(p.stdout.split("\n")[:-1], want)
+        self.assertEqual(p.stderr, "")
+
+    def test_stdin_keeps_order_and_empty_lines(self):
+        # Repeated, reordered and empty lines; batches that split the input unevenly.
+        order = [3, 0, 1, None, 2, 0, None, 3]
+        lines = ["" if i is None else self.g.sources[i] for i in order]
+        want = ["" if i is None else self.g.greedy_text(i) for i in order]
+        stdin = "\n".join(lines) + "\n"
+        for batch in ("1", "3", "16"):
+            p = self.translate("--beam", "1", *LEN, "--batch", batch, stdin=stdin)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.split("\n")[:-1], want, f"--batch {batch}")
+        # CRLF line ends and a last line without a newline.
+        p = self.translate("--beam", "1", *LEN, stdin="\r\n".join(lines))
+        self.assertEqual(p.stdout.split("\n")[:-1], want)
+
+    def test_nbest(self):
+        p = self.translate("--beam", "4", "--alpha", "0.6", "--beta", "0.2", "--nbest", "4", *LEN,
+                           *self.g.sources)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = [line.split(" ||| ") for line in p.stdout.split("\n")[:-1]]
+        want = [(i, h) for i in range(len(self.g.sources)) for h in self.g.hyps(i, "beam4")]
+        self.assertEqual(len(got), len(want))
+        for fields, (i, h) in zip(got, want):
+            self.assertEqual(len(fields), 3, fields)
+            self.assertEqual(int(fields[0]), i)
+            self.assertEqual(fields[1], self.g.text(h["ids"]))
+            self.assertAlmostEqual(float(fields[2]), h["score"], delta=1e-4)
+
+    def test_nbest_with_fewer_than_beam(self):
+        p = self.translate("--beam", "4", "--alpha", "0.6", "--beta", "0.2", "--nbest", "2", *LEN,
+                           self.g.sources[1], "")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.split("\n")[:-1]
+        self.assertEqual([line.split(" ||| ")[0] for line in lines], ["0", "0", "1"])
+        self.assertEqual(lines[2], "1 |||  ||| 0.000000")  # an empty line: one empty hypothesis
+
+    def test_alignment(self):
+        p = self.translate("--beam", "1", *LEN, "--alignment", *self.g.sources)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.split("\n")[:-1]
+        self.assertEqual(len(lines), len(self.g.sources))
+        for i, line in enumerate(lines):
+            text, pharaoh = line.split(" ||| ")
+            h = self.g.hyps(i, "greedy")[0]
+            self.assertEqual(text, self.g.text(h["ids"]))
+            src_len = len(self.g.sentences[i]["src_ids"])
+            self.assertEqual(parse_pharaoh(pharaoh), argmax_links(h["attn"], len(h["ids"]), src_len))
+
+    def test_word_alignment(self):
+        p = self.translate("--beam", "1", *LEN, "--word-alignment", self.g.sources[3])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        text, pharaoh = p.stdout.rstrip("\n").split(" ||| ")
+        n_src, n_tgt = len(self.g.sources[3].split()), len(text.split())
+        links = parse_pharaoh(pharaoh)
+        self.assertTrue(links)
+        self.assertEqual(links, sorted(set(links)))
+        for j, t in links:
+            self.assertTrue(0 <= j < n_src and 0 <= t < n_tgt, (j, t))
+
+    def test_nbest_with_alignment(self):
+        p = self.translate("--beam", "4", "--alpha", "0.6", "--beta", "0.2", "--nbest", "4", *LEN,
+                           "--alignment", self.g.sources[0])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for line, h in zip(p.stdout.split("\n")[:-1], self.g.hyps(0, "beam4")):
+            fields = line.split(" ||| ")
+            self.assertEqual(len(fields), 4, line)
+            self.assertEqual(parse_pharaoh(fields[3]), argmax_links(h["attn"], len(h["ids"]), 2))
+
+    def test_json_has_the_soft_alignment(self):
+        p = self.translate("--beam", "4", "--alpha", "0.6", "--beta", "0.2", "--nbest", "4", *LEN, "--json",
+                           *self.g.sources)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        objs = [json.loads(line) for line in p.stdout.split("\n")[:-1]]
+        self.assertEqual([o["index"] for o in objs], list(range(len(self.g.sources))))
+        for i, o in enumerate(objs):
+            self.assertEqual(len(o["source_pieces"]) + 1, len(self.g.sentences[i]["src_ids"]))
+            for got, want in zip(o["hypotheses"], self.g.hyps(i, "beam4"), strict=True):
+                self.assertEqual(got["ids"], want["ids"])
+                self.assertEqual(len(got["attention"]), len(want["attn"]))
+                for row_got, row_want in zip(got["attention"], want["attn"], strict=True):
+                    for a, b in zip(row_got, row_want, strict=True):
+                        self.assertAlmostEqual(a, b, delta=1e-5)
+
+    def test_threads_give_the_same_output(self):
+        one = self.translate("--beam", "4", "--nbest", "4", *LEN, "--threads", "1", *self.g.sources)
+        two = self.translate("--beam", "4", "--nbest", "4", *LEN, "--threads", "2", *self.g.sources)
+        self.assertEqual(one.returncode, 0, one.stderr)
+        self.assertEqual(two.returncode, 0, two.stderr)
+        self.assertEqual(one.stdout, two.stdout)
+
+    def test_a_bad_line_fails_alone(self):
+        # Invalid UTF-8 in line 2 and a too-long line 4: each gets an empty output line and a
+        # message naming it; the others are translated, in order; the exit status is 1.
+        long_src = self.g.sources[3]
+        stdin = (self.g.sources[0] + "\n").encode() + b"caf\xff\n" + (self.g.sources[1] + "\n" + long_src + "\n").encode()
+        p = subprocess.run([CLI, "translate", "-m", self.g.model, "--beam", "1", *LEN, "--max-src-len", "12",
+                            "--batch", "4"], input=stdin, capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 1)
+        out = p.stdout.decode().split("\n")[:-1]
+        self.assertEqual(out, [self.g.greedy_text(0), "", self.g.greedy_text(1), ""])
+        err = p.stderr.decode().strip().split("\n")
+        self.assertEqual(len(err), 2, err)
+        self.assertRegex(err[0], r"^softalign: error: line 2: invalid_utf8")
+        self.assertRegex(err[1], r"^softalign: error: line 4: input_too_long")
+
+    def test_replace_invalid_utf8(self):
+        p = subprocess.run([CLI, "translate", "-m", self.g.model, "--replace-invalid-utf8"],
+                           input=b"caf\xff\n", capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(p.stdout.decode().split("\n")), 2)
+
+
+class Errors(unittest.TestCase):
+    model = str(BIN_DIR / "bahdanau.f32.softalign")
+
+    def assert_error(self, p, *needles):
+        self.assertNotEqual(p.returncode, 0)
+        self.assertEqual(p.stdout, "")
+        err = p.stderr.strip()
+        self.assertTrue(err)
+        for needle in needles:
+            self.assertIn(needle, err)
+        return err
+
+    def test_missing_model(self):
+        for cmd in (["translate", "-m", "no/such.softalign", "x"], ["info", "no/such.softalign"]):
+            err = self.assert_error(run(*cmd), "no/such.softalign", "not_found")
+            self.assertEqual(len(err.split("\n")), 1, err)
+
+    def test_corrupt_model(self):
+        with tempfile.TemporaryDirectory() as d:
+            good = Path(self.model).read_bytes()
+            for name, data in (("junk", bytes(range(256)) * 64), ("truncated", good[: len(good) // 2]),
+                               ("empty", b"")):
+                path = Path(d) / f"{name}.softalign"
+                path.write_bytes(data)
+                for cmd in (["translate", "-m", str(path), "x"], ["info", str(path)]):
+                    err = self.assert_error(run(*cmd), "invalid_model")
+                    self.assertEqual(len(err.split("\n")), 1, err)
+
+    def test_bad_option_values(self):
+        for args in (["--beam", "0"], ["--beam", "abc"], ["--alpha", "-1"], ["--batch", "0"],
+                     ["--threads", "0"], ["--nbest", "0"], ["--max-len-a", "x"], ["--no-such-option"]):
+            self.assert_error(run("translate", "-m", self.model, *args, "x"))
+
+    def test_nbest_larger_than_beam(self):
+        self.assert_error(run("translate", "-m", self.model, "--beam", "2", "--nbest", "3", "x"), "nbest")
+
+    def test_model_is_required(self):
+        self.assert_error(run("translate", "x"), "--model")
+        self.assert_error(run("info"))
+
+
+class Info(unittest.TestCase):
+    def test_info(self):
+        for name in ("bahdanau", "luong_local_p", "bahdanau_shared"):
+            g = Golden(name)
+            p = run("info", g.model)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            fields = dict(line.split(": ", 1) for line in p.stdout.splitlines() if ": " in line and
+                          not line.startswith("  "))
+            config = g.data["config"]
+            for key in ("variant", "score", "scope", "window_d", "enc_layers", "dec_layers", "emb_size",
+                        "enc_hidden", "dec_hidden", "src_vocab", "tgt_vocab", "max_src_len", "eos_id"):
+                self.assertEqual(fields[key], str(config[key]), key)
+            self.assertEqual(fields["shared_vocab"], "true" if config["shared_vocab"] else "false")
+            self.assertEqual(fields["weights"], "f32")
+            self.assertEqual(int(fields["file_bytes"].split()[0]), os.path.getsize(g.model))
+            self.assertIn("arena_bytes", fields)
+            self.assertIn("metadata:", p.stdout)
+            self.assertIn("  converter_version: ", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
