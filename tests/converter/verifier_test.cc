@@ -123,10 +123,17 @@ TEST_CASE("wrong identifier and newer schema versions are refused with a clear r
 
   // A Model with schema_version 2: "made by a newer converter".
   flatbuffers::FlatBufferBuilder b;
-  auto config = fb::CreateConfig(b, fb::Variant::EncDec);
+  auto decoding = fb::CreateDecoding(b, 1);
+  fb::ConfigBuilder cb(b);
+  cb.add_decoding(decoding);
+  auto config = cb.Finish();
+  auto tensors = b.CreateVector(std::vector<flatbuffers::Offset<fb::Tensor>>{});
+  auto spm = b.CreateVector(std::vector<uint8_t>{1});
   fb::ModelBuilder mb(b);
   mb.add_schema_version(softalign::format::kSchemaVersion + 1);
   mb.add_config(config);
+  mb.add_tensors(tensors);
+  mb.add_src_spm(spm);
   fb::FinishModelBuffer(b, mb.Finish());
   std::vector<uint8_t> newer(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   CHECK_FALSE(accepted(newer, &err));
