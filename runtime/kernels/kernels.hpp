@@ -74,9 +74,14 @@ struct KernelTable {
 // The reference kernels.
 const KernelTable& ref_kernels();
 
-// The kernel set named `name` ("ref"; "" = best for this CPU, after the
-// SOFTALIGN_KERNELS override), or null when unknown or not supported here.
+// The kernel set named `name` ("ref"; "" or "auto" = the best for this CPU,
+// after the SOFTALIGN_KERNELS override), or null when unknown or not
+// supported by this CPU.
 const KernelTable* select_kernels(const char* name);
+
+// Every kernel set this CPU can run, the reference first (tests run them all).
+// Returns the count; fills at most `max` entries of `out`.
+int available_kernels(const KernelTable** out, int max);
 
 // y = W x (+ bias), any storage type; `xq` is scratch of W.cols bytes (i8 only).
 void matvec(const KernelTable& k, const Matrix& w, const float* x, const float* bias, float* y,

@@ -30,7 +30,11 @@ uint16_t float_to_half(float f) { return fp16_ieee_from_fp32_value(f); }
 const int kRows[] = {1, 3, 17, 64};
 const int kCols[] = {1, 5, 16, 33, 100};
 
-std::vector<const KernelTable*> tables() { return {&ref_kernels()}; }
+std::vector<const KernelTable*> tables() {
+  const KernelTable* sets[16];
+  const int n = available_kernels(sets, 16);
+  return std::vector<const KernelTable*>(sets, sets + std::min(n, 16));
+}
 
 }  // namespace
 
@@ -225,6 +229,9 @@ TEST_CASE("top-k: best first, ties to the lower index") {
 }
 
 TEST_CASE("select_kernels") {
+  CHECK(tables().front() == &ref_kernels());
+  for (const KernelTable* k : tables()) CHECK(select_kernels(k->name) == k);
+  CHECK(select_kernels("auto") == tables().back());
   CHECK(select_kernels("ref") == &ref_kernels());
   CHECK(select_kernels("no-such-isa") == nullptr);
   CHECK(select_kernels("") != nullptr);
