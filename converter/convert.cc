@@ -197,7 +197,7 @@ void convert(const Options& o, std::ostream& report_out) {
     out.push_back(std::move(t));
   }
 
-  const std::vector<uint8_t> file = build_model_file(c, std::move(out), src_spm, tgt_spm, meta);
+  const flatbuffers::DetachedBuffer file = build_model_file(c, std::move(out), src_spm, tgt_spm, meta);
   // Check our own output with the reader's rules before it can be shipped.
   std::string why;
   if (!format::verify_model(file.data(), file.size(), &why)) throw Error("internal error: output fails verification: " + why);

@@ -40,7 +40,7 @@ flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>> key_
 
 }  // namespace
 
-std::vector<uint8_t> build_model_file(const ModelConfig& c, std::vector<OutTensor> tensors,
+flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<OutTensor> tensors,
                                       const std::string& src_spm, const std::string& tgt_spm,
                                       const OutMetadata& meta) {
   // FlatBuffers offsets are 32-bit: the whole file must stay below 2 GiB.
@@ -54,7 +54,8 @@ std::vector<uint8_t> build_model_file(const ModelConfig& c, std::vector<OutTenso
     return std::strcmp(a.name.c_str(), b.name.c_str()) < 0;
   });
 
-  flatbuffers::FlatBufferBuilder b(1 << 20);
+  // Reserve the whole file at once: no regrowth copies of a large model.
+  flatbuffers::FlatBufferBuilder b(static_cast<size_t>(total) + (1 << 20));
   std::vector<flatbuffers::Offset<fb::Tensor>> offsets;
   for (const OutTensor& t : tensors) {
     auto name = b.CreateString(t.name);
@@ -94,7 +95,7 @@ std::vector<uint8_t> build_model_file(const ModelConfig& c, std::vector<OutTenso
   if (!c.shared_vocab) mb.add_tgt_spm(tgt);
   mb.add_metadata(metadata);
   fb::FinishModelBuffer(b, mb.Finish());
-  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  return b.Release();
 }
 
 }  // namespace softalign::convert

@@ -28,7 +28,7 @@ struct OutMetadata {
 // The complete file. Tensors are written sorted by name; every tensor's data
 // starts at a multiple of 32 bytes. `tgt_spm` is left out when the config has
 // shared_vocab. Same inputs give the same bytes.
-std::vector<uint8_t> build_model_file(const ModelConfig& config, std::vector<OutTensor> tensors,
+flatbuffers::DetachedBuffer build_model_file(const ModelConfig& config, std::vector<OutTensor> tensors,
                                       const std::string& src_spm, const std::string& tgt_spm,
                                       const OutMetadata& meta);
 
