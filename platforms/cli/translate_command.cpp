@@ -138,7 +138,8 @@ std::function<int()> add_translate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("translate", "Translate sentences (arguments, or one per line on stdin)");
   cmd->footer(
       "Output: one line per input line, in order; a line that fails gives an empty line and\n"
-      "a message on stderr (exit status 1).\n"
+      "a message on stderr. Exit status: 0 when every line was translated, 1 when a line or\n"
+      "the model failed, 2 for bad arguments.\n"
       "  plain:          TEXT\n"
       "  --alignment:    TEXT ||| ALIGNMENT   (Pharaoh 'i-j': source i, target j, 0-based)\n"
       "  --nbest N:      I ||| TEXT ||| SCORE [||| ALIGNMENT]   N lines per input, best first;\n"

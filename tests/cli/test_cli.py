@@ -205,6 +205,20 @@ class Translate(unittest.TestCase):
         self.assertRegex(err[0], r"^softalign: error: line 2: invalid_utf8")
         self.assertRegex(err[1], r"^softalign: error: line 4: input_too_long")
 
+    def test_split_long(self):
+        # Too long as a whole, two sentences that fit: the parts' translations joined.
+        part = self.g.sources[1] + "."
+        alone = self.translate("--beam", "1", *LEN, part)
+        self.assertEqual(alone.returncode, 0, alone.stderr)
+        n = len(self.g.sentences[1]["src_ids"]) + 1  # room for one part only
+        args = ["--beam", "1", *LEN, "--max-src-len", str(n + 2), part + " " + part]
+        p = self.translate("--split-long", *args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, alone.stdout.rstrip("\n") + " " + alone.stdout)
+        p = self.translate(*args)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("input_too_long", p.stderr)
+
     def test_replace_invalid_utf8(self):
         p = subprocess.run([CLI, "translate", "-m", self.g.model, "--replace-invalid-utf8"],
                            input=b"caf\xff\n", capture_output=True, timeout=60)
