@@ -23,7 +23,8 @@
 // smallest gap the reference saw between a kept and a dropped candidate) is
 // more than twice the bound on a summed log-probability (2 · tol per step,
 // over the longest hypothesis): below that, a different choice is allowed by
-// the quantization itself. The measured errors are printed.
+// the quantization itself. The measured errors are printed. The last test
+// checks every precision's search exactly against its own teacher forcing.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -178,3 +179,91 @@ void run_precision(const std::string& precision) {
 TEST_CASE("golden models, fp32 weights") { run_precision("f32"); }
 TEST_CASE("golden models, fp16 weights") { run_precision("f16"); }
 TEST_CASE("golden models, int8 weights") { run_precision("int8"); }
+
+// Independent of the reference and of the precision: every hypothesis the
+// search returns has the log-probability that teacher forcing its own ids
+// gives (float32 sums of log_softmax, EOS included), its score follows from
+// the contract's formula, and greedy picks the argmax at every step.
+TEST_CASE("search results agree with teacher forcing of their own ids") {
+  for (const std::string& name : golden::names()) {
+    const nlohmann::json g = golden::load_json(name);
+    for (const char* precision : {"f32", "f16", "int8"}) {
+      INFO("model ", name, " (", precision, ")");
+      std::shared_ptr<const Model> model;
+      REQUIRE(Model::load(golden::model_path(name, precision).string(), &model).ok());
+      const ModelConfig& c = model->config();
+      const int V = c.tgt_vocab;
+      TranslatorOptions opt;
+      opt.search.beam_size = 4;
+      opt.search.max_len_b = 64.0f;
+      std::unique_ptr<Translator> tr;
+      REQUIRE(Translator::prepare(model, opt, &tr).ok());
+      for (const auto& sent : g["sentences"]) {
+        const std::vector<int32_t> src = golden::ids(sent["src_ids"]);
+        for (const auto& spec : g["searches"]) {
+          SearchOptions so;
+          so.beam_size = spec["beam"].get<int>();
+          so.nbest = spec["nbest"].get<int>();
+          so.alpha = spec["alpha"].get<float>();
+          so.beta = spec["beta"].get<float>();
+          so.max_len_a = spec["max_len_a"].get<float>();
+          so.max_len_b = spec["max_len_b"].get<float>();
+          NBestView nb;
+          REQUIRE(tr->translate_ids(src, so, &nb).ok());
+          REQUIRE(nb.count >= 1);
+          // Copy the views: force_decode below reuses the arena.
+          struct H {
+            std::vector<int32_t> ids;
+            std::size_t rows;
+            float score, log_prob;
+            std::vector<float> att;
+          };
+          std::vector<H> hyps;
+          for (std::size_t r = 0; r < nb.count; ++r) {
+            const HypothesisView& v = nb.hypotheses[r];
+            hyps.push_back({std::vector<int32_t>(v.ids, v.ids + v.length), v.attention_rows, v.score, v.log_prob,
+                            std::vector<float>(v.attention, v.attention + v.attention_rows * src.size())});
+          }
+          for (const H& h : hyps) {
+            const bool eos = h.rows == h.ids.size() + 1;
+            std::vector<int32_t> tgt_in = {c.bos_id}, tgt_out = h.ids;
+            tgt_in.insert(tgt_in.end(), h.ids.begin(), h.ids.end());
+            if (eos) tgt_out.push_back(c.eos_id);
+            tgt_in.resize(tgt_out.size());
+            std::vector<float> logits(tgt_in.size() * V), att(tgt_in.size() * src.size());
+            REQUIRE(tr->force_decode(src, tgt_in, logits.data(), att.data()).ok());
+            float sum = 0.0f;
+            for (std::size_t t = 0; t < tgt_in.size(); ++t) {
+              const float* row = &logits[t * V];
+              double mx = row[0];
+              for (int v = 1; v < V; ++v) mx = std::max<double>(mx, row[v]);
+              double z = 0;
+              for (int v = 0; v < V; ++v) z += std::exp(row[v] - mx);
+              sum += static_cast<float>(row[tgt_out[t]] - mx - std::log(z));
+              if (*so.beam_size == 1) {
+                int best = 0;
+                for (int v = 1; v < V; ++v)
+                  if (row[v] > row[best]) best = v;
+                CHECK(best == tgt_out[t]);
+              }
+            }
+            CHECK(h.log_prob == doctest::Approx(sum).epsilon(1e-5).scale(1.0));
+            for (std::size_t i = 0; i < att.size(); ++i) CHECK(std::fabs(att[i] - h.att[i]) <= 1e-6f);
+            double cov_pen = 0;
+            if (*so.beta > 0) {
+              for (std::size_t j = 0; j < src.size(); ++j) {
+                double cov = 0;
+                for (std::size_t i = 0; i < h.rows; ++i) cov += h.att[i * src.size() + j];
+                cov_pen += std::log(std::min(std::max(cov, 1e-6), 1.0));
+              }
+              cov_pen *= *so.beta;
+            }
+            const double lp = std::pow((5.0 + static_cast<double>(h.rows)) / 6.0, static_cast<double>(*so.alpha));
+            CHECK(h.score == doctest::Approx(h.log_prob / lp + cov_pen).epsilon(1e-5).scale(1.0));
+          }
+          for (std::size_t r = 1; r < hyps.size(); ++r) CHECK(hyps[r - 1].score >= hyps[r].score);
+        }
+      }
+    }
+  }
+}
