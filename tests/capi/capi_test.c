@@ -10,6 +10,7 @@
 #include <softalign/softalign.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -532,6 +533,71 @@ static void test_lifetime(const char* model_path, const golden_data* g) {
   softalign_result_free(r);
 }
 
+/* One model, one translator per thread: every thread gets the golden beam-4 n-best. */
+typedef struct {
+  const softalign_model* model;
+  const golden_data* g;
+  int failures;
+} thread_job;
+
+static void* thread_main(void* arg) {
+  thread_job* job = (thread_job*)arg;
+  const int k = search_index(job->g, "beam4");
+  softalign_translator* t = make_translator(job->model, &job->g->searches[k], 0);
+  if (t == NULL) {
+    job->failures = 1;
+    return NULL;
+  }
+  for (int round = 0; round < 20; ++round) {
+    for (int i = 0; i < job->g->n_sentences; ++i) {
+      const golden_sentence* s = &job->g->sentences[i];
+      softalign_result* r = NULL;
+      if (softalign_translate(t, s->src, &r) != SOFTALIGN_OK || softalign_result_count(r) != (size_t)s->n_hyps[k]) {
+        ++job->failures;
+      } else {
+        for (int h = 0; h < s->n_hyps[k]; ++h) {
+          size_t n = 0;
+          const int32_t* ids = softalign_result_ids(r, (size_t)h, &n);
+          if (!same_ids(ids, n, s->hyps[k][h].ids, s->hyps[k][h].n_ids)) ++job->failures;
+        }
+      }
+      softalign_result_free(r);
+    }
+  }
+  softalign_translator_free(t);
+  return NULL;
+}
+
+static void test_threads(const softalign_model* m, const golden_data* g) {
+  enum { kThreads = 4 };
+  pthread_t threads[kThreads];
+  thread_job jobs[kThreads];
+  for (int i = 0; i < kThreads; ++i) {
+    jobs[i].model = m;
+    jobs[i].g = g;
+    jobs[i].failures = 0;
+    CHECK(pthread_create(&threads[i], NULL, thread_main, &jobs[i]) == 0);
+  }
+  for (int i = 0; i < kThreads; ++i) {
+    CHECK(pthread_join(threads[i], NULL) == 0);
+    CHECK(jobs[i].failures == 0);
+  }
+}
+
+static void test_kernels_option(const softalign_model* m) {
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  o.kernels = "ref";
+  softalign_translator* t = NULL;
+  CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_OK);
+  softalign_translator_free(t);
+  o.kernels = "no-such-kernels";
+  t = (softalign_translator*)&t;
+  CHECK(softalign_translator_create(m, &o, &t) != SOFTALIGN_OK);
+  CHECK(t == NULL);
+  CHECK(error_mentions("no-such-kernels"));
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s MODEL.softalign GOLDEN.txt\n", argv[0]);
@@ -557,6 +623,8 @@ int main(int argc, char** argv) {
   test_options(m);
   test_searches(m, &g);
   test_bad_input(m, &g);
+  test_kernels_option(m);
+  test_threads(m, &g);
   softalign_model_free(m);
   test_lifetime(argv[1], &g);
 
