@@ -10,7 +10,8 @@ this file follows the contract literally:
 - finished score (double) = logp / ((5 + |Y|) / 6)^alpha
   + beta * sum_j log(min(max(sum_i a_ij, 1e-6), 1));
 - n-best sorted by score, best first (ties: earlier finished first);
-- greedy is beam 1.
+- greedy is beam 1;
+- an ensemble averages the models' log-probabilities (and attention rows).
 """
 import math
 from dataclasses import dataclass, field
@@ -65,11 +66,12 @@ def _pad(src_ids_list, pad_id):
 
 def _check_sources(model, src_ids_list):
     cfg = model.cfg
+    max_len = getattr(model, "max_src_len", cfg.max_src_len)
     for i, s in enumerate(src_ids_list):
         if len(s) == 0:
             raise ValueError(f"source {i} is empty (it needs at least the EOS id)")
-        if len(s) > cfg.max_src_len:
-            raise ValueError(f"source {i} has {len(s)} ids, more than max_src_len = {cfg.max_src_len}")
+        if len(s) > max_len:
+            raise ValueError(f"source {i} has {len(s)} ids, more than max_src_len = {max_len}")
         bad = [x for x in s if not (0 <= int(x) < cfg.src_vocab)]
         if bad:
             raise ValueError(f"source {i} has ids outside the source vocabulary: {bad[:5]}")
@@ -84,6 +86,67 @@ def _best(cand, k):
     if n > 1 and bool((vals[1:] == vals[:-1]).any()):
         vals, idx = torch.sort(cand, descending=True, stable=True)
     return vals, idx
+
+
+class Ensemble:
+    """Several models that share vocabularies and special ids, searched as one: the
+    step's log-probabilities are the mean of the models' log-probabilities, and its
+    attention row the mean of their rows (DESIGN.md §2, "Search")."""
+
+    def __init__(self, models):
+        self.models = list(models)
+        c0 = self.models[0].cfg
+        for m in self.models[1:]:
+            c = m.cfg
+            same = (c.src_vocab, c.tgt_vocab, c.pad_id, c.unk_id, c.bos_id, c.eos_id) == \
+                (c0.src_vocab, c0.tgt_vocab, c0.pad_id, c0.unk_id, c0.bos_id, c0.eos_id)
+            if not same:
+                raise ValueError("an ensemble needs models with the same vocabularies and special ids")
+        self.cfg = c0
+        self.max_src_len = min(m.cfg.max_src_len for m in self.models)
+
+    @property
+    def training(self):
+        return any(m.training for m in self.models)
+
+    def eval(self):
+        for m in self.models:
+            m.eval()
+        return self
+
+    def train(self, mode=True):
+        for m in self.models:
+            m.train(mode)
+        return self
+
+    def encode(self, src, src_len):
+        return _Rows([m.encode(src, src_len) for m in self.models])
+
+    def init_state(self, enc):
+        return _Rows([m.init_state(e) for m, e in zip(self.models, enc.parts)])
+
+    def log_probs_step(self, enc, y_prev, state, t):
+        outs = [m.step(e, y_prev, s, t) for m, e, s in zip(self.models, enc.parts, state.parts)]
+        logp = torch.stack([torch.log_softmax(o[0].float(), dim=-1) for o in outs]).mean(0)
+        attn = torch.stack([o[1] for o in outs]).mean(0)
+        return logp, attn, _Rows([o[2] for o in outs])
+
+
+class _Rows:
+    """Per-model encoder outputs or decoder states, selected together."""
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def select(self, idx):
+        return _Rows([p.select(idx) for p in self.parts])
+
+
+def _log_probs_step(model, enc, y_prev, state, t):
+    if isinstance(model, Ensemble):
+        return model.log_probs_step(enc, y_prev, state, t)
+    logits, attn, new_state = model.step(enc, y_prev, state, t)
+    return torch.log_softmax(logits.float(), dim=-1), attn, new_state
 
 
 def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbest, stats):
@@ -103,8 +166,7 @@ def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbe
         enc = enc_all.select(torch.tensor(rows_of, dtype=torch.long))
         y_prev = torch.tensor([h.tokens[-1] if h.tokens else cfg.bos_id
                                for b in range(B) for h in alive[b]], dtype=torch.long)
-        logits, attn, new_state = model.step(enc, y_prev, state, t)
-        logprobs = torch.log_softmax(logits.float(), dim=-1)
+        logprobs, attn, new_state = _log_probs_step(model, enc, y_prev, state, t)
         V = logprobs.size(1)
         parents, next_rows = [], []
         r0 = 0
@@ -157,13 +219,15 @@ def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len
                   max_len_b=None, nbest=None, batch_size=64, stats=None):
     """Translates source id lists (pieces + EOS each) with the reference search.
 
-    Options default to the model config's `decoding`. Sentences are batched by
+    `model` is one model or a list of models (an ensemble, see Ensemble). Options default to the model config's `decoding`. Sentences are batched by
     length (batch_size per batch) and returned in input order: for each, a list
     of up to nbest Hypothesis, best first. If `stats` is a list, the smallest
     decision margin of each sentence is appended to it (the gap between the last
     kept and the first dropped candidate at every step, and between consecutive
     n-best scores), which says how close the search came to a different result.
     """
+    if isinstance(model, (list, tuple)):
+        model = Ensemble(model) if len(model) > 1 else model[0]
     dec = model.cfg.decoding
     beam = dec["beam"] if beam is None else beam
     alpha = dec["alpha"] if alpha is None else alpha

@@ -181,3 +181,30 @@ def test_bad_arguments_are_clear_errors():
         search.translate_ids(model, [[500, 3]], beam=1)
     with pytest.raises(ValueError, match="nbest"):
         search.translate_ids(model, [[5, 3]], beam=2, nbest=3)
+
+
+def test_ensemble():
+    a, b = make_model("bahdanau", seed=1), make_model("bahdanau", seed=2)
+    opts = dict(beam=3, alpha=0.6, beta=0.2, nbest=3, **OPTS)
+    single = search.translate_ids(a, SOURCES, **opts)
+    same = search.translate_ids([a, make_model("bahdanau", seed=1)], SOURCES, **opts)
+    for x, y in zip(single, same):  # an ensemble of equal models is that model
+        assert [h.ids for h in x] == [h.ids for h in y]
+        assert all(abs(h.score - g.score) < 1e-5 for h, g in zip(x, y))
+    # two different models: greedy = argmax of the mean log-probabilities, by hand
+    src = SOURCES[1]
+    got = search.translate_ids([a, b], [src], beam=1, nbest=1, alpha=0.0, beta=0.0, **OPTS)[0][0]
+    with torch.no_grad():
+        encs = [m.encode(torch.tensor([src]), torch.tensor([len(src)])) for m in (a, b)]
+        states = [m.init_state(e) for m, e in zip((a, b), encs)]
+        y, ids = 2, []
+        for t in range(math.floor(OPTS["max_len_a"] * len(src) + OPTS["max_len_b"])):
+            outs = [m.step(e, torch.tensor([y]), s, t) for m, e, s in zip((a, b), encs, states)]
+            states = [o[2] for o in outs]
+            y = int(torch.argmax((torch.log_softmax(outs[0][0], -1) + torch.log_softmax(outs[1][0], -1)) / 2))
+            if y == 3:
+                break
+            ids.append(y)
+    assert got.ids == ids
+    with pytest.raises(ValueError, match="same vocabularies"):
+        search.translate_ids([a, make_model("bahdanau_2x2_shared")], [src], beam=1)
