@@ -25,68 +25,79 @@ TEST_CASE("the counter sees allocations") {
   CHECK(n == 3);
 }
 
+namespace {
+
+// Counts allocations over three rounds of every golden sentence × search, and
+// force_decode; then, for the record, over one translate() of text.
+void check_model(const std::string& name, const char* precision, int threads) {
+  const nlohmann::json g = golden::load_json(name);
+  INFO("model ", name, " (", precision, "), threads ", threads);
+  std::shared_ptr<const Model> model;
+  Status st = Model::load(golden::model_path(name, precision).string(), &model);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+  TranslatorOptions opt;
+  opt.search.beam_size = 4;
+  opt.search.max_len_b = 64.0f;
+  opt.threads = threads;
+  std::unique_ptr<Translator> tr;
+  st = Translator::prepare(model, opt, &tr);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+
+  // Inputs and option sets are built before counting starts.
+  std::vector<std::vector<int32_t>> sources, targets;
+  for (const auto& s : g["sentences"]) {
+    sources.push_back(golden::ids(s["src_ids"]));
+    targets.push_back(golden::ids(s["teacher_forced"]["tgt_in"]));
+  }
+  std::vector<SearchOptions> searches;
+  for (const auto& spec : g["searches"]) {
+    SearchOptions so;
+    so.beam_size = spec["beam"].get<int>();
+    so.nbest = spec["nbest"].get<int>();
+    so.alpha = spec["alpha"].get<float>();
+    so.beta = spec["beta"].get<float>();
+    so.max_len_a = spec["max_len_a"].get<float>();
+    so.max_len_b = spec["max_len_b"].get<float>();
+    searches.push_back(so);
+  }
+  std::vector<float> logits(64 * model->config().tgt_vocab), att(64 * 64);
+  bool all_ok = true;
+  std::size_t produced = 0;
+
+  alloc_counter::start();
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      for (const SearchOptions& so : searches) {
+        NBestView nb;
+        all_ok = all_ok && tr->translate_ids(sources[i], so, &nb).ok();
+        produced += nb.count;
+      }
+      all_ok = all_ok && tr->force_decode(sources[i], targets[i], logits.data(), att.data()).ok();
+    }
+  }
+  const long core = alloc_counter::stop();
+  CHECK(all_ok);
+  CHECK(produced > 0);
+  CHECK_MESSAGE(core == 0, core, " allocations in translate_ids/force_decode");
+
+  TranslationResult r;
+  alloc_counter::start();
+  const bool text_ok = tr->translate(g["sentences"][1]["src_text"].get<std::string>(), &r).ok();
+  const long text = alloc_counter::stop();
+  CHECK(text_ok);
+  std::printf("alloc %-24s %-4s threads %d: arena %zu bytes; translate_ids: %ld allocations; translate(text): %ld\n",
+              name.c_str(), precision, threads, tr->arena_bytes(), core, text);
+}
+
+}  // namespace
+
 TEST_CASE("translate_ids and force_decode allocate nothing after prepare") {
   const auto names = golden::names();
   REQUIRE(!names.empty());
-  for (const std::string& name : names) {
-    const nlohmann::json g = golden::load_json(name);
-    for (const char* precision : {"f32", "f16", "int8"}) {
-      INFO("model ", name, " (", precision, ")");
-      std::shared_ptr<const Model> model;
-      Status st = Model::load(golden::model_path(name, precision).string(), &model);
-      REQUIRE_MESSAGE(st.ok(), st.to_string());
-      TranslatorOptions opt;
-      opt.search.beam_size = 4;
-      opt.search.max_len_b = 64.0f;
-      std::unique_ptr<Translator> tr;
-      st = Translator::prepare(model, opt, &tr);
-      REQUIRE_MESSAGE(st.ok(), st.to_string());
+  for (const std::string& name : names)
+    for (const char* precision : {"f32", "f16", "int8"}) check_model(name, precision, 1);
+}
 
-      // Inputs and option sets are built before counting starts.
-      std::vector<std::vector<int32_t>> sources, targets;
-      for (const auto& s : g["sentences"]) {
-        sources.push_back(golden::ids(s["src_ids"]));
-        targets.push_back(golden::ids(s["teacher_forced"]["tgt_in"]));
-      }
-      std::vector<SearchOptions> searches;
-      for (const auto& spec : g["searches"]) {
-        SearchOptions so;
-        so.beam_size = spec["beam"].get<int>();
-        so.nbest = spec["nbest"].get<int>();
-        so.alpha = spec["alpha"].get<float>();
-        so.beta = spec["beta"].get<float>();
-        so.max_len_a = spec["max_len_a"].get<float>();
-        so.max_len_b = spec["max_len_b"].get<float>();
-        searches.push_back(so);
-      }
-      std::vector<float> logits(64 * model->config().tgt_vocab), att(64 * 64);
-      bool all_ok = true;
-      std::size_t produced = 0;
-
-      alloc_counter::start();
-      for (int round = 0; round < 3; ++round) {
-        for (std::size_t i = 0; i < sources.size(); ++i) {
-          for (const SearchOptions& so : searches) {
-            NBestView nb;
-            all_ok = all_ok && tr->translate_ids(sources[i], so, &nb).ok();
-            produced += nb.count;
-          }
-          all_ok = all_ok && tr->force_decode(sources[i], targets[i], logits.data(), att.data()).ok();
-        }
-      }
-      const long core = alloc_counter::stop();
-      CHECK(all_ok);
-      CHECK(produced > 0);
-      CHECK_MESSAGE(core == 0, core, " allocations in translate_ids/force_decode");
-
-      // The text API, for the record.
-      TranslationResult r;
-      alloc_counter::start();
-      const bool text_ok = tr->translate(g["sentences"][1]["src_text"].get<std::string>(), &r).ok();
-      const long text = alloc_counter::stop();
-      CHECK(text_ok);
-      std::printf("alloc %-24s %-4s arena %zu bytes; translate_ids: %ld allocations; translate(text): %ld\n",
-                  name.c_str(), precision, tr->arena_bytes(), core, text);
-    }
-  }
+TEST_CASE("nor with a thread pool") {
+  for (const std::string& name : golden::names()) check_model(name, "f32", 2);
 }
