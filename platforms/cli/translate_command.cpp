@@ -1,8 +1,12 @@
 // `softalign translate`: sentences from the arguments, or one per line from
-// stdin (read and translated --batch lines at a time); one output line per
-// input line (n-best: N lines), always in input order.
+// stdin (read and translated --batch lines at a time, split across --workers
+// translators); one output line per input line (n-best: N lines), always in
+// input order.
+#include <algorithm>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -16,7 +20,7 @@ namespace {
 struct TranslateArgs {
   std::string model;
   std::vector<std::string> sentences;
-  int beam = 0, nbest = 0, batch = 16, threads = 1, max_src_len = 0;
+  int beam = 0, nbest = 0, batch = 16, threads = 1, workers = 1, max_src_len = 0;
   float alpha = 0, beta = 0, max_len_a = 0, max_len_b = 0;
   bool alignment = false, word_alignment = false, json = false, split_long = false, replace_utf8 = false;
   std::string kernels;
@@ -40,27 +44,52 @@ CLI::Validator at_least(double min) {
 
 void error(const std::string& message) { std::cerr << "softalign: error: " << message << "\n"; }
 
-// Translates one batch and writes its results; returns false if a line failed.
-// A failing batch is retried line by line, so one bad line costs only itself.
-bool run_batch(Translator& tr, const OutputFormat& format, std::size_t first_index,
-               const std::vector<std::string>& lines) {
-  std::vector<TranslationResult> results;
-  if (tr.translate_batch(lines, &results).ok() && results.size() == lines.size()) {
-    for (std::size_t i = 0; i < lines.size(); ++i) write_result(std::cout, format, first_index + i, results[i]);
-    std::cout.flush();
-    return true;
+struct LineResult {
+  Status status;
+  TranslationResult result;
+};
+
+// Translates lines [begin, end) with one translator into out[begin, end): as
+// one batch, or line by line when the batch fails, so a bad line costs only itself.
+void translate_range(Translator& tr, const std::vector<std::string>& lines, std::size_t begin, std::size_t end,
+                     std::vector<LineResult>& out) {
+  try {
+    const std::vector<std::string> chunk(lines.begin() + begin, lines.begin() + end);
+    std::vector<TranslationResult> results;
+    if (tr.translate_batch(chunk, &results).ok() && results.size() == chunk.size()) {
+      for (std::size_t i = 0; i < chunk.size(); ++i) out[begin + i] = {Status::Ok(), std::move(results[i])};
+      return;
+    }
+    for (std::size_t i = begin; i < end; ++i) out[i].status = tr.translate(lines[i], &out[i].result);
+  } catch (const std::exception& e) {  // e.g. out of memory, in a worker thread
+    for (std::size_t i = begin; i < end; ++i) out[i].status = Status(StatusCode::kInternal, e.what());
   }
+}
+
+// Translates one batch, split across the translators (one thread each), and
+// writes the results in input order; returns false if a line failed.
+bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const OutputFormat& format,
+               std::size_t first_index, const std::vector<std::string>& lines) {
+  std::vector<LineResult> out(lines.size());
+  const std::size_t workers = std::min(translators.size(), lines.size());
+  const std::size_t per = workers == 0 ? 0 : (lines.size() + workers - 1) / workers;
+  std::vector<std::thread> threads;
+  for (std::size_t w = 1; w < workers; ++w) {
+    const std::size_t b = std::min(lines.size(), w * per), e = std::min(lines.size(), b + per);
+    if (b < e) threads.emplace_back(translate_range, std::ref(*translators[w]), std::cref(lines), b, e, std::ref(out));
+  }
+  if (workers > 0) translate_range(*translators[0], lines, 0, std::min(lines.size(), per), out);
+  for (std::thread& t : threads) t.join();
+
   bool all_ok = true;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    TranslationResult r;
-    const Status st = tr.translate(lines[i], &r);
-    if (st.ok()) {
-      write_result(std::cout, format, first_index + i, r);
+    if (out[i].status.ok()) {
+      write_result(std::cout, format, first_index + i, out[i].result);
     } else {
       all_ok = false;
       // Line numbers are 1-based, as editors count them.
-      error("line " + std::to_string(first_index + i + 1) + ": " + st.to_string());
-      write_failure(std::cout, format, first_index + i, st.to_string());
+      error("line " + std::to_string(first_index + i + 1) + ": " + out[i].status.to_string());
+      write_failure(std::cout, format, first_index + i, out[i].status.to_string());
     }
   }
   std::cout.flush();
@@ -89,11 +118,14 @@ int run(const TranslateArgs& a) {
   options.long_input = a.split_long ? LongInputPolicy::kSplitSentences : LongInputPolicy::kError;
   options.invalid_utf8 = a.replace_utf8 ? InvalidUtf8Policy::kReplace : InvalidUtf8Policy::kError;
   options.kernels = a.kernels;
-  std::unique_ptr<Translator> tr;
-  st = Translator::prepare(model, options, &tr);
-  if (!st.ok()) {
-    error(st.to_string());
-    return 1;
+  // One translator per worker; they share the model.
+  std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
+  for (std::unique_ptr<Translator>& tr : translators) {
+    st = Translator::prepare(model, options, &tr);
+    if (!st.ok()) {
+      error(st.to_string());
+      return 1;
+    }
   }
 
   OutputFormat format;
@@ -106,7 +138,7 @@ int run(const TranslateArgs& a) {
   std::size_t index = 0;
   std::vector<std::string> lines;
   auto flush_batch = [&] {
-    ok = run_batch(*tr, format, index, lines) && ok;
+    ok = run_batch(translators, format, index, lines) && ok;
     index += lines.size();
     lines.clear();
   };
@@ -167,7 +199,12 @@ std::function<int()> add_translate_command(CLI::App& app) {
                 "Append the hard alignment over whitespace words (Pharaoh)");
   cmd->add_flag("--json", a->json, "Write JSON lines with the soft alignment matrix");
   cmd->add_option("--batch", a->batch, "Sentences translated together")->capture_default_str()->check(at_least(1));
-  cmd->add_option("--threads", a->threads, "Threads for one translation")->capture_default_str()->check(at_least(1));
+  cmd->add_option("--threads", a->threads, "Threads inside one translation")
+      ->capture_default_str()
+      ->check(at_least(1));
+  cmd->add_option("--workers", a->workers, "Translators working on a batch's sentences in parallel")
+      ->capture_default_str()
+      ->check(at_least(1));
   cmd->add_flag("--split-long", a->split_long, "Split sources longer than --max-src-len at sentence ends");
   cmd->add_flag("--replace-invalid-utf8", a->replace_utf8, "Replace invalid UTF-8 bytes instead of failing");
   cmd->add_option("--kernels", a->kernels, "Kernel set (default: the best for this CPU; 'ref': reference)");

@@ -107,10 +107,10 @@ class Translate(unittest.TestCase):
         lines = ["" if i is None else self.g.sources[i] for i in order]
         want = ["" if i is None else self.g.greedy_text(i) for i in order]
         stdin = "\n".join(lines) + "\n"
-        for batch in ("1", "3", "16"):
-            p = self.translate("--beam", "1", *LEN, "--batch", batch, stdin=stdin)
+        for batch, workers in (("1", "1"), ("3", "1"), ("16", "1"), ("3", "2"), ("16", "3")):
+            p = self.translate("--beam", "1", *LEN, "--batch", batch, "--workers", workers, stdin=stdin)
             self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertEqual(p.stdout.split("\n")[:-1], want, f"--batch {batch}")
+            self.assertEqual(p.stdout.split("\n")[:-1], want, f"--batch {batch} --workers {workers}")
         # CRLF line ends and a last line without a newline.
         p = self.translate("--beam", "1", *LEN, stdin="\r\n".join(lines))
         self.assertEqual(p.stdout.split("\n")[:-1], want)
@@ -195,15 +195,16 @@ class Translate(unittest.TestCase):
         # message naming it; the others are translated, in order; the exit status is 1.
         long_src = self.g.sources[3]
         stdin = (self.g.sources[0] + "\n").encode() + b"caf\xff\n" + (self.g.sources[1] + "\n" + long_src + "\n").encode()
-        p = subprocess.run([CLI, "translate", "-m", self.g.model, "--beam", "1", *LEN, "--max-src-len", "12",
-                            "--batch", "4"], input=stdin, capture_output=True, timeout=60)
-        self.assertEqual(p.returncode, 1)
-        out = p.stdout.decode().split("\n")[:-1]
-        self.assertEqual(out, [self.g.greedy_text(0), "", self.g.greedy_text(1), ""])
-        err = p.stderr.decode().strip().split("\n")
-        self.assertEqual(len(err), 2, err)
-        self.assertRegex(err[0], r"^softalign: error: line 2: invalid_utf8")
-        self.assertRegex(err[1], r"^softalign: error: line 4: input_too_long")
+        for workers in ("1", "2"):
+            p = subprocess.run([CLI, "translate", "-m", self.g.model, "--beam", "1", *LEN, "--max-src-len", "12",
+                                "--batch", "4", "--workers", workers], input=stdin, capture_output=True, timeout=60)
+            self.assertEqual(p.returncode, 1)
+            out = p.stdout.decode().split("\n")[:-1]
+            self.assertEqual(out, [self.g.greedy_text(0), "", self.g.greedy_text(1), ""])
+            err = p.stderr.decode().strip().split("\n")
+            self.assertEqual(len(err), 2, err)
+            self.assertRegex(err[0], r"^softalign: error: line 2: invalid_utf8")
+            self.assertRegex(err[1], r"^softalign: error: line 4: input_too_long")
 
     def test_split_long(self):
         # Too long as a whole, two sentences that fit: the parts' translations joined.
@@ -256,7 +257,7 @@ class Errors(unittest.TestCase):
 
     def test_bad_option_values(self):
         for args in (["--beam", "0"], ["--beam", "abc"], ["--alpha", "-1"], ["--batch", "0"],
-                     ["--threads", "0"], ["--nbest", "0"], ["--max-len-a", "x"], ["--no-such-option"]):
+                     ["--threads", "0"], ["--workers", "0"], ["--nbest", "0"], ["--max-len-a", "x"], ["--no-such-option"]):
             self.assert_error(run("translate", "-m", self.model, *args, "x"))
 
     def test_nbest_larger_than_beam(self):
