@@ -27,6 +27,20 @@ struct softalign_result {
   std::vector<std::string> pharaoh_words;  // idem; empty for translate_ids results
 };
 
+// The C codes are the C++ codes, so a Status converts by value.
+#define SOFTALIGN_SAME_CODE(c, cpp) static_assert(static_cast<int>(c) == static_cast<int>(softalign::StatusCode::cpp), #c)
+SOFTALIGN_SAME_CODE(SOFTALIGN_OK, kOk);
+SOFTALIGN_SAME_CODE(SOFTALIGN_INVALID_ARGUMENT, kInvalidArgument);
+SOFTALIGN_SAME_CODE(SOFTALIGN_NOT_FOUND, kNotFound);
+SOFTALIGN_SAME_CODE(SOFTALIGN_IO_ERROR, kIoError);
+SOFTALIGN_SAME_CODE(SOFTALIGN_INVALID_MODEL, kInvalidModel);
+SOFTALIGN_SAME_CODE(SOFTALIGN_UNSUPPORTED_VERSION, kUnsupportedVersion);
+SOFTALIGN_SAME_CODE(SOFTALIGN_INPUT_TOO_LONG, kInputTooLong);
+SOFTALIGN_SAME_CODE(SOFTALIGN_INVALID_UTF8, kInvalidUtf8);
+SOFTALIGN_SAME_CODE(SOFTALIGN_UNSUPPORTED, kUnsupported);
+SOFTALIGN_SAME_CODE(SOFTALIGN_INTERNAL, kInternal);
+#undef SOFTALIGN_SAME_CODE
+
 namespace {
 
 using softalign::Status;
