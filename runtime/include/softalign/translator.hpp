@@ -7,6 +7,10 @@
 // The text functions (translate, translate_batch) allocate for tokenisation
 // (SentencePiece) and for the owned result strings, not in the numeric core.
 //
+// Per-call SearchOptions: unset fields take the prepared ones (options().search);
+// the beam size and the resulting max target length may not exceed what was
+// prepared.
+//
 // A Translator is not thread-safe: use one per thread (they may share a Model).
 #pragma once
 
@@ -48,8 +52,10 @@ class Translator {
                          std::vector<TranslationResult>* out);
 
   // The numeric core, allocation-free. `source` are source ids ending with the
-  // model's EOS (1 <= size <= max_source_tokens). The views in `out` stay valid
-  // until the next call on this Translator.
+  // model's EOS (1 <= size <= max_source_tokens, else kInputTooLong; ids
+  // outside the vocabulary: kInvalidArgument). The views in `out` (ids,
+  // scores, attention rows: always filled) stay valid until the next call on
+  // this Translator.
   Status translate_ids(Span<const int32_t> source, NBestView* out);
   Status translate_ids(Span<const int32_t> source, const SearchOptions& search, NBestView* out);
 
