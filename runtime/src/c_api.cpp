@@ -158,6 +158,17 @@ softalign_status softalign_model_load_bytes(const void* data, size_t size, softa
   });
 }
 
+softalign_status softalign_model_load_memory(const void* data, size_t size, softalign_model** out) {
+  return guarded([&] {
+    if (out == nullptr) return null_arg("out");
+    *out = nullptr;
+    if (data == nullptr) return null_arg("data");
+    std::shared_ptr<const softalign::Model> m;
+    Status st = softalign::Model::load_from_memory(data, size, &m);
+    return load_common(st, std::move(m), out);
+  });
+}
+
 void softalign_model_free(softalign_model* model) { delete model; }
 
 softalign_status softalign_model_get_info(const softalign_model* model, softalign_model_info* info) {

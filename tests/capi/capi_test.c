@@ -283,6 +283,29 @@ static void test_bad_files(const char* model_path) {
   softalign_model_free(m);
   m = NULL;
 
+  /* In place: 32-byte aligned bytes are used without a copy; others are refused. */
+  unsigned char* raw = (unsigned char*)malloc(size + 64);
+  unsigned char* aligned = raw + (32u - (unsigned)((uintptr_t)raw % 32u));
+  memcpy(aligned, bytes, size);
+  CHECK(softalign_model_load_memory(aligned, size, &m) == SOFTALIGN_OK);
+  if (m != NULL) {
+    softalign_translator* t = NULL;
+    softalign_result* r = NULL;
+    CHECK(softalign_translator_create(m, NULL, &t) == SOFTALIGN_OK);
+    CHECK(softalign_translate(t, "data", &r) == SOFTALIGN_OK);
+    CHECK(softalign_result_count(r) >= 1);
+    softalign_result_free(r);
+    softalign_translator_free(t);
+  }
+  softalign_model_free(m);
+  m = (softalign_model*)&m;
+  memmove(aligned + 1, aligned, size);
+  CHECK(softalign_model_load_memory(aligned + 1, size, &m) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(m == NULL);
+  CHECK(error_mentions("aligned"));
+  CHECK(softalign_model_load_memory(NULL, size, &m) == SOFTALIGN_INVALID_ARGUMENT);
+  free(raw);
+
   CHECK(softalign_model_load_bytes(bytes, 0, &m) == SOFTALIGN_INVALID_MODEL);
   CHECK(m == NULL);
   CHECK(strlen(softalign_last_error()) > 0);

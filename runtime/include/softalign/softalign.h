@@ -16,7 +16,9 @@
  *     const float*) belong to the handle they came from and stay valid until
  *     that handle is freed. Never free or modify them.
  *   - Input buffers (paths, texts, ids, model bytes, option strings) are only
- *     read during the call; the library copies what it keeps.
+ *     read during the call; the library copies what it keeps. The one
+ *     exception is softalign_model_load_memory, which uses the caller's bytes
+ *     in place.
  *   - Arrays the caller passes to receive output (the results of
  *     softalign_translate_batch, the ids of softalign_model_encode) are
  *     caller-owned.
@@ -103,6 +105,13 @@ SOFTALIGN_API softalign_status softalign_model_load(const char* path, softalign_
  * free them as soon as this returns. */
 SOFTALIGN_API softalign_status softalign_model_load_bytes(const void* data, size_t size,
                                                           softalign_model** out);
+
+/* Loads a model from bytes used in place (zero copy), e.g. a model linked
+ * into the program or mapped by the app. The caller keeps the bytes alive and
+ * unchanged until the model and every translator made from it are freed;
+ * data must be aligned to 32 bytes. */
+SOFTALIGN_API softalign_status softalign_model_load_memory(const void* data, size_t size,
+                                                           softalign_model** out);
 
 SOFTALIGN_API void softalign_model_free(softalign_model* model);
 
