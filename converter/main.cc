@@ -4,7 +4,8 @@
 //   softalign-convert --inspect FILE
 //
 // Every failure prints one line "softalign-convert: error: ..." on stderr and
-// exits non-zero without leaving an output file behind.
+// exits non-zero (1; 2 for a command-line usage error) without leaving an
+// output file behind.
 #include <iostream>
 #include <new>
 
@@ -46,10 +47,15 @@ int main(int argc, char** argv) {
   for (auto* opt : {in_opt, out_opt, int8_opt, fp16_opt, keep_opt, src_opt, tgt_opt, meta_opt, report_opt})
     inspect_opt->excludes(opt);
 
+  // Argument errors: one line too, exit status 2 (usage error).
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "softalign-convert: error: " + std::string(e.what()) + " (see --help)\n";
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
   }
 
   try {

@@ -226,9 +226,17 @@ TEST_CASE("error: --inspect on a file that is not a model") {
 TEST_CASE("error: conflicting or missing arguments") {
   Fixture f;
   Run r = run_convert({"--int8", "--fp16", f.m.weights, "-o", f.dir.file("out.softalign")});
-  CHECK(r.status != 0);
+  CHECK(r.status == 2);  // usage error
+  REQUIRE(lines(r.err).size() == 1);
+  CHECK(r.err.rfind("softalign-convert: error: ", 0) == 0);
   CHECK(r.err.find("excludes") != std::string::npos);
   CHECK(!exists(f.dir.file("out.softalign")));
+  r = run_convert({"--bogus", f.m.weights});
+  CHECK(r.status == 2);
+  CHECK(lines(r.err).size() == 1);
+  r = run_convert({"--help"});
+  CHECK(r.status == 0);
+  CHECK(r.out.find("--inspect") != std::string::npos);
   r = run_convert({f.m.weights});
   CHECK(r.status == 1);
   CHECK(r.err == "softalign-convert: error: no output file: give -o OUTPUT.softalign\n");
