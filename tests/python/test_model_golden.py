@@ -64,3 +64,31 @@ def test_golden_reproduces(name):
                 assert hg["eos"] == hw["eos"]
                 assert abs(hg["score"] - hw["score"]) < 1e-5 and abs(hg["logprob"] - hw["logprob"]) < 1e-5
                 assert close(hg["attn"], hw["attn"], 1e-6)
+
+
+def test_generator_reproduces_committed_bytes(tmp_path):
+    """make_golden.py regenerates identical files (needs the DDTP corpus beside the repository)."""
+    corpus = os.path.join(make_golden.ROOT, "..", "shared", "data", "ddtp", "en-fr")
+    if not os.path.isfile(os.path.join(corpus, "train.en")):
+        pytest.skip("the DDTP en-fr corpus is not beside the repository")
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, make_golden.__file__, "--corpus", corpus, "--out", str(tmp_path),
+                        "--only", "bahdanau_shared", "luong_local_m"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    for name in ("bahdanau_shared", "luong_local_m"):
+        # weights and tokenizers: the same bytes (seeded RNG, deterministic SentencePiece)
+        for f in os.listdir(os.path.join(GOLDEN_DIR, name)):
+            if f.endswith(".json"):
+                continue
+            with open(os.path.join(GOLDEN_DIR, name, f), "rb") as a, open(os.path.join(tmp_path, name, f), "rb") as b:
+                assert a.read() == b.read(), f"{name}/{f} differs from what make_golden.py writes now"
+        # outputs: the same sentences and ids (floats are compared by test_golden_reproduces;
+        # their last digit may depend on the CPU's float arithmetic)
+        want = load_golden(name)
+        with open(os.path.join(tmp_path, name, "golden.json"), encoding="utf-8") as f:
+            got = json.load(f)
+        assert (got["seed"], got["eos_bias"]) == (want["seed"], want["eos_bias"])
+        ids = lambda g: [(s["src_ids"], s["teacher_forced"]["tgt_in"], [[h["ids"] for h in r["hyps"]] for r in s["search"]])
+                         for s in g["sentences"]]
+        assert ids(got) == ids(want)
