@@ -98,3 +98,17 @@ def test_bad_files(tmp_path):
 
     with pytest.raises(ValueError, match="overwrite a config key"):
         export.save(model, cfg, str(tmp_path / "x.safetensors"), {"variant": "luong"})
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_every_tensor_name_is_documented(name):
+    """Each state_dict name appears in WEIGHTS_FORMAT.md's tables (layer index written {k})."""
+    import os
+    import re
+    from conftest import ROOT
+    with open(os.path.join(ROOT, "models", "WEIGHTS_FORMAT.md"), encoding="utf-8") as f:
+        doc = f.read()
+    for key in make_model(name).state_dict():
+        generic = re.sub(r"_l\d+", "_l{k}", key)
+        base = generic.replace("_reverse", "")
+        assert f"`{generic}`" in doc or (generic.endswith("_reverse") and f"`{base}`" in doc and "_reverse" in doc), key
