@@ -119,6 +119,20 @@ def model_config(recipe, src_lang, tgt_lang):
     return cfg
 
 
+def set_threads(n):
+    """torch's intra-op threads and, when torch's BLAS is OpenBLAS (Debian's
+    libopenblas0-pthread), OpenBLAS's own thread pool, which torch does not size."""
+    import ctypes
+    torch.set_num_threads(n)
+    try:
+        with open("/proc/self/maps") as f:
+            libs = {line.split()[-1] for line in f if "libopenblas" in line}
+        for lib in libs:
+            ctypes.CDLL(lib).openblas_set_num_threads(n)
+    except (OSError, AttributeError):
+        pass  # not Linux, or another BLAS: torch.set_num_threads is all there is
+
+
 def atomic_torch_save(obj, path):
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".ckpt.tmp", dir=d)
@@ -159,7 +173,7 @@ class Trainer:
         self.quiet = quiet
         self._log = log
         tr = recipe["training"]
-        torch.set_num_threads(int(tr["threads"]))
+        set_threads(int(tr["threads"]))
         os.makedirs(out, exist_ok=True)
         self.model_dir = os.path.join(out, "model")
         self.ckpt_path = os.path.join(out, "checkpoint.pt")
@@ -378,7 +392,7 @@ class Trainer:
             win_n += 1
             bar.update(1)
             tps = win_tok / max(time.time() - win_t0, 1e-9)
-            bar.set_postfix_str(f"loss {win_loss / max(win_tok, 1):.3f} tok/s {tps:.0f} step {st['step']}")
+            bar.set_postfix_str(f"loss {win_loss / max(win_tok, 1):.3f} tok/s {tps:.0f} step {st['step']}", refresh=False)
             if tr["log_every"] and st["step"] % tr["log_every"] == 0:
                 self.log(f"step {st['step']} epoch {st['epoch']} batch {st['batch_idx']}/{len(batches)}: "
                          f"train loss {win_loss / max(win_tok, 1):.4f} {tps:.0f} tgt tok/s lr {st['lr']:.2e}")
