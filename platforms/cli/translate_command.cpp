@@ -3,6 +3,8 @@
 // translators); one output line per input line (n-best: N lines), always in
 // input order.
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -23,6 +25,7 @@ struct TranslateArgs {
   int beam = 0, nbest = 0, batch = 16, threads = 1, workers = 1, max_src_len = 0;
   float alpha = 0, beta = 0, max_len_a = 0, max_len_b = 0;
   bool alignment = false, word_alignment = false, json = false, split_long = false, replace_utf8 = false;
+  bool stats = false;
   std::string kernels;
   // Options given on the command line (the others keep the model's defaults).
   CLI::Option *beam_opt = nullptr, *nbest_opt = nullptr, *alpha_opt = nullptr, *beta_opt = nullptr,
@@ -43,6 +46,17 @@ CLI::Validator at_least(double min) {
 }
 
 void error(const std::string& message) { std::cerr << "softalign: error: " << message << "\n"; }
+
+// What --stats reports.
+struct Stats {
+  std::size_t lines = 0, failed = 0, source_pieces = 0, target_pieces = 0;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 struct LineResult {
   Status status;
@@ -69,7 +83,7 @@ void translate_range(Translator& tr, const std::vector<std::string>& lines, std:
 // Translates one batch, split across the translators (one thread each), and
 // writes the results in input order; returns false if a line failed.
 bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const OutputFormat& format,
-               std::size_t first_index, const std::vector<std::string>& lines) {
+               std::size_t first_index, const std::vector<std::string>& lines, Stats& stats) {
   std::vector<LineResult> out(lines.size());
   const std::size_t workers = std::min(translators.size(), lines.size());
   const std::size_t per = workers == 0 ? 0 : (lines.size() + workers - 1) / workers;
@@ -82,11 +96,16 @@ bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const Outp
   for (std::thread& t : threads) t.join();
 
   bool all_ok = true;
+  stats.lines += lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (out[i].status.ok()) {
-      write_result(std::cout, format, first_index + i, out[i].result);
+      const TranslationResult& r = out[i].result;
+      stats.source_pieces += r.source_pieces.size();
+      if (!r.hypotheses.empty()) stats.target_pieces += r.hypotheses.front().ids.size();
+      write_result(std::cout, format, first_index + i, r);
     } else {
       all_ok = false;
+      ++stats.failed;
       // Line numbers are 1-based, as editors count them.
       error("line " + std::to_string(first_index + i + 1) + ": " + out[i].status.to_string());
       write_failure(std::cout, format, first_index + i, out[i].status.to_string());
@@ -96,9 +115,22 @@ bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const Outp
   return all_ok;
 }
 
+void print_stats(const Stats& s, double load_ms, double prepare_ms, double translate_ms, std::size_t arena) {
+  const double sec = translate_ms / 1000.0;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "softalign: stats: %zu lines (%zu failed), %zu source and %zu target pieces in %.3f s: "
+                "%.1f lines/s, %.1f target pieces/s; load %.1f ms, prepare %.1f ms, arena %zu bytes per translator\n",
+                s.lines, s.failed, s.source_pieces, s.target_pieces, sec, sec > 0 ? s.lines / sec : 0.0,
+                sec > 0 ? s.target_pieces / sec : 0.0, load_ms, prepare_ms, arena);
+  std::cerr << buf;
+}
+
 int run(const TranslateArgs& a) {
+  const Clock::time_point t_load = Clock::now();
   std::shared_ptr<const Model> model;
   Status st = Model::load(a.model, &model);
+  const double load_ms = ms_since(t_load);
   if (!st.ok()) {
     error(st.to_string());
     return 1;
@@ -119,6 +151,7 @@ int run(const TranslateArgs& a) {
   options.invalid_utf8 = a.replace_utf8 ? InvalidUtf8Policy::kReplace : InvalidUtf8Policy::kError;
   options.kernels = a.kernels;
   // One translator per worker; they share the model.
+  const Clock::time_point t_prepare = Clock::now();
   std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
   for (std::unique_ptr<Translator>& tr : translators) {
     st = Translator::prepare(model, options, &tr);
@@ -128,6 +161,8 @@ int run(const TranslateArgs& a) {
     }
   }
 
+  const double prepare_ms = ms_since(t_prepare);
+
   OutputFormat format;
   format.nbest = a.nbest_opt->count() > 0;
   format.alignment = a.alignment || a.word_alignment;
@@ -135,10 +170,12 @@ int run(const TranslateArgs& a) {
   format.json = a.json;
 
   bool ok = true;
+  Stats stats;
+  const Clock::time_point t_translate = Clock::now();
   std::size_t index = 0;
   std::vector<std::string> lines;
   auto flush_batch = [&] {
-    ok = run_batch(translators, format, index, lines) && ok;
+    ok = run_batch(translators, format, index, lines, stats) && ok;
     index += lines.size();
     lines.clear();
   };
@@ -160,6 +197,8 @@ int run(const TranslateArgs& a) {
     }
   }
   if (!lines.empty()) flush_batch();
+  // Translation time includes reading stdin: for a file or pipe it is negligible.
+  if (a.stats) print_stats(stats, load_ms, prepare_ms, ms_since(t_translate), translators[0]->arena_bytes());
   return ok ? 0 : 1;
 }
 
@@ -207,6 +246,7 @@ std::function<int()> add_translate_command(CLI::App& app) {
       ->check(at_least(1));
   cmd->add_flag("--split-long", a->split_long, "Split sources longer than --max-src-len at sentence ends");
   cmd->add_flag("--replace-invalid-utf8", a->replace_utf8, "Replace invalid UTF-8 bytes instead of failing");
+  cmd->add_flag("--stats", a->stats, "At the end, print lines/s, target pieces/s and load time on stderr");
   cmd->add_option("--kernels", a->kernels, "Kernel set (default: the best for this CPU; 'ref': reference)");
   return [a] { return run(*a); };
 }

@@ -220,6 +220,16 @@ class Translate(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("input_too_long", p.stderr)
 
+    def test_stats(self):
+        p = self.translate("--beam", "1", *LEN, "--stats", *self.g.sources)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split("\n")[:-1], [self.g.greedy_text(i) for i in range(len(self.g.sources))])
+        target = sum(len(self.g.hyps(i, "greedy")[0]["ids"]) for i in range(len(self.g.sources)))
+        source = sum(len(s["src_ids"]) - 1 for s in self.g.sentences)
+        self.assertRegex(p.stderr, rf"^softalign: stats: {len(self.g.sources)} lines \(0 failed\), {source} source "
+                                   rf"and {target} target pieces in [0-9.]+ s: .* lines/s, .* target pieces/s; "
+                                   rf"load [0-9.]+ ms, prepare [0-9.]+ ms, arena [0-9]+ bytes per translator\n$")
+
     def test_replace_invalid_utf8(self):
         p = subprocess.run([CLI, "translate", "-m", self.g.model, "--replace-invalid-utf8"],
                            input=b"caf\xff\n", capture_output=True, timeout=60)
