@@ -2,7 +2,9 @@
  *
  * Compiles as C99 and as C++. Handles are opaque. No C++ exception ever
  * crosses this interface: every fallible call returns a softalign_status and,
- * on failure, leaves a one-line message in softalign_last_error().
+ * on failure, leaves a one-line message in softalign_last_error(). NULL
+ * arguments are errors, never crashes: fallible calls return
+ * SOFTALIGN_INVALID_ARGUMENT, accessors return NULL or 0, *_free does nothing.
  *
  * Ownership, in one place:
  *   - Handles (softalign_model, softalign_translator, softalign_result) are
