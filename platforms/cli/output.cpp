@@ -3,10 +3,16 @@
 #include <cstdio>
 #include <string>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 namespace softalign::cli {
 namespace {
+
+// JSON whose numbers are float32, so each prints as the shortest text that
+// reads back as the same float (e.g. 0.40816763, not 0.40816763043403625).
+using Json = nlohmann::basic_json<std::map, std::vector, std::string, bool, std::int64_t, std::uint64_t, float>;
 
 std::string format_score(float score) {
   char buf[32];
@@ -18,8 +24,8 @@ const std::vector<AlignmentLink>& links(const OutputFormat& format, const Hypoth
   return format.word_alignment ? h.alignment_words : h.alignment_pieces;
 }
 
-nlohmann::json to_json(const Hypothesis& h) {
-  nlohmann::json j;
+Json to_json(const Hypothesis& h) {
+  Json j;
   j["text"] = h.text;
   j["pieces"] = h.pieces;
   j["ids"] = h.ids;
@@ -27,7 +33,7 @@ nlohmann::json to_json(const Hypothesis& h) {
   j["log_prob"] = h.log_prob;
   if (!h.attention.empty()) {
     // Rows: target pieces then EOS; columns: source pieces then EOS.
-    nlohmann::json rows = nlohmann::json::array();
+    Json rows = Json::array();
     for (std::size_t r = 0; r < h.attention_rows; ++r) {
       const float* row = h.attention.data() + r * h.source_length;
       rows.push_back(std::vector<float>(row, row + h.source_length));
@@ -45,12 +51,12 @@ void write_result(std::ostream& os, const OutputFormat& format, std::size_t inde
                   const TranslationResult& result) {
   static const Hypothesis kEmpty;
   if (format.json) {
-    nlohmann::json j;
+    Json j;
     j["index"] = index;
     j["source_pieces"] = result.source_pieces;
-    j["hypotheses"] = nlohmann::json::array();
+    j["hypotheses"] = Json::array();
     for (const Hypothesis& h : result.hypotheses) j["hypotheses"].push_back(to_json(h));
-    os << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    os << j.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
     return;
   }
   if (!format.nbest) {
@@ -73,10 +79,10 @@ void write_result(std::ostream& os, const OutputFormat& format, std::size_t inde
 
 void write_failure(std::ostream& os, const OutputFormat& format, std::size_t index, const std::string& message) {
   if (format.json) {
-    nlohmann::json j;
+    Json j;
     j["index"] = index;
     j["error"] = message;
-    os << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    os << j.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
   } else if (!format.nbest) {
     os << '\n';
   }
