@@ -40,12 +40,17 @@ def main() -> int:
     if len(got) != len(expected):
         print(f"FAIL: {len(got)} output lines for {len(expected)} sentences")
         failed += 1
+    # The program links the shared library (not the static one).
+    dynamic = subprocess.run(["readelf", "-d", program], capture_output=True, text=True).stdout
+    shared_ok = "Shared library: [libsoftalign.so" in dynamic
+    failed += not shared_ok
+    print(f"{'ok  ' if shared_ok else 'FAIL'} {program} needs libsoftalign.so")
     # A bad model path: exit status 1 and one line on stderr.
     bad = subprocess.run([program, model + ".missing", "x"], capture_output=True, text=True, timeout=60)
     bad_ok = bad.returncode == 1 and bad.stdout == "" and len(bad.stderr.strip().splitlines()) == 1
     failed += not bad_ok
     print(f"{'ok  ' if bad_ok else 'FAIL'} missing model: {bad.returncode} {bad.stderr.strip()!r}")
-    print(f"{len(expected) + 1 - failed} passed, {failed} failed")
+    print(f"{len(expected) + 2 - failed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
 
