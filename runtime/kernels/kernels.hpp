@@ -40,6 +40,15 @@ struct KernelTable {
   // y[r] = row_scale[r] * x_scale * Σ_c w[r,c] xq[c] (int32 accumulation).
   void (*matvec_i8)(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq,
                     float x_scale, const float* bias, float* y);
+  // The same products for m input vectors at once (each weight row read once
+  // for all of them): Y[i*ldy + r] = W[r,:]·X[i*cols ...] (+ bias[r]), i < m.
+  // i8: one scale per input vector, x_scales[i].
+  void (*matmat_f32)(const float* w, int rows, int cols, const float* x, int m, const float* bias, float* y,
+                     int ldy);
+  void (*matmat_f16)(const uint16_t* w, int rows, int cols, const float* x, int m, const float* bias, float* y,
+                     int ldy);
+  void (*matmat_i8)(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq,
+                    const float* x_scales, int m, const float* bias, float* y, int ldy);
   // Symmetric per-vector quantization: scale = max|x| / 127, xq = round(x / scale);
   // returns the scale (0 and xq = 0 for an all-zero x).
   float (*quantize_i8)(const float* x, int n, int8_t* xq);
@@ -86,6 +95,10 @@ int available_kernels(const KernelTable** out, int max);
 // y = W x (+ bias), any storage type; `xq` is scratch of W.cols bytes (i8 only).
 void matvec(const KernelTable& k, const Matrix& w, const float* x, const float* bias, float* y,
             int8_t* xq);
+// Y[i*ldy + r] = W X[i] (+ bias) for i < m, any storage type, X already
+// quantized for i8 (xq: m × W.cols bytes, x_scales: m), as floats otherwise.
+void matmat(const KernelTable& k, const Matrix& w, const float* x, const int8_t* xq, const float* x_scales, int m,
+            const float* bias, float* y, int ldy);
 // dst = row `r` of W as f32 (W.cols values).
 void get_row(const KernelTable& k, const Matrix& w, int r, float* dst);
 

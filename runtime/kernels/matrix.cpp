@@ -38,6 +38,21 @@ void matvec(const KernelTable& k, const Matrix& w, const float* x, const float* 
   }
 }
 
+void matmat(const KernelTable& k, const Matrix& w, const float* x, const int8_t* xq, const float* x_scales, int m,
+            const float* bias, float* y, int ldy) {
+  switch (w.type) {
+    case WeightType::kF32:
+      k.matmat_f32(static_cast<const float*>(w.data), w.rows, w.cols, x, m, bias, y, ldy);
+      return;
+    case WeightType::kF16:
+      k.matmat_f16(static_cast<const uint16_t*>(w.data), w.rows, w.cols, x, m, bias, y, ldy);
+      return;
+    case WeightType::kI8:
+      k.matmat_i8(static_cast<const int8_t*>(w.data), w.scales, w.rows, w.cols, xq, x_scales, m, bias, y, ldy);
+      return;
+  }
+}
+
 void get_row(const KernelTable& k, const Matrix& w, int r, float* dst) {
   const std::size_t offset = static_cast<std::size_t>(r) * w.cols;
   switch (w.type) {

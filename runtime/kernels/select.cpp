@@ -1,17 +1,32 @@
-// Picks the kernel set once, at prepare. Only the reference set exists so far;
-// a per-ISA set (kernels/<isa>/, its files compiled with their own flags)
-// adds itself to available_kernels() when cpuinfo says the CPU has its
-// instructions, best last, and "auto" takes the last one.
+// Picks the kernel set once, at prepare. A per-ISA set (kernels/<isa>/, its
+// files compiled with their own flags) is listed only when cpuinfo says the
+// CPU has its instructions, best last; "auto" takes the last one.
+#include <cpuinfo.h>
+
 #include <cstdlib>
 #include <cstring>
 
 #include "kernels/kernels.hpp"
+#if SOFTALIGN_HAVE_X86_KERNELS
+#include "kernels/avx2/avx2.hpp"
+#include "kernels/avx512/avx512.hpp"
+#endif
 
 namespace softalign::kernels {
 
 int available_kernels(const KernelTable** out, int max) {
-  const KernelTable* sets[] = {&ref_kernels()};
-  const int n = static_cast<int>(sizeof sets / sizeof sets[0]);
+  const KernelTable* sets[4];
+  int n = 0;
+  sets[n++] = &ref_kernels();
+#if SOFTALIGN_HAVE_X86_KERNELS
+  if (cpuinfo_initialize()) {
+    const bool avx2 = cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3() && cpuinfo_has_x86_f16c();
+    if (avx2) sets[n++] = &avx2::table();
+    if (avx2 && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
+        cpuinfo_has_x86_avx512vnni())
+      sets[n++] = &avx512::table();
+  }
+#endif
   for (int i = 0; i < n && i < max; ++i) out[i] = sets[i];
   return n;
 }

@@ -17,8 +17,8 @@ void TranslatorImpl::encode(const int32_t* src, int s) {
   float* out = enc_b_;
   for (int layer = 0; layer < c->enc_layers; ++layer) {
     // Input projections over all positions at once.
-    enc_proj_fwd_[layer]->run(*k, in, s, gi_f_, xq_, pool);
-    enc_proj_bwd_[layer]->run(*k, in, s, gi_b_, xq_, pool);
+    enc_proj_fwd_[layer]->run(*k, in, s, gi_f_, xq_, xs_, pool);
+    enc_proj_bwd_[layer]->run(*k, in, s, gi_b_, xq_, xs_, pool);
     for (int dir = 0; dir < 2; ++dir) {
       const GruWeights& g = dir == 0 ? w.enc_fwd[layer] : w.enc_bwd[layer];
       const float* gi = dir == 0 ? gi_f_ : gi_b_;
@@ -33,7 +33,7 @@ void TranslatorImpl::encode(const int32_t* src, int s) {
     std::swap(in, out);
   }
   ann_ = in;  // [s, 2n]
-  if (key_dim_ > 0) keys_.run(*k, ann_, s, keys_buf_, xq_, pool);
+  if (key_dim_ > 0) keys_.run(*k, ann_, s, keys_buf_, xq_, xs_, pool);
   if (c->variant == Variant::kEncDec) {
     std::memcpy(fixed_ctx_, ann_ + static_cast<std::size_t>(s - 1) * 2 * n_, sizeof(float) * n_);
     std::memcpy(fixed_ctx_ + n_, ann_ + n_, sizeof(float) * n_);

@@ -1,5 +1,6 @@
 #include "linear.hpp"
 
+#include <pthreadpool.h>
 #include <xnnpack.h>
 
 #include <limits>
@@ -14,6 +15,28 @@ bool xnnpack_ready() {
   static bool ok = false;
   std::call_once(once, [] { ok = xnn_initialize(nullptr) == xnn_status_success; });
   return ok;
+}
+
+// Output rows per thread-pool task: a multiple of the kernels' row blocks,
+// small enough to balance two to eight threads over a vocabulary.
+constexpr std::size_t kRowTile = 256;
+
+struct Job {
+  const kernels::KernelTable* k;
+  const kernels::Matrix* w;
+  const float* bias;
+  const float* x;
+  const int8_t* xq;
+  const float* xs;
+  int m;
+  float* y;
+};
+
+void run_tile(void* ctx, std::size_t first, std::size_t count) {
+  const Job& j = *static_cast<const Job*>(ctx);
+  const int r0 = static_cast<int>(first);
+  kernels::matmat(*j.k, j.w->slice_rows(r0, static_cast<int>(count)), j.x, j.xq, j.xs, j.m,
+                  j.bias ? j.bias + r0 : nullptr, j.y + r0, j.w->rows);
 }
 }  // namespace
 
@@ -45,16 +68,22 @@ Status Linear::init(const kernels::Matrix& w, const float* bias, bool use_xnnpac
   return Status::Ok();
 }
 
-void Linear::run(const kernels::KernelTable& k, const float* x, int rows, float* y, int8_t* xq,
+void Linear::run(const kernels::KernelTable& k, const float* x, int rows, float* y, int8_t* xq, float* xs,
                  pthreadpool* pool) const {
   if (rows <= 0) return;
   if (op_ != nullptr &&
       xnn_setup_fully_connected_nc_f32(op_, rows, x, y, pool) == xnn_status_success &&
       xnn_run_operator(op_, pool) == xnn_status_success)
     return;
-  for (int r = 0; r < rows; ++r)
-    kernels::matvec(k, w_, x + static_cast<std::size_t>(r) * w_.cols, bias_, y + static_cast<std::size_t>(r) * w_.rows,
-                    xq);
+  if (w_.type == WeightType::kI8)
+    for (int r = 0; r < rows; ++r)
+      xs[r] = k.quantize_i8(x + static_cast<std::size_t>(r) * w_.cols, w_.cols, xq + static_cast<std::size_t>(r) * w_.cols);
+  Job job{&k, &w_, bias_, x, xq, xs, rows, y};
+  const std::size_t out = static_cast<std::size_t>(w_.rows);
+  if (pool != nullptr && pthreadpool_get_threads_count(pool) > 1 && out >= 2 * kRowTile)
+    pthreadpool_parallelize_1d_tile_1d(pool, run_tile, &job, out, kRowTile, 0);
+  else
+    run_tile(&job, 0, out);
 }
 
 }  // namespace softalign::internal

@@ -87,27 +87,29 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
   state_size_ = c->dec_layers * d_ + (luong && c->input_feeding ? d_ : 0);
   gen_in_ = luong ? d_ : l_;
 
-  // Linear layers.
+  // Linear layers: our kernels on the mapped weights, not XNNPACK (see
+  // linear.hpp: as fast here, and no per-Translator copy of the weights).
+  constexpr bool kXnnpack = false;
   const Weights& w = m->w;
   for (int layer = 0; layer < c->enc_layers; ++layer) {
     enc_proj_fwd_.push_back(std::make_unique<Linear>());
     enc_proj_bwd_.push_back(std::make_unique<Linear>());
-    st = enc_proj_fwd_.back()->init(w.enc_fwd[layer].w_ih, w.enc_fwd[layer].b_ih, true);
-    if (st.ok()) st = enc_proj_bwd_.back()->init(w.enc_bwd[layer].w_ih, w.enc_bwd[layer].b_ih, true);
+    st = enc_proj_fwd_.back()->init(w.enc_fwd[layer].w_ih, w.enc_fwd[layer].b_ih, kXnnpack);
+    if (st.ok()) st = enc_proj_bwd_.back()->init(w.enc_bwd[layer].w_ih, w.enc_bwd[layer].b_ih, kXnnpack);
     if (!st.ok()) return st;
   }
   key_dim_ = 0;
   if (c->variant == Variant::kBahdanau) {
-    st = keys_.init(w.att_U_a, w.att_U_a_b, true);
+    st = keys_.init(w.att_U_a, w.att_U_a_b, kXnnpack);
     key_dim_ = a_;
   } else if (c->score == Score::kGeneral) {
-    st = keys_.init(w.att_W_a, nullptr, true);
+    st = keys_.init(w.att_W_a, nullptr, kXnnpack);
     key_dim_ = d_;
   } else if (c->score == Score::kConcat) {
-    st = keys_.init(w.att_W_k, nullptr, true);
+    st = keys_.init(w.att_W_k, nullptr, kXnnpack);
     key_dim_ = a_;
   }
-  if (st.ok()) st = generator_.init(w.gen_w, w.gen_b, true);
+  if (st.ok()) st = generator_.init(w.gen_w, w.gen_b, kXnnpack);
   if (!st.ok()) return st;
 
   Arena measure;
@@ -129,7 +131,9 @@ void TranslatorImpl::layout(Arena& a) {
   h_ = a.take<float>(std::max(n_, d_));
   keys_buf_ = a.take<float>(s * std::max(key_dim_, 1));
   fixed_ctx_ = a.take<float>(2 * n_);
-  xq_ = a.take<int8_t>(e_ + 2 * wide + std::max(l_, 1));
+  const std::size_t linear_in = std::max(s * std::max(e_, 2 * n_), kk * gen_in_);
+  xq_ = a.take<int8_t>(std::max(e_ + 2 * wide + std::max(l_, 1), linear_in));
+  xs_ = a.take<float>(std::max(s, kk));
   state_cur_ = a.take<float>(kk * state_size_);
   state_next_ = a.take<float>(kk * state_size_);
   x_ = a.take<float>(e_ + wide);

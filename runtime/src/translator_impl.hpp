@@ -88,7 +88,8 @@ class TranslatorImpl {
   const float* ann_ = nullptr;  // [S, 2n] annotations (points into enc_a_/enc_b_)
   float* keys_buf_ = nullptr;   // [S, key_dim]
   float* fixed_ctx_ = nullptr;  // [2n] encdec context
-  int8_t* xq_ = nullptr;        // quantized activations scratch
+  int8_t* xq_ = nullptr;        // quantized activations scratch (rows × cols of the widest Linear)
+  float* xs_ = nullptr;         // their per-row scales
   float* state_cur_ = nullptr;  // [K, state_size]
   float* state_next_ = nullptr;
   float* x_ = nullptr;          // [e + max(2n, d)] GRU stack input

@@ -1,0 +1,20 @@
+// The AVX-512 VNNI kernel set: the AVX2 set with int8 products on
+// vpdpbusd (Ice Lake, Zen 4 and later).
+#pragma once
+
+#include <cstdint>
+
+namespace softalign::kernels {
+struct KernelTable;
+}
+
+namespace softalign::kernels::avx512 {
+
+void matvec_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, float x_scale,
+               const float* bias, float* y);
+void matmat_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, const float* x_scales,
+               int m, const float* bias, float* y, int ldy);
+
+const KernelTable& table();
+
+}  // namespace softalign::kernels::avx512

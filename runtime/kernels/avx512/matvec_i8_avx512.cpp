@@ -1,0 +1,95 @@
+// AVX-512 VNNI int8 products. vpdpbusd multiplies unsigned by signed bytes
+// and adds groups of four into int32 without saturation, so the activation is
+// offset to unsigned: x + 128 (a byte xor), and Σ (x + 128) w = Σ x w + 128 Σ w;
+// Σ w comes from a second vpdpbusd against ones. Exact for every int8 weight.
+// Columns go 64 at a time, the remainder through a masked load.
+#include <immintrin.h>
+
+#include "kernels/avx512/avx512.hpp"
+
+// GCC 12's AVX-512 headers start some intrinsics from an "undefined" vector
+// and then warn about it: not a problem of this code.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace softalign::kernels::avx512 {
+
+namespace {
+
+inline int32_t hsum(__m512i v) {
+  const __m256i s = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+  __m128i t = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+  return _mm_cvtsi128_si32(t);
+}
+
+template <int R, int M>
+inline void block(const int8_t* w, int cols, const int8_t* x, int32_t* out) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  __m512i acc[R][M], wsum[R];
+  for (int r = 0; r < R; ++r) {
+    wsum[r] = _mm512_setzero_si512();
+    for (int i = 0; i < M; ++i) acc[r][i] = _mm512_setzero_si512();
+  }
+  for (int c = 0; c < cols; c += 64) {
+    const __mmask64 mask = cols - c >= 64 ? ~__mmask64(0) : (__mmask64(1) << (cols - c)) - 1;
+    __m512i xv[M];
+    for (int i = 0; i < M; ++i)
+      xv[i] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, x + static_cast<std::size_t>(i) * cols + c), flip);
+    for (int r = 0; r < R; ++r) {
+      const __m512i wv = _mm512_maskz_loadu_epi8(mask, w + static_cast<std::size_t>(r) * cols + c);
+      wsum[r] = _mm512_dpbusd_epi32(wsum[r], ones, wv);
+      for (int i = 0; i < M; ++i) acc[r][i] = _mm512_dpbusd_epi32(acc[r][i], xv[i], wv);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const int32_t s = hsum(wsum[r]);
+    for (int i = 0; i < M; ++i) out[r * M + i] = hsum(acc[r][i]) - 128 * s;
+  }
+}
+
+}  // namespace
+
+void matmat_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, const float* x_scales,
+               int m, const float* bias, float* y, int ldy) {
+  constexpr int M = 4;
+  int32_t out[4 * M];
+  auto put = [&](int i, int r, int32_t acc) {
+    const float v = static_cast<float>(acc) * (row_scales[r] * x_scales[i]);
+    y[static_cast<std::size_t>(i) * ldy + r] = bias ? v + bias[r] : v;
+  };
+  int i = 0;
+  for (; i + M <= m; i += M) {
+    const int8_t* xi = xq + static_cast<std::size_t>(i) * cols;
+    int r = 0;
+    for (; r + 2 <= rows; r += 2) {
+      block<2, M>(w + static_cast<std::size_t>(r) * cols, cols, xi, out);
+      for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < M; ++b) put(i + b, r + a, out[a * M + b]);
+    }
+    for (; r < rows; ++r) {
+      block<1, M>(w + static_cast<std::size_t>(r) * cols, cols, xi, out);
+      for (int b = 0; b < M; ++b) put(i + b, r, out[b]);
+    }
+  }
+  for (; i < m; ++i) {
+    const int8_t* xi = xq + static_cast<std::size_t>(i) * cols;
+    int r = 0;
+    for (; r + 4 <= rows; r += 4) {
+      block<4, 1>(w + static_cast<std::size_t>(r) * cols, cols, xi, out);
+      for (int a = 0; a < 4; ++a) put(i, r + a, out[a]);
+    }
+    for (; r < rows; ++r) {
+      block<1, 1>(w + static_cast<std::size_t>(r) * cols, cols, xi, out);
+      put(i, r, out[0]);
+    }
+  }
+}
+
+void matvec_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, float x_scale,
+               const float* bias, float* y) {
+  matmat_i8(w, row_scales, rows, cols, xq, &x_scale, 1, bias, y, rows);
+}
+
+}  // namespace softalign::kernels::avx512

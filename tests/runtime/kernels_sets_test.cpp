@@ -1,0 +1,201 @@
+// Every optimised kernel set against the reference kernels, at odd sizes
+// (remainders of every vector width), including the int8 extremes (-128
+// weights, ±127 activations) where a saturating product would go wrong. Sets
+// this CPU cannot run are not listed by available_kernels(), so their cases
+// do not run here.
+#include <doctest/doctest.h>
+#include <fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+
+using namespace softalign::kernels;
+
+namespace {
+
+const int kSizes[] = {1, 3, 7, 17, 31, 33, 64, 255, 257};
+
+std::vector<const KernelTable*> optimised() {
+  const KernelTable* sets[16];
+  const int n = available_kernels(sets, 16);
+  std::vector<const KernelTable*> out;
+  for (int i = 0; i < n && i < 16; ++i)
+    if (sets[i] != &ref_kernels()) out.push_back(sets[i]);
+  return out;
+}
+
+std::vector<float> rnd(std::mt19937& g, std::size_t n, float scale = 1.0f) {
+  std::uniform_real_distribution<float> u(-scale, scale);
+  std::vector<float> v(n + 64);
+  for (std::size_t i = 0; i < n; ++i) v[i] = u(g);
+  return v;
+}
+
+double max_abs_diff(const float* a, const float* b, std::size_t n) {
+  double worst = 0;
+  for (std::size_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(double(a[i]) - double(b[i])));
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("kernel sets: products at odd sizes equal the reference") {
+  const KernelTable& ref = ref_kernels();
+  std::mt19937 g(17);
+  for (const KernelTable* k : optimised()) {
+    for (int rows : {1, 3, 7, 33}) {
+      for (int cols : kSizes) {
+        for (int m : {1, 2, 4, 5, 9}) {
+          INFO(std::string(k->name), " rows ", rows, " cols ", cols, " m ", m);
+          auto w = rnd(g, std::size_t(rows) * cols);
+          auto x = rnd(g, std::size_t(m) * cols);
+          auto bias = rnd(g, rows);
+          const int ldy = rows + 3;
+          std::vector<float> a(std::size_t(m) * ldy, 7.0f), b(std::size_t(m) * ldy, 7.0f);
+          const double tol = 2e-6 * (cols + 1);
+          // f32
+          ref.matmat_f32(w.data(), rows, cols, x.data(), m, bias.data(), a.data(), ldy);
+          k->matmat_f32(w.data(), rows, cols, x.data(), m, bias.data(), b.data(), ldy);
+          CHECK(max_abs_diff(a.data(), b.data(), a.size()) <= tol);
+          k->matvec_f32(w.data(), rows, cols, x.data(), nullptr, b.data());
+          ref.matvec_f32(w.data(), rows, cols, x.data(), nullptr, a.data());
+          CHECK(max_abs_diff(a.data(), b.data(), rows) <= tol);
+          // f16
+          std::vector<uint16_t> wh(w.size());
+          for (std::size_t i = 0; i < w.size(); ++i) wh[i] = fp16_ieee_from_fp32_value(w[i]);
+          ref.matmat_f16(wh.data(), rows, cols, x.data(), m, nullptr, a.data(), ldy);
+          k->matmat_f16(wh.data(), rows, cols, x.data(), m, nullptr, b.data(), ldy);
+          CHECK(max_abs_diff(a.data(), b.data(), a.size()) <= tol);
+          k->matvec_f16(wh.data(), rows, cols, x.data(), bias.data(), b.data());
+          ref.matvec_f16(wh.data(), rows, cols, x.data(), bias.data(), a.data());
+          CHECK(max_abs_diff(a.data(), b.data(), rows) <= tol);
+          // i8: exact integer sums, so the floats must be identical. Weights
+          // span the full byte range, -128 included.
+          std::vector<int8_t> wq(w.size() + 64);
+          std::uniform_int_distribution<int> byte(-128, 127);
+          for (std::size_t i = 0; i < w.size(); ++i) wq[i] = static_cast<int8_t>(byte(g));
+          if (!w.empty()) wq[0] = -128;
+          std::vector<float> scales(rows);
+          for (int r = 0; r < rows; ++r) scales[r] = 0.01f * (r + 1);
+          std::vector<int8_t> xq(std::size_t(m) * cols + 64), xq_ref(xq.size());
+          std::vector<float> xs(m), xs_ref(m);
+          for (int i = 0; i < m; ++i) {
+            xs[i] = k->quantize_i8(&x[std::size_t(i) * cols], cols, &xq[std::size_t(i) * cols]);
+            xs_ref[i] = ref.quantize_i8(&x[std::size_t(i) * cols], cols, &xq_ref[std::size_t(i) * cols]);
+            CHECK(xs[i] == xs_ref[i]);
+          }
+          CHECK(std::equal(xq.begin(), xq.begin() + std::size_t(m) * cols, xq_ref.begin()));
+          // the extreme activations
+          for (int i = 0; i < m; ++i) xq[std::size_t(i) * cols] = static_cast<int8_t>(i % 2 ? 127 : -127);
+          ref.matmat_i8(wq.data(), scales.data(), rows, cols, xq.data(), xs.data(), m, bias.data(), a.data(), ldy);
+          k->matmat_i8(wq.data(), scales.data(), rows, cols, xq.data(), xs.data(), m, bias.data(), b.data(), ldy);
+          CHECK(max_abs_diff(a.data(), b.data(), a.size()) == 0.0);
+          ref.matvec_i8(wq.data(), scales.data(), rows, cols, xq.data(), xs[0], nullptr, a.data());
+          k->matvec_i8(wq.data(), scales.data(), rows, cols, xq.data(), xs[0], nullptr, b.data());
+          CHECK(max_abs_diff(a.data(), b.data(), rows) == 0.0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("kernel sets: all 127s and -128s in every lane (no saturation)") {
+  const KernelTable& ref = ref_kernels();
+  for (const KernelTable* k : optimised())
+    for (int cols : {32, 64, 257}) {
+      INFO(std::string(k->name), " cols ", cols);
+      std::vector<int8_t> w(cols * 2 + 64, -128), x(cols + 64, -127);
+      for (int c = 0; c < cols; ++c) w[cols + c] = 127;  // second row all 127
+      const float scales[2] = {1.0f, 1.0f};
+      float a[2], b[2];
+      ref.matvec_i8(w.data(), scales, 2, cols, x.data(), 1.0f, nullptr, a);
+      k->matvec_i8(w.data(), scales, 2, cols, x.data(), 1.0f, nullptr, b);
+      CHECK(a[0] == float(128 * 127 * cols));
+      CHECK(b[0] == a[0]);
+      CHECK(b[1] == a[1]);
+    }
+}
+
+TEST_CASE("kernel sets: element-wise kernels at odd sizes") {
+  const KernelTable& ref = ref_kernels();
+  std::mt19937 g(23);
+  for (const KernelTable* k : optimised())
+    for (int n : kSizes) {
+      INFO(std::string(k->name), " n ", n);
+      // embedding rows
+      auto x = rnd(g, n, 4.0f);
+      std::vector<uint16_t> h(n);
+      std::vector<int8_t> q(n);
+      for (int i = 0; i < n; ++i) {
+        h[i] = fp16_ieee_from_fp32_value(x[i]);
+        q[i] = static_cast<int8_t>(i * 37 % 255 - 127);
+      }
+      std::vector<float> a(n + 64), b(n + 64);
+      ref.row_f16(h.data(), n, a.data());
+      k->row_f16(h.data(), n, b.data());
+      CHECK(max_abs_diff(a.data(), b.data(), n) == 0.0);
+      ref.row_i8(q.data(), 0.3f, n, a.data());
+      k->row_i8(q.data(), 0.3f, n, b.data());
+      CHECK(max_abs_diff(a.data(), b.data(), n) == 0.0);
+      // GRU cell, with large gate inputs (saturated sigmoid and tanh)
+      auto gi = rnd(g, 3 * n, 12.0f), gh = rnd(g, 3 * n, 12.0f), st = rnd(g, n);
+      ref.gru_cell(gi.data(), gh.data(), st.data(), n, a.data());
+      k->gru_cell(gi.data(), gh.data(), st.data(), n, b.data());
+      CHECK(max_abs_diff(a.data(), b.data(), n) <= 1e-6);
+      // softmax / log-softmax over a wide range
+      auto s = rnd(g, n, 40.0f);
+      std::vector<float> sa(s.begin(), s.begin() + n), sb(sa);
+      ref.softmax(sa.data(), n);
+      k->softmax(sb.data(), n);
+      CHECK(max_abs_diff(sa.data(), sb.data(), n) <= 1e-6);
+      ref.log_softmax(s.data(), n, a.data());
+      k->log_softmax(s.data(), n, b.data());
+      CHECK(max_abs_diff(a.data(), b.data(), n) <= 1e-5);
+      // maxout
+      auto u = rnd(g, 2 * n);
+      ref.maxout2(u.data(), n, a.data());
+      k->maxout2(u.data(), n, b.data());
+      CHECK(max_abs_diff(a.data(), b.data(), n) == 0.0);
+      // attention: additive (fused tanh · v), dot, weighted sum
+      for (int dim : {1, 7, 8, 33, 256}) {
+        auto qv = rnd(g, dim, 3.0f), v = rnd(g, dim), keys = rnd(g, std::size_t(n) * dim, 3.0f);
+        ref.additive_scores(qv.data(), keys.data(), v.data(), n, dim, a.data());
+        k->additive_scores(qv.data(), keys.data(), v.data(), n, dim, b.data());
+        CHECK(max_abs_diff(a.data(), b.data(), n) <= 1e-6 * dim);
+        ref.dot_scores(qv.data(), keys.data(), n, dim, a.data());
+        k->dot_scores(qv.data(), keys.data(), n, dim, b.data());
+        CHECK(max_abs_diff(a.data(), b.data(), n) <= 1e-5 * dim);
+        std::vector<float> ca(dim), cb(dim);
+        ref.weighted_sum(v.data(), keys.data(), std::min(n, dim), dim, ca.data());
+        k->weighted_sum(v.data(), keys.data(), std::min(n, dim), dim, cb.data());
+        CHECK(max_abs_diff(ca.data(), cb.data(), dim) <= 1e-5 * n);
+      }
+    }
+}
+
+TEST_CASE("kernel sets: top-k equals the reference, ties included") {
+  const KernelTable& ref = ref_kernels();
+  std::mt19937 g(31);
+  for (const KernelTable* k : optimised())
+    for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(33), std::size_t(1000), std::size_t(32771)})
+      for (int kk : {1, 4, 5, 12}) {
+        INFO(std::string(k->name), " n ", n, " k ", kk);
+        std::uniform_int_distribution<int> coarse(-50, 50);  // many ties
+        std::vector<float> v(n);
+        for (auto& e : v) e = coarse(g) * 0.5f;
+        std::vector<int32_t> ia(kk), ib(kk);
+        std::vector<float> va(kk), vb(kk);
+        const int ca = ref.topk(v.data(), n, kk, ia.data(), va.data());
+        const int cb = k->topk(v.data(), n, kk, ib.data(), vb.data());
+        REQUIRE(ca == cb);
+        for (int i = 0; i < ca; ++i) {
+          CHECK(ia[i] == ib[i]);
+          CHECK(va[i] == vb[i]);
+        }
+      }
+}
