@@ -97,6 +97,9 @@ void append_le(std::vector<uint8_t>& out, T bits) {
 }  // namespace
 
 void convert(const Options& o, std::ostream& report_out) {
+  if (o.shortlist_src.empty() != o.shortlist_tgt.empty())
+    throw Error("--shortlist-corpus needs two files: SOURCE TARGET");
+  if (!o.shortlist_src.empty()) check_shortlist_params(o.shortlist);
   const SafeTensors st = read_safetensors(o.input);
   auto cfg_it = st.metadata.find("config");
   if (cfg_it == st.metadata.end())
@@ -197,7 +200,13 @@ void convert(const Options& o, std::ostream& report_out) {
     out.push_back(std::move(t));
   }
 
-  const flatbuffers::DetachedBuffer file = build_model_file(c, std::move(out), src_spm, tgt_spm, meta);
+  ShortlistData shortlist;
+  const bool with_shortlist = !o.shortlist_src.empty();
+  if (with_shortlist)
+    shortlist = build_shortlist_from_corpus(o.shortlist_src, o.shortlist_tgt, src_spm, tgt_spm, c, o.shortlist);
+
+  const flatbuffers::DetachedBuffer file =
+      build_model_file(c, std::move(out), src_spm, tgt_spm, meta, with_shortlist ? &shortlist : nullptr);
   // Check our own output with the reader's rules before it can be shipped.
   std::string why;
   if (!format::verify_model(file.data(), file.size(), &why)) throw Error("internal error: output fails verification: " + why);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "shortlist.h"
+
 namespace softalign::convert {
 
 enum class Precision { F32, F16, Int8 };
@@ -17,6 +19,9 @@ struct Options {
   std::string src_spm, tgt_spm;           // empty: beside the input
   std::vector<std::string> meta;          // "key=value"
   bool report = false;                    // per-tensor quantisation error table
+  // Lexical shortlist from a parallel corpus (both empty: none).
+  std::string shortlist_src, shortlist_tgt;
+  ShortlistParams shortlist;
 };
 
 // Reads, checks, quantises and writes. Throws Error (one line) on any bad

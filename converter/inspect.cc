@@ -1,5 +1,6 @@
 #include "inspect.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <iomanip>
@@ -90,6 +91,22 @@ void inspect_file(const std::string& path, std::ostream& out) {
     out << "  tgt: shared with src\n";
   else
     out << "  tgt: " << m->tgt_spm()->size() << " bytes\n";
+
+  if (const fb::Shortlist* sl = m->shortlist()) {
+    const uint64_t bytes = 4ull * (sl->offsets()->size() + sl->ids()->size() + sl->frequent()->size());
+    uint32_t longest = 0;
+    for (uint32_t s = 0; s + 1 < sl->offsets()->size(); ++s)
+      longest = std::max(longest, sl->offsets()->Get(s + 1) - sl->offsets()->Get(s));
+    out << "shortlist:\n";
+    out << "  method: " << str(sl->method()) << "\n";
+    out << "  top_k: " << sl->top_k() << "\n";
+    out << "  frequent_count: " << sl->frequent_count() << "\n";
+    out << "  frequent: " << sl->frequent()->size() << " ids\n";
+    out << "  source lists: " << sl->ids()->size() << " ids (longest " << longest << ")\n";
+    out << "  bytes: " << bytes << "\n";
+  } else {
+    out << "shortlist: none\n";
+  }
 
   size_t width = 4;
   for (const fb::Tensor* t : *m->tensors()) width = std::max<size_t>(width, t->name()->size());

@@ -1,6 +1,7 @@
 // softalign-convert: safetensors weights -> one .softalign model file.
 //
 //   softalign-convert [--int8|--fp16] [options] INPUT.safetensors -o OUTPUT.softalign
+//                     [--shortlist-corpus SRC TGT [--shortlist-top K] [--shortlist-frequent F]]
 //   softalign-convert --inspect FILE
 //
 // Every failure prints one line "softalign-convert: error: ..." on stderr and
@@ -8,6 +9,8 @@
 // output file behind.
 #include <iostream>
 #include <new>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -43,8 +46,27 @@ int main(int argc, char** argv) {
                                                     "metrics.NAME, or any other key); repeatable")
                        ->allow_extra_args(false);
   auto* report_opt = app.add_flag("--report", o.report, "print per-tensor max and RMS quantisation error");
+  std::vector<std::string> corpus;
+  auto* sl_opt = app.add_option("--shortlist-corpus", corpus,
+                                "embed a vocabulary shortlist built from this parallel training corpus "
+                                "(two files, one sentence per line)")
+                     ->expected(2)
+                     ->type_name("SOURCE TARGET");
+  auto* sl_top = app.add_option("--shortlist-top", o.shortlist.top_k,
+                                "shortlist: target pieces kept per source piece (K)")
+                    ->capture_default_str();
+  auto* sl_freq = app.add_option("--shortlist-frequent", o.shortlist.frequent,
+                                 "shortlist: most frequent target pieces always included (F)")
+                     ->capture_default_str();
+  auto* sl_method = app.add_option("--shortlist-method", o.shortlist.method,
+                                   "shortlist: ibm1 (IBM model 1 t(t|s)) or cooc (sentence co-occurrence p(t|s))")
+                       ->capture_default_str();
+  auto* sl_iter = app.add_option("--shortlist-iterations", o.shortlist.ibm1_iterations,
+                                 "shortlist: EM iterations of IBM model 1")
+                     ->capture_default_str();
+  for (auto* opt : {sl_top, sl_freq, sl_method, sl_iter}) opt->needs(sl_opt);
   auto* inspect_opt = app.add_option("--inspect", inspect, "print config, metadata and tensor table of a model file");
-  for (auto* opt : {in_opt, out_opt, int8_opt, fp16_opt, keep_opt, src_opt, tgt_opt, meta_opt, report_opt})
+  for (auto* opt : {in_opt, out_opt, int8_opt, fp16_opt, keep_opt, src_opt, tgt_opt, meta_opt, report_opt, sl_opt})
     inspect_opt->excludes(opt);
 
   // Argument errors: one line too, exit status 2 (usage error).
@@ -66,6 +88,10 @@ int main(int argc, char** argv) {
     if (o.input.empty()) throw sc::Error("no input file (usage: softalign-convert [--int8|--fp16] INPUT.safetensors -o OUTPUT.softalign)");
     if (o.output.empty()) throw sc::Error("no output file: give -o OUTPUT.softalign");
     o.precision = int8 ? sc::Precision::Int8 : fp16 ? sc::Precision::F16 : sc::Precision::F32;
+    if (corpus.size() == 2) {
+      o.shortlist_src = corpus[0];
+      o.shortlist_tgt = corpus[1];
+    }
     sc::convert(o, std::cout);
   } catch (const sc::Error& e) {
     std::cerr << "softalign-convert: error: " << e.what() << "\n";

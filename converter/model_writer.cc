@@ -42,9 +42,11 @@ flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>> key_
 
 flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<OutTensor> tensors,
                                       const std::string& src_spm, const std::string& tgt_spm,
-                                      const OutMetadata& meta) {
+                                      const OutMetadata& meta, const ShortlistData* shortlist) {
   // FlatBuffers offsets are 32-bit: the whole file must stay below 2 GiB.
   uint64_t total = src_spm.size() + tgt_spm.size();
+  if (shortlist)
+    total += 4 * (shortlist->offsets.size() + shortlist->ids.size() + shortlist->frequent.size()) + 64;
   for (const OutTensor& t : tensors) total += t.data.size() + 4 * t.scales.size() + t.name.size() + 64;
   if (total > (uint64_t(1) << 31) - (uint64_t(1) << 20))
     throw Error("model too large for the file format (" + std::to_string(total >> 20) + " MiB; the limit is 2 GiB)");
@@ -87,6 +89,12 @@ flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<O
                                  c.shared_vocab, c.pad_id, c.unk_id, c.bos_id, c.eos_id, c.max_src_len,
                                  decoding);
 
+  flatbuffers::Offset<fb::Shortlist> sl = 0;
+  if (shortlist)
+    sl = fb::CreateShortlist(b, b.CreateVector(shortlist->offsets), b.CreateVector(shortlist->ids),
+                             b.CreateVector(shortlist->frequent), shortlist->top_k, shortlist->frequent_count,
+                             b.CreateString(shortlist->method));
+
   fb::ModelBuilder mb(b);
   mb.add_schema_version(format::kSchemaVersion);
   mb.add_config(config);
@@ -94,6 +102,7 @@ flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<O
   mb.add_src_spm(src);
   if (!c.shared_vocab) mb.add_tgt_spm(tgt);
   mb.add_metadata(metadata);
+  if (shortlist) mb.add_shortlist(sl);
   fb::FinishModelBuffer(b, mb.Finish());
   return b.Release();
 }

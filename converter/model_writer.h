@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config.h"
+#include "shortlist.h"
 #include "softalign_generated.h"
 
 namespace softalign::convert {
@@ -27,9 +28,10 @@ struct OutMetadata {
 
 // The complete file. Tensors are written sorted by name; every tensor's data
 // starts at a multiple of 32 bytes. `tgt_spm` is left out when the config has
-// shared_vocab. Same inputs give the same bytes.
+// shared_vocab; the shortlist table when `shortlist` is not null. Same inputs
+// give the same bytes.
 flatbuffers::DetachedBuffer build_model_file(const ModelConfig& config, std::vector<OutTensor> tensors,
                                       const std::string& src_spm, const std::string& tgt_spm,
-                                      const OutMetadata& meta);
+                                      const OutMetadata& meta, const ShortlistData* shortlist = nullptr);
 
 }  // namespace softalign::convert

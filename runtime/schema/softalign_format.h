@@ -2,9 +2,10 @@
 //
 // The schema (softalign.fbs) is the format's reference; this header adds what
 // the FlatBuffers Verifier cannot know: the schema version rule, that tensors
-// are sorted by name (so lookups by binary search are valid), and that each
-// tensor's data and scales have the sizes its shape and dtype imply. The
-// converter checks its own output with it, and the runtime can load with it:
+// are sorted by name (so lookups by binary search are valid), that each
+// tensor's data and scales have the sizes its shape and dtype imply, and the
+// shortlist's rules (`shortlist_ok`). The converter checks its own output
+// with it, and the runtime can load with it:
 //
 //   std::string err;
 //   const softalign::fb::Model* m = softalign::format::verify_model(buf, size, &err);
@@ -94,6 +95,51 @@ inline const fb::Model* fail(std::string* err, const std::string& msg) {
 }
 }  // namespace detail
 
+// The shortlist's own rules (softalign.fbs `Shortlist`): one CSR row per
+// source id, offsets starting at 0, non-decreasing and ending at ids' length;
+// every id a target id; `frequent` strictly increasing. False with the first
+// problem in *why.
+inline bool shortlist_ok(const fb::Shortlist& sl, const fb::Config& cfg, std::string* why) {
+  const auto* offsets = sl.offsets();
+  const auto* ids = sl.ids();
+  const auto* frequent = sl.frequent();
+  const int64_t src_vocab = cfg.src_vocab(), tgt_vocab = cfg.tgt_vocab();
+  if (src_vocab < 0 || offsets->size() != static_cast<uint64_t>(src_vocab) + 1) {
+    *why = "offsets has " + std::to_string(offsets->size()) + " entries, src_vocab + 1 = " +
+           std::to_string(src_vocab + 1) + " needed";
+    return false;
+  }
+  if (offsets->Get(0) != 0) {
+    *why = "offsets[0] is not 0";
+    return false;
+  }
+  for (flatbuffers::uoffset_t s = 1; s < offsets->size(); ++s)
+    if (offsets->Get(s) < offsets->Get(s - 1)) {
+      *why = "offsets decrease at source id " + std::to_string(s - 1);
+      return false;
+    }
+  if (offsets->Get(offsets->size() - 1) != ids->size()) {
+    *why = "the last offset is not the number of ids";
+    return false;
+  }
+  for (flatbuffers::uoffset_t i = 0; i < ids->size(); ++i)
+    if (ids->Get(i) >= tgt_vocab) {
+      *why = "target id " + std::to_string(ids->Get(i)) + " outside [0, tgt_vocab)";
+      return false;
+    }
+  for (flatbuffers::uoffset_t i = 0; i < frequent->size(); ++i) {
+    if (frequent->Get(i) >= tgt_vocab) {
+      *why = "frequent id " + std::to_string(frequent->Get(i)) + " outside [0, tgt_vocab)";
+      return false;
+    }
+    if (i > 0 && frequent->Get(i) <= frequent->Get(i - 1)) {
+      *why = "frequent ids not strictly increasing";
+      return false;
+    }
+  }
+  return true;
+}
+
 // Checks a whole buffer: size, file identifier, schema version, FlatBuffers
 // structure, then the format's own rules. Returns the root on success, or
 // nullptr with a one-line reason in *err. `data` must stay valid while the
@@ -131,6 +177,11 @@ inline const fb::Model* verify_model(const uint8_t* data, size_t size, std::stri
     return fail(err, "corrupt softalign model file (unknown variant, score or scope value)");
   if (!cfg->shared_vocab() && model->tgt_spm() == nullptr)
     return fail(err, "corrupt softalign model file (no target SentencePiece model)");
+
+  if (const fb::Shortlist* sl = model->shortlist()) {
+    std::string why;
+    if (!shortlist_ok(*sl, *cfg, &why)) return fail(err, "corrupt softalign model file (shortlist: " + why + ")");
+  }
 
   const auto* tensors = model->tensors();
   for (flatbuffers::uoffset_t i = 0; i < tensors->size(); ++i) {
