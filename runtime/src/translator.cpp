@@ -1,7 +1,10 @@
 // The public Translator: text in and out around the allocation-free core.
 #include "softalign/translator.hpp"
 
+#include <pthreadpool.h>
+
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 #include "text.hpp"
@@ -16,8 +19,17 @@ Status Translator::prepare(std::shared_ptr<const Model> model, const TranslatorO
                            std::unique_ptr<Translator>* out) {
   if (model == nullptr || out == nullptr) return Status(StatusCode::kInvalidArgument, "model or out is null");
   auto impl = std::make_unique<internal::TranslatorImpl>();
-  Status st = impl->prepare(std::move(model), options);
+  Status st = impl->prepare(model, options);
   if (!st.ok()) return st;
+  // translate_batch splits its sentences over `threads` translators.
+  TranslatorOptions one = impl->options;
+  one.threads = 1;
+  for (int i = 1; i < options.threads; ++i) {
+    std::unique_ptr<Translator> w;
+    st = prepare(model, one, &w);
+    if (!st.ok()) return st;
+    impl->workers.push_back(std::move(w));
+  }
   out->reset(new Translator(std::move(impl)));
   return st;
 }
@@ -192,12 +204,42 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return items[a].ids.size() < items[b].ids.size(); });
   std::vector<TranslationResult> results(texts.size());
-  for (std::size_t i : order) {
-    // Invalid UTF-8, blank and over-long inputs take translate()'s path (error, replacement, split).
-    Status st = items[i].direct ? translate_tokens(*this, items[i].ids, items[i].pieces, search, &results[i])
-                                : translate(texts[i], search, &results[i]);
-    if (!st.ok()) return Status(st.code(), "sentence " + std::to_string(i) + ": " + st.message());
+  std::vector<Status> status(texts.size());
+  // Each translator takes the next sentence in that order until none is left:
+  // the calling one and, with threads > 1, the workers on the thread pool
+  // (whose threads then run one translator each, so this one's intra-sentence
+  // splitting is off meanwhile: the pool cannot be entered twice).
+  struct Shared {
+    Translator* self;
+    const std::vector<Item>* items;
+    const std::vector<std::string>* texts;
+    const std::vector<std::size_t>* order;
+    const SearchOptions* search;
+    std::vector<TranslationResult>* results;
+    std::vector<Status>* status;
+    std::atomic<std::size_t> next{0};
+  } shared{this, &items, &texts, &order, &search, &results, &status};
+  auto work = [](void* ctx, std::size_t w) {
+    Shared& sh = *static_cast<Shared*>(ctx);
+    Translator& tr = w == 0 ? *sh.self : *sh.self->impl_->workers[w - 1];
+    for (std::size_t n; (n = sh.next.fetch_add(1)) < sh.order->size();) {
+      const std::size_t i = (*sh.order)[n];
+      const Item& item = (*sh.items)[i];
+      // Invalid UTF-8, blank and over-long inputs take translate()'s path (error, replacement, split).
+      (*sh.status)[i] = item.direct ? translate_tokens(tr, item.ids, item.pieces, *sh.search, &(*sh.results)[i])
+                                    : tr.translate((*sh.texts)[i], *sh.search, &(*sh.results)[i]);
+    }
+  };
+  if (!impl_->workers.empty() && texts.size() > 1) {
+    pthreadpool* pool = impl_->pool;
+    impl_->pool = nullptr;
+    pthreadpool_parallelize_1d(pool, work, &shared, impl_->workers.size() + 1, 0);
+    impl_->pool = pool;
+  } else {
+    work(&shared, 0);
   }
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    if (!status[i].ok()) return Status(status[i].code(), "sentence " + std::to_string(i) + ": " + status[i].message());
   *out = std::move(results);
   return Status::Ok();
 }

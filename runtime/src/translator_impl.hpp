@@ -9,9 +9,11 @@
 #include "kernels/kernels.hpp"
 #include "linear.hpp"
 #include "model_impl.hpp"
+#include "shortlist.hpp"
 #include "softalign/model.hpp"
 #include "softalign/options.hpp"
 #include "softalign/result.hpp"
+#include "softalign/translator.hpp"
 
 struct pthreadpool;
 
@@ -25,6 +27,7 @@ struct Search {
   float beta = 0.0f;
   float max_len_a = 0.0f;
   float max_len_b = 0.0f;
+  bool shortlist = false;  // output layer over the model's shortlist (it has one)
 };
 
 struct Finished {
@@ -55,6 +58,9 @@ class TranslatorImpl {
   int K = 0;  // max beam
   int T = 0;  // max target tokens (EOS included) for a source of S tokens
   Arena arena;
+  // threads > 1: the other translators of translate_batch (one thread each,
+  // the same model and options), made at prepare.
+  std::vector<std::unique_ptr<Translator>> workers;
 
  private:
   void layout(Arena& a);
@@ -71,6 +77,7 @@ class TranslatorImpl {
   std::vector<std::unique_ptr<Linear>> enc_proj_fwd_, enc_proj_bwd_;  // per encoder layer
   Linear keys_;       // bahdanau U_a (+b), luong general W_a, concat W_k
   Linear generator_;  // output layer over all beams
+  Shortlist shortlist_;  // this sentence's target vocabulary, when the shortlist is on
 
   // Sizes.
   int n_ = 0, d_ = 0, e_ = 0, a_ = 0, l_ = 0, V_ = 0;
