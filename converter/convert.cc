@@ -100,6 +100,7 @@ void convert(const Options& o, std::ostream& report_out) {
   if (o.shortlist_src.empty() != o.shortlist_tgt.empty())
     throw Error("--shortlist-corpus needs two files: SOURCE TARGET");
   if (!o.shortlist_src.empty()) check_shortlist_params(o.shortlist);
+  if (!o.shortlist_src.empty() && o.shortlist_data) throw Error("give a shortlist corpus or shortlist data, not both");
   const SafeTensors st = read_safetensors(o.input);
   auto cfg_it = st.metadata.find("config");
   if (cfg_it == st.metadata.end())
@@ -201,8 +202,10 @@ void convert(const Options& o, std::ostream& report_out) {
   }
 
   ShortlistData shortlist;
-  const bool with_shortlist = !o.shortlist_src.empty();
-  if (with_shortlist)
+  const bool with_shortlist = !o.shortlist_src.empty() || o.shortlist_data;
+  if (o.shortlist_data)
+    shortlist = *o.shortlist_data;
+  else if (with_shortlist)
     shortlist = build_shortlist_from_corpus(o.shortlist_src, o.shortlist_tgt, src_spm, tgt_spm, c, o.shortlist);
 
   const flatbuffers::DetachedBuffer file =

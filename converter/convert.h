@@ -1,6 +1,7 @@
 // safetensors weights + SentencePiece models -> one .softalign file.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct Options {
   // Lexical shortlist from a parallel corpus (both empty: none).
   std::string shortlist_src, shortlist_tgt;
   ShortlistParams shortlist;
+  // Or a shortlist made by the caller (library use); it must satisfy the
+  // format's rules (format::shortlist_ok) or convert() throws.
+  std::optional<ShortlistData> shortlist_data;
 };
 
 // Reads, checks, quantises and writes. Throws Error (one line) on any bad

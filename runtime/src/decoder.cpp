@@ -125,7 +125,10 @@ void TranslatorImpl::step(int count, const int32_t* tokens, int t, int s, float*
       if (c->input_feeding) std::memcpy(st_out + c->dec_layers * d_, row, sizeof(float) * d_);
     }
   }
-  generator_.run(*k, gen_in_buf_, count, logits, xq_, xs_, pool);
+  if (shortlist_.active())
+    shortlist_.output_layer(*k, w.gen_w, w.gen_b, gen_in_buf_, count, logits);
+  else
+    generator_.run(*k, gen_in_buf_, count, logits, xq_, xs_, pool);
 }
 
 }  // namespace softalign::internal

@@ -308,6 +308,7 @@ Status load_impl(std::unique_ptr<Storage> storage, std::unique_ptr<ModelImpl>* o
   }
   st = bind_weights(*m, impl.get());
   if (!st.ok()) return st;
+  impl->shortlist = view_shortlist(*m);
   st = load_spm(m->src_spm(), "source", &impl->src_spm);
   if (st.ok() && !impl->config.shared_vocab) st = load_spm(m->tgt_spm(), "target", &impl->tgt_spm);
   if (!st.ok()) return st;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/kernels.hpp"
+#include "shortlist.hpp"
 #include "softalign/config.hpp"
 
 namespace sentencepiece {
@@ -68,6 +69,7 @@ struct ModelImpl {
   WeightType weight_type = WeightType::kF32;
   int schema_version = 0;
   Weights w;
+  ShortlistTable shortlist;  // the file's vocabulary shortlist, if any
   // f32 copies of vectors stored as f16/i8 (biases, v_a, v_p): made once at load.
   std::deque<std::vector<float>> widened;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> src_spm, tgt_spm;  // tgt may alias src (shared)

@@ -27,6 +27,7 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
   s.beta = o.beta.value_or(d.beta);
   s.max_len_a = o.max_len_a.value_or(d.max_len_a);
   s.max_len_b = o.max_len_b.value_or(d.max_len_b);
+  s.shortlist = o.use_shortlist.value_or(options.use_shortlist) && m->shortlist.present();
   auto bad = [](const std::string& m) { return Status(StatusCode::kInvalidArgument, m); };
   if (s.beam < 1 || s.beam > 1024) return bad("beam size must be in [1, 1024], got " + std::to_string(s.beam));
   if (K > 0 && s.beam > K)
@@ -147,6 +148,7 @@ void TranslatorImpl::layout(Arena& a) {
   cat_ = a.take<float>(2 * n_ + d_);
   gen_in_buf_ = a.take<float>(kk * gen_in_);
   logits_ = a.take<float>(kk * V_);
+  shortlist_.layout(a, m->shortlist.present(), V_, static_cast<int>(kk), gen_in_);
   att_step_ = a.take<float>(kk * s);
   hist_tok_ = a.take<int32_t>(t * kk);
   hist_parent_ = a.take<int32_t>(t * kk);

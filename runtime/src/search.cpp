@@ -38,6 +38,7 @@ Status TranslatorImpl::force_decode(const int32_t* src, std::size_t n, const int
     if (tgt[i] < 0 || tgt[i] >= V_)
       return Status(StatusCode::kInvalidArgument, "target id " + std::to_string(tgt[i]) + " out of range");
   const int s = static_cast<int>(n);
+  shortlist_.select(m->shortlist, false, src, s, c->eos_id);  // full logits
   encode(src, s);
   init_state(state_cur_);
   for (std::size_t t = 0; t < t_len; ++t) {
@@ -59,6 +60,8 @@ Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Se
                                                     " target tokens, more than the prepared " + std::to_string(T));
   const int beam = sr.beam;
   const int eos = c->eos_id;
+  // Logits rows have `width` columns: the shortlist's union, or the vocabulary.
+  const int width = shortlist_.select(m->shortlist, sr.shortlist, src, s, eos);
   encode(src, s);
   init_state(state_cur_);
   int alive = 1;
@@ -71,16 +74,16 @@ Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Se
     step(alive, alive_tok_, t, s, logits_);
     // Candidate totals: logp of the hypothesis + log_softmax of its logits.
     for (int i = 0; i < alive; ++i) {
-      float* row = logits_ + static_cast<std::size_t>(i) * V_;
-      k->log_softmax(row, V_, row);
-      for (int v = 0; v < V_; ++v) row[v] += alive_logp_[i];
+      float* row = logits_ + static_cast<std::size_t>(i) * width;
+      k->log_softmax(row, width, row);
+      for (int v = 0; v < width; ++v) row[v] += alive_logp_[i];
     }
     // Flattened index i * V + v: ties go to the lower hypothesis, then the lower token.
     const int want = beam - finished;
-    const int got = k->topk(logits_, static_cast<std::size_t>(alive) * V_, want, top_idx_, top_val_);
+    const int got = k->topk(logits_, static_cast<std::size_t>(alive) * width, want, top_idx_, top_val_);
     for (int j = 0; j < got; ++j) {
-      const int parent = top_idx_[j] / V_;
-      hist_tok_[static_cast<std::size_t>(t) * K + j] = top_idx_[j] % V_;
+      const int parent = top_idx_[j] / width;
+      hist_tok_[static_cast<std::size_t>(t) * K + j] = shortlist_.token(top_idx_[j] % width);
       hist_parent_[static_cast<std::size_t>(t) * K + j] = alive_idx_[parent];
       std::memcpy(hist_att_ + (static_cast<std::size_t>(t) * K + j) * S,
                   att_step_ + static_cast<std::size_t>(parent) * S, sizeof(float) * s);
@@ -88,8 +91,8 @@ Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Se
     // A kept EOS finishes; at the last step every kept candidate finishes as it is.
     int next_alive = 0;
     for (int j = 0; j < got; ++j) {
-      const int parent = top_idx_[j] / V_;
-      const int tok = top_idx_[j] % V_;
+      const int parent = top_idx_[j] / width;
+      const int tok = shortlist_.token(top_idx_[j] % width);
       if (tok == eos || t + 1 == t_max) {
         Finished& f = finished_[finished++];
         f.step = t;

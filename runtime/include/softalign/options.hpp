@@ -17,6 +17,9 @@ struct SearchOptions {
   std::optional<float> max_len_b;  // per call: T may not exceed the prepared maximum
   bool return_attention = false;   // fill Hypothesis::attention (soft alignment)
   bool return_alignment = false;   // fill the hard alignments (implies attention internally)
+  // Compute the output layer over the model's vocabulary shortlist only (when
+  // the model has one). Unset: TranslatorOptions::use_shortlist.
+  std::optional<bool> use_shortlist;
 };
 
 enum class Backend { kAuto, kCpu, kVulkan };
@@ -36,6 +39,10 @@ struct TranslatorOptions {
   // Threads for the intra-sentence work (XNNPACK's thread pool); 1 = the calling thread only.
   int threads = 1;
   Backend backend = Backend::kAuto;  // only kCpu exists so far; kAuto picks it
+  // Use the model's vocabulary shortlist (if the file has one) unless a call
+  // says otherwise: the output layer, log-softmax and top-k then cover only
+  // the sentence's likely target pieces (faster; results may differ slightly).
+  bool use_shortlist = true;
   // Kernel set: "" = the best for this CPU (or $SOFTALIGN_KERNELS), "ref" = reference kernels.
   std::string kernels;
 };
