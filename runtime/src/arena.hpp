@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 namespace softalign::internal {
@@ -39,7 +40,7 @@ class Arena {
     T* p = nullptr;
     if (base_ != nullptr) {
       p = reinterpret_cast<T*>(base_ + used_);
-      for (std::size_t i = 0; i < bytes; ++i) base_[used_ + i] = 0;
+      std::memset(base_ + used_, 0, bytes);
     }
     used_ += bytes;
     return p;

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "model_impl.hpp"
 #include "softalign_format.h"
@@ -309,8 +310,15 @@ Status load_impl(std::unique_ptr<Storage> storage, std::unique_ptr<ModelImpl>* o
   st = bind_weights(*m, impl.get());
   if (!st.ok()) return st;
   impl->shortlist = view_shortlist(*m);
+  // Building a SentencePiece processor (protobuf parse and trie) is most of
+  // the load time: the target one is built on a second thread meanwhile.
+  Status tgt_st;
+  std::thread tgt_thread;
+  if (!impl->config.shared_vocab)
+    tgt_thread = std::thread([&] { tgt_st = load_spm(m->tgt_spm(), "target", &impl->tgt_spm); });
   st = load_spm(m->src_spm(), "source", &impl->src_spm);
-  if (st.ok() && !impl->config.shared_vocab) st = load_spm(m->tgt_spm(), "target", &impl->tgt_spm);
+  if (tgt_thread.joinable()) tgt_thread.join();
+  if (st.ok()) st = tgt_st;
   if (!st.ok()) return st;
   if (impl->src_spm->GetPieceSize() > impl->config.src_vocab ||
       impl->tgt()->GetPieceSize() > impl->config.tgt_vocab)
