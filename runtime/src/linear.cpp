@@ -3,6 +3,7 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <algorithm>
 #include <limits>
 #include <mutex>
 #include <vector>
@@ -17,9 +18,10 @@ bool xnnpack_ready() {
   return ok;
 }
 
-// Output rows per thread-pool task: a multiple of the kernels' row blocks,
-// small enough to balance two to eight threads over a vocabulary.
-constexpr std::size_t kRowTile = 256;
+// A thread-pool task gets at least this many multiply-adds (and a multiple
+// of 256 output rows): below it, waking a worker costs more than it saves.
+// Products smaller than two tasks stay on the calling thread.
+constexpr std::size_t kTaskMacs = std::size_t(1) << 19;
 
 struct Job {
   const kernels::KernelTable* k;
@@ -80,8 +82,12 @@ void Linear::run(const kernels::KernelTable& k, const float* x, int rows, float*
       xs[r] = k.quantize_i8(x + static_cast<std::size_t>(r) * w_.cols, w_.cols, xq + static_cast<std::size_t>(r) * w_.cols);
   Job job{&k, &w_, bias_, x, xq, xs, rows, y};
   const std::size_t out = static_cast<std::size_t>(w_.rows);
-  if (pool != nullptr && pthreadpool_get_threads_count(pool) > 1 && out >= 2 * kRowTile)
-    pthreadpool_parallelize_1d_tile_1d(pool, run_tile, &job, out, kRowTile, 0);
+  const std::size_t macs_per_row = static_cast<std::size_t>(rows) * w_.cols;
+  const std::size_t tile = (kTaskMacs / std::max<std::size_t>(macs_per_row, 1) + 255) / 256 * 256;
+  // YIELD_WORKERS: the workers sleep after the call instead of spinning, which
+  // matters on a machine whose cores other programs share.
+  if (pool != nullptr && pthreadpool_get_threads_count(pool) > 1 && out >= 2 * tile)
+    pthreadpool_parallelize_1d_tile_1d(pool, run_tile, &job, out, tile, PTHREADPOOL_FLAG_YIELD_WORKERS);
   else
     run_tile(&job, 0, out);
 }

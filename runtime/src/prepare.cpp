@@ -29,6 +29,8 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
   s.max_len_b = o.max_len_b.value_or(d.max_len_b);
   s.shortlist = o.use_shortlist.value_or(options.use_shortlist) && m->shortlist.present();
   auto bad = [](const std::string& m) { return Status(StatusCode::kInvalidArgument, m); };
+  if (s.shortlist && !options.use_shortlist)
+    return bad("use_shortlist: this translator was prepared without the shortlist (TranslatorOptions::use_shortlist)");
   if (s.beam < 1 || s.beam > 1024) return bad("beam size must be in [1, 1024], got " + std::to_string(s.beam));
   if (K > 0 && s.beam > K)
     return bad("beam size " + std::to_string(s.beam) + " exceeds the prepared beam size " + std::to_string(K));
@@ -89,7 +91,7 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
   gen_in_ = luong ? d_ : l_;
 
   // Linear layers: our kernels on the mapped weights, not XNNPACK (see
-  // linear.hpp: as fast here, and no per-Translator copy of the weights).
+  // linear.hpp for the measurements: no per-Translator copy of the weights).
   constexpr bool kXnnpack = false;
   const Weights& w = m->w;
   for (int layer = 0; layer < c->enc_layers; ++layer) {
@@ -148,7 +150,7 @@ void TranslatorImpl::layout(Arena& a) {
   cat_ = a.take<float>(2 * n_ + d_);
   gen_in_buf_ = a.take<float>(kk * gen_in_);
   logits_ = a.take<float>(kk * V_);
-  shortlist_.layout(a, m->shortlist.present(), V_, static_cast<int>(kk), gen_in_);
+  shortlist_.layout(a, m->shortlist.present() && options.use_shortlist, m->w.gen_w, m->w.gen_b);
   att_step_ = a.take<float>(kk * s);
   hist_tok_ = a.take<int32_t>(t * kk);
   hist_parent_ = a.take<int32_t>(t * kk);
