@@ -126,7 +126,7 @@ void TranslatorImpl::step(int count, const int32_t* tokens, int t, int s, float*
     }
   }
   if (shortlist_.active())
-    shortlist_.output_layer(*k, w.gen_w, w.gen_b, gen_in_buf_, count, logits);
+    shortlist_.output_layer(*k, gen_in_buf_, count, logits, xq_, xs_, pool);
   else
     generator_.run(*k, gen_in_buf_, count, logits, xq_, xs_, pool);
 }

@@ -1,14 +1,17 @@
 // The vocabulary shortlist (softalign.fbs `Shortlist`): per sentence, the
 // union of the model's frequent target ids and the listed translations of
 // each source id; the output layer, log-softmax and top-k then run over
-// that union only. The union lives in arena memory sized at prepare for the
-// whole vocabulary, so selecting it allocates nothing.
+// that union only. The union and its rows live in arena memory sized at
+// prepare for the whole vocabulary, so selecting it allocates nothing.
 #pragma once
 
 #include <cstdint>
 
 #include "arena.hpp"
 #include "kernels/kernels.hpp"
+#include "linear.hpp"
+
+struct pthreadpool;
 
 namespace softalign::fb {
 struct Model;
@@ -29,40 +32,45 @@ struct ShortlistTable {
 // guarantee every id is a target id and the rows are well-formed).
 ShortlistTable view_shortlist(const fb::Model& model);
 
-// One translator's union for the current sentence.
+// One translator's union for the current sentence. Its rows of the output
+// layer are copied, in storage type, into a packed matrix in the arena once
+// per sentence; every decoder step then runs one linear layer (our kernels'
+// matmat, over all hypotheses) on that matrix. Copying beats computing the
+// rows in place: a union of ~1,500 ids of an 8k vocabulary falls into ~500
+// runs of consecutive ids of ~3 rows, too short for the kernels.
 class Shortlist {
  public:
-  // Takes the buffers from the arena: none when `present` is false.
-  // `rows`: the most hypotheses one step computes; `cols`: the output layer's input size.
-  void layout(Arena& a, bool present, int vocab, int rows, int cols);
+  // Takes the buffers from the arena for the output layer `w`, `bias` (the
+  // whole vocabulary): none when `enabled` is false.
+  void layout(Arena& a, bool enabled, const kernels::Matrix& w, const float* bias);
+  // Whether layout reserved the buffers (a call may then use the shortlist).
+  bool enabled() const { return mark_ != nullptr; }
 
-  // Makes the union of `src` (n ids) active when `use` and the table is
-  // present, else switches the shortlist off. Returns the width of a logits
-  // row: the union's size, or the whole vocabulary.
+  // Makes the union of `src` (n ids) active, rows packed, when `use` and the
+  // table is present (requires enabled()); else switches the shortlist off.
+  // Returns the width of a logits row: the union's size, or the vocabulary.
   int select(const ShortlistTable& table, bool use, const int32_t* src, int n, int eos);
 
   bool active() const { return active_; }
-  int size() const { return active_ ? size_ : vocab_; }
   // The vocabulary id of column i of a logits row.
   int32_t token(int i) const { return active_ ? ids_[i] : i; }
 
-  // The output layer over the union: y[r * size() + i] = W[id_i] · x_r + b[id_i]
-  // for r < rows, x rows of w.cols floats. Each run of consecutive ids is one
-  // matrix-vector product with the kernel of w's storage type.
-  void output_layer(const kernels::KernelTable& k, const kernels::Matrix& w, const float* bias, const float* x,
-                    int rows, float* y) const;
+  // The output layer over the union: y[r * width + i] = W[id_i] · x_r + b[id_i]
+  // for r < rows (x rows of w.cols floats). Scratch as Linear::run's.
+  void output_layer(const kernels::KernelTable& k, const float* x, int rows, float* y, int8_t* xq, float* xs,
+                    pthreadpool* pool) const;
 
  private:
-  int vocab_ = 0;
+  kernels::Matrix w_;            // the whole output layer
+  const float* bias_ = nullptr;
   int size_ = 0;
-  int runs_ = 0;
   bool active_ = false;
-  uint8_t* mark_ = nullptr;       // [vocab]
-  int32_t* ids_ = nullptr;        // [vocab] the union, ascending
-  int32_t* run_first_ = nullptr;  // [vocab] first id of each run of consecutive ids
-  int32_t* run_len_ = nullptr;    // [vocab]
-  int8_t* xq_ = nullptr;          // [rows, cols] quantized inputs (i8 weights)
-  float* x_scale_ = nullptr;      // [rows]
+  uint8_t* mark_ = nullptr;      // [vocab]
+  int32_t* ids_ = nullptr;       // [vocab] the union, ascending
+  uint8_t* rows_ = nullptr;      // [vocab, cols] packed rows, storage type
+  float* scales_ = nullptr;      // [vocab] their i8 scales
+  float* packed_bias_ = nullptr; // [vocab]
+  Linear layer_;                 // on the packed rows (no XNNPACK: nothing allocated)
 };
 
 }  // namespace softalign::internal

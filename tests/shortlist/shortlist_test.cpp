@@ -264,6 +264,8 @@ TEST_CASE("when the union holds the full greedy output, the greedy output is the
 }
 
 TEST_CASE("use_shortlist: per translator, per call, and ignored without a shortlist") {
+  // Prepared with it (the default), a call may turn it off; prepared without
+  // it, the translator reserves nothing for it and a call cannot turn it on.
   const std::string name = "bahdanau";
   const Golden g = load_golden(name);
   const int eos = g.config["eos_id"].get<int>();
@@ -283,13 +285,20 @@ TEST_CASE("use_shortlist: per translator, per call, and ignored without a shortl
       CHECK(run(*plain, src, so, true).ids == full.ids);
       CHECK(run(*off_by_default, src, so, std::nullopt).ids == full.ids);
       CHECK(run(*on_by_default, src, so, false).ids == full.ids);
-      const NBest a = run(*off_by_default, src, so, true);
+      const NBest a = run(*on_by_default, src, so, true);
       const NBest b = run(*on_by_default, src, so, std::nullopt);
       CHECK(a.ids == b.ids);
       CHECK(a.scores == b.scores);
       for (const auto& ids : a.ids)
         for (int32_t id : ids) CHECK(u.count(id) == 1);
       some_differ = some_differ || a.ids != full.ids;
+      // Prepared without it (no arena for it): a call cannot turn it on.
+      SearchOptions ask = so;
+      ask.use_shortlist = true;
+      NBestView nb;
+      const Status st = off_by_default->translate_ids(src, ask, &nb);
+      CHECK(st.code() == StatusCode::kInvalidArgument);
+      CHECK(st.message().find("prepared without the shortlist") != std::string::npos);
     }
   }
   CHECK(some_differ);

@@ -18,7 +18,8 @@ struct SearchOptions {
   bool return_attention = false;   // fill Hypothesis::attention (soft alignment)
   bool return_alignment = false;   // fill the hard alignments (implies attention internally)
   // Compute the output layer over the model's vocabulary shortlist only (when
-  // the model has one). Unset: TranslatorOptions::use_shortlist.
+  // the model has one). Unset: TranslatorOptions::use_shortlist. true on a
+  // translator prepared with use_shortlist = false is an error.
   std::optional<bool> use_shortlist;
 };
 
@@ -42,6 +43,8 @@ struct TranslatorOptions {
   // Use the model's vocabulary shortlist (if the file has one) unless a call
   // says otherwise: the output layer, log-softmax and top-k then cover only
   // the sentence's likely target pieces (faster; results may differ slightly).
+  // The arena then holds room for the output layer's rows (its size in the
+  // file); false reserves nothing for it.
   bool use_shortlist = true;
   // Kernel set: "" = the best for this CPU (or $SOFTALIGN_KERNELS), "ref" = reference kernels.
   std::string kernels;
