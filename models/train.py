@@ -49,11 +49,13 @@ def main(argv=None):
         trainer = Trainer(recipe, a.corpus, a.src, a.tgt, a.out, log=lambda m: print(m, flush=True))
         if a.benchmark_steps:
             import torch
-            tps, tok, secs = trainer.benchmark(a.benchmark_steps)
+            r = trainer.benchmark(a.benchmark_steps)
             print(f"benchmark: {recipe['name']} ({recipe['model']['variant']}"
                   f"{', input feeding' if recipe['model']['input_feeding'] else ''}): "
-                  f"{tps:.0f} target tokens/s ({tok} tokens in {secs:.1f} s, "
-                  f"{a.benchmark_steps} steps, {torch.get_num_threads()} threads)", flush=True)
+                  f"{r['tok_per_s']:.0f} target tokens/s ({r['tokens']} tokens in {r['seconds']:.1f} s, "
+                  f"{a.benchmark_steps} steps, {torch.get_num_threads()} threads; "
+                  f"{r['tok_per_cpu_s']:.0f} per CPU second; load average {r['load_before']:.2f} "
+                  f"-> {r['load_after']:.2f})", flush=True)
             return 0
         trainer.run()
     except (RecipeError, FileNotFoundError, ValueError) as e:

@@ -424,16 +424,24 @@ class Trainer:
         return f"{self.train_dropped} dropped as too long or empty"
 
     def benchmark(self, steps, warmup=2):
-        """Times `steps` training steps on the first batches of epoch 0; returns target tokens/s."""
+        """Times `steps` training steps on the first batches of epoch 0.
+
+        Returns a dict: target tokens per wall second, per CPU second of this process
+        (all its threads; less sensitive to other work on the machine), tokens,
+        seconds, and the 1-minute load average before and after.
+        """
         batches = self.batches(0)
         self.model.train()
         for k in range(warmup):
             self.train_step(D.collate(self.train_pairs, batches[k % len(batches)]))
-        tok, secs = 0, 0.0
+        load0 = os.getloadavg()[0]
+        tok, secs, cpu = 0, 0.0, 0.0
         for k in range(steps):
             b = D.collate(self.train_pairs, batches[(warmup + k) % len(batches)])
-            t0 = time.time()
+            t0, c0 = time.time(), time.process_time()
             self.train_step(b)
             secs += time.time() - t0
+            cpu += time.process_time() - c0
             tok += b.n_tokens
-        return tok / secs, tok, secs
+        return {"tok_per_s": tok / secs, "tok_per_cpu_s": tok / cpu, "tokens": tok, "seconds": secs,
+                "load_before": load0, "load_after": os.getloadavg()[0]}
