@@ -3,7 +3,6 @@
 // sentence's union, with the full model's log-probabilities renormalised
 // over that union (checked against teacher-forced full logits); the option
 // works per translator and per call; and translate_ids still allocates nothing.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <algorithm>
