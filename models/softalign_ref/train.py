@@ -342,6 +342,9 @@ class Trainer:
         tr = self.recipe["training"]
         with open(os.path.join(self.out, "recipe.yaml"), "w", encoding="utf-8") as f:
             yaml.safe_dump(self.recipe, f, sort_keys=False)
+        for f in os.listdir(self.out):  # a checkpoint being written when the run was killed
+            if f.startswith(".tmp-") and f.endswith(".ckpt.tmp"):
+                os.unlink(os.path.join(self.out, f))
         if os.path.isfile(self.ckpt_path):
             self.load_checkpoint()
             self.log(f"resumed from {self.ckpt_path} at step {self.state['step']} "

@@ -113,7 +113,8 @@ def test_exact_resume_after_sigkill(corpus, tmp_path):
     assert 0 < step < steps
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert f"resumed from" in open(os.path.join(out, "train.log")).read()
+    assert "resumed from" in open(os.path.join(out, "train.log")).read()
+    assert not [f for f in os.listdir(out) if f.endswith(".ckpt.tmp")]
     assert_same_weights(weights(ref), weights(out))
 
 
