@@ -402,6 +402,7 @@ class Trainer:
                 win_tok, win_loss, win_t0, win_n = 0, 0.0, time.time(), 0
             if tr["eval_every"] and st["step"] % tr["eval_every"] == 0:
                 self.evaluate()
+                win_tok, win_loss, win_t0, win_n = 0, 0.0, time.time(), 0  # tok/s without eval time
             ckpt_due = (tr["checkpoint_every"] and st["step"] % tr["checkpoint_every"] == 0) or \
                 (time.time() - last_ckpt >= 60 * tr["checkpoint_minutes"])
             if stop_after_steps is not None and steps_here >= stop_after_steps:
