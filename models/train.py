@@ -35,6 +35,8 @@ def main(argv=None):
     p.add_argument("--eval-every", type=int, help="evaluate on dev every N steps")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a recipe key, e.g. --set training.lr=0.002 (repeatable)")
+    p.add_argument("--tokenizers", metavar="DIR",
+                   help="use the SentencePiece model(s) in DIR (see make_tokenizers.py) instead of training new ones")
     p.add_argument("--benchmark-steps", type=int,
                    help="only time N training steps (after 2 warm-up steps) and print target tokens/s")
     a = p.parse_args(argv)
@@ -46,7 +48,8 @@ def main(argv=None):
             sets.append(f"{key}={val}")
     try:
         recipe = load_recipe(a.recipe, sets)
-        trainer = Trainer(recipe, a.corpus, a.src, a.tgt, a.out, log=lambda m: print(m, flush=True))
+        trainer = Trainer(recipe, a.corpus, a.src, a.tgt, a.out, log=lambda m: print(m, flush=True),
+                          tokenizers=a.tokenizers)
         if a.benchmark_steps:
             import torch
             r = trainer.benchmark(a.benchmark_steps)

@@ -18,6 +18,7 @@ import json
 import math
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -167,8 +168,10 @@ def batch_loss(model, b, label_smoothing=0.0):
 
 
 class Trainer:
-    def __init__(self, recipe, corpus, src_lang, tgt_lang, out, log=print, quiet=False):
+    def __init__(self, recipe, corpus, src_lang, tgt_lang, out, log=print, quiet=False, tokenizers=None):
+        """tokenizers: a directory whose SentencePiece model(s) to use instead of training new ones."""
         self.recipe, self.corpus, self.out = recipe, corpus, out
+        self.tokenizers_from = tokenizers
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
         self.quiet = quiet
         self._log = log
@@ -203,6 +206,13 @@ class Trainer:
         src, tgt = D.read_parallel(self.corpus, "train", self.src_lang, self.tgt_lang, dcfg["train_limit"])
         dsrc, dtgt = D.read_parallel(self.corpus, "dev", self.src_lang, self.tgt_lang, dcfg["dev_limit"])
         sp_src, _ = Tokenizers.paths(self.model_dir, t["shared"])
+        if self.tokenizers_from and not os.path.isfile(sp_src):
+            os.makedirs(self.model_dir, exist_ok=True)
+            for name in Tokenizers.paths("", t["shared"]):
+                if not os.path.isfile(os.path.join(self.tokenizers_from, name)):
+                    raise RecipeError(f"--tokenizers: {os.path.join(self.tokenizers_from, name)} not found "
+                                      f"(shared vocabulary: {bool(t['shared'])})")
+                shutil.copyfile(os.path.join(self.tokenizers_from, name), os.path.join(self.model_dir, name))
         if not os.path.isfile(sp_src):
             # Tokenizers are trained on exactly the training pairs used (train_limit applies).
             Tokenizers.train(self.model_dir, src, tgt, t["src_vocab"], t["tgt_vocab"], t["shared"],

@@ -119,13 +119,21 @@ def test_exact_resume_after_sigkill(corpus, tmp_path):
 
 
 def test_one_step_smoke_through_the_clis(corpus, tmp_path):
+    toks = str(tmp_path / "toks")
+    r = subprocess.run([sys.executable, os.path.join(MODELS, "make_tokenizers.py"), "--corpus", corpus,
+                        "--src", "en", "--tgt", "fr", "--out", toks, "--src-vocab", "40", "--tgt-vocab", "45"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
     out = str(tmp_path / "run")
     r = subprocess.run([sys.executable, os.path.join(MODELS, "train.py"), "--recipe",
                         write_recipe(tmp_path / "r.yaml"), "--corpus", corpus, "--src", "en", "--tgt", "fr",
-                        "--out", out, "--max-steps", "1"], capture_output=True, text=True, timeout=120)
+                        "--out", out, "--max-steps", "1", "--tokenizers", toks],
+                       capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     md = os.path.join(out, "model")
     assert sorted(os.listdir(md)) == ["model.safetensors", "src.spm.model", "tgt.spm.model"]
+    for name in ("src.spm.model", "tgt.spm.model"):
+        assert open(os.path.join(md, name), "rb").read() == open(os.path.join(toks, name), "rb").read()
     model, cfg = export.load(os.path.join(md, "model.safetensors"))
     assert (cfg.variant, cfg.src_vocab, cfg.tgt_vocab, cfg.pad_id, cfg.eos_id) == ("bahdanau", 40, 45, 0, 3)
     assert cfg.src_lang == "en" and cfg.tgt_lang == "fr"
