@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <random>
 
 #include <doctest/doctest.h>
 
@@ -240,4 +241,33 @@ TEST_CASE("the reader rejects a damaged shortlist with a clear message") {
     CHECK_MESSAGE(err.find("shortlist") != std::string::npos, err);
     CHECK_MESSAGE(err.find(d.message) != std::string::npos, err);
   }
+}
+
+TEST_CASE("random byte flips in a file with a shortlist: rejected, or every shortlist id still in range") {
+  Fixture f;
+  REQUIRE(run_convert({"--int8", f.m.weights, "-o", f.out(), "--shortlist-corpus", f.src, f.tgt}).status == 0);
+  const std::vector<uint8_t> good = read_file(f.out());
+  std::mt19937 rng(777);
+  int rejected = 0;
+  const int trials = 2000;
+  for (int i = 0; i < trials; ++i) {
+    std::vector<uint8_t> bad = good;
+    for (int k = 0, n = 1 + int(rng() % 4); k < n; ++k) bad[rng() % bad.size()] ^= uint8_t(1 + rng() % 255);
+    const fb::Model* m = softalign::format::verify_model(bad.data(), bad.size(), nullptr);
+    if (m == nullptr) {
+      ++rejected;
+      continue;
+    }
+    // Accepted: what a runtime reads from the shortlist stays within bounds.
+    if (const fb::Shortlist* sl = m->shortlist()) {
+      const uint32_t src_vocab = m->config()->src_vocab(), tgt_vocab = m->config()->tgt_vocab();
+      REQUIRE(sl->offsets()->size() == src_vocab + 1);
+      for (uint32_t s = 0; s < src_vocab; ++s)
+        for (uint32_t j = sl->offsets()->Get(s); j < sl->offsets()->Get(s + 1); ++j)
+          REQUIRE(sl->ids()->Get(j) < tgt_vocab);
+      for (uint32_t id : *sl->frequent()) REQUIRE(id < tgt_vocab);
+    }
+  }
+  MESSAGE(rejected << " of " << trials << " damaged buffers rejected");
+  CHECK(rejected > 0);
 }
