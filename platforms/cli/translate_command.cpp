@@ -26,6 +26,7 @@ struct TranslateArgs {
   float alpha = 0, beta = 0, max_len_a = 0, max_len_b = 0;
   bool alignment = false, word_alignment = false, json = false, split_long = false, replace_utf8 = false;
   bool stats = false;
+  bool no_shortlist = false;
   std::string kernels;
   // Options given on the command line (the others keep the model's defaults).
   CLI::Option *beam_opt = nullptr, *nbest_opt = nullptr, *alpha_opt = nullptr, *beta_opt = nullptr,
@@ -150,6 +151,7 @@ int run(const TranslateArgs& a) {
   options.long_input = a.split_long ? LongInputPolicy::kSplitSentences : LongInputPolicy::kError;
   options.invalid_utf8 = a.replace_utf8 ? InvalidUtf8Policy::kReplace : InvalidUtf8Policy::kError;
   options.kernels = a.kernels;
+  options.use_shortlist = !a.no_shortlist;
   // One translator per worker; they share the model.
   const Clock::time_point t_prepare = Clock::now();
   std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
@@ -248,6 +250,8 @@ std::function<int()> add_translate_command(CLI::App& app) {
   cmd->add_flag("--replace-invalid-utf8", a->replace_utf8, "Replace invalid UTF-8 bytes instead of failing");
   cmd->add_flag("--stats", a->stats, "At the end, print lines/s, target pieces/s and load time on stderr");
   cmd->add_option("--kernels", a->kernels, "Kernel set (default: the best for this CPU; 'ref': reference)");
+  cmd->add_flag("--no-shortlist", a->no_shortlist,
+                "Output layer over the whole vocabulary, even when the model has a vocabulary shortlist");
   return [a] { return run(*a); };
 }
 
