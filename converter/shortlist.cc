@@ -111,6 +111,7 @@ std::vector<float> ibm1(const Support& sup, const std::vector<std::vector<int32_
           idx[i] = static_cast<uint64_t>(std::lower_bound(b, e, static_cast<uint32_t>(t)) - rows.values.data());
           z += prob[idx[i]];
         }
+        if (!(z > 0.0)) continue;  // every probability underflowed: nothing to share out
         for (std::size_t i = 0; i < src_rows.size(); ++i) counts[idx[i]] += prob[idx[i]] / z;
       }
     }

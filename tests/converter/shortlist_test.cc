@@ -159,6 +159,21 @@ TEST_CASE("--shortlist-corpus embeds a shortlist; --inspect shows it; same bytes
   CHECK(run_convert({"--inspect", f.dir.file("plain.softalign")}).out.find("shortlist: none") != std::string::npos);
 }
 
+TEST_CASE("a shared-vocabulary model tokenises both sides with its one SentencePiece model") {
+  TempDir dir;
+  const TinyModel m = make_model(dir.path, small_config("bahdanau", "none", "global", false, 1, 1, true));
+  write_file(dir.file("train.src"), std::string("the cat\na mat\n"));
+  write_file(dir.file("train.tgt"), std::string("le chat\nle mat\n"));
+  const Run r = run_convert({m.weights, "-o", dir.file("m.softalign"), "--shortlist-corpus", dir.file("train.src"),
+                             dir.file("train.tgt"), "--shortlist-frequent", "1"});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto bytes = read_file(dir.file("m.softalign"));
+  const fb::Shortlist* sl = verified(bytes)->shortlist();
+  REQUIRE(sl != nullptr);
+  CHECK(sl->ids()->size() > 0);
+  CHECK(sl->offsets()->size() == m.config["src_vocab"].get<uint32_t>() + 1);
+}
+
 TEST_CASE("--shortlist-* errors: one line, no output file") {
   Fixture f;
   const std::string w = f.m.weights, o = f.out();
