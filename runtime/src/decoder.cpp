@@ -8,24 +8,47 @@
 
 namespace softalign::internal {
 
-// GRU stack: layer 0 reads x0, layer k > 0 the new state of layer k − 1.
-void TranslatorImpl::gru_stack(const float* x0, const float* state_in, float* state_out) {
-  const float* x = x0;
+// Y[i] = W X[i] (+ bias) for `count` rows of X (row stride W.cols), each
+// weight row read once for all of them. The same numbers as one matvec per
+// row: the same per-row quantization and the same accumulation order.
+void TranslatorImpl::rows_product(const kernels::Matrix& w, const float* x, int count, const float* bias, float* y) {
+  if (w.type == WeightType::kI8)
+    for (int r = 0; r < count; ++r)
+      xs_[r] = k->quantize_i8(x + static_cast<std::size_t>(r) * w.cols, w.cols, xq_ + static_cast<std::size_t>(r) * w.cols);
+  kernels::matmat(*k, w, x, xq_, xs_, count, bias, y, w.rows);
+}
+
+// Row `layer` block of each hypothesis' state, gathered contiguously into dst.
+static void gather(const float* state, int count, int state_size, int offset, int width, float* dst) {
+  for (int i = 0; i < count; ++i)
+    std::memcpy(dst + static_cast<std::size_t>(i) * width, state + static_cast<std::size_t>(i) * state_size + offset,
+                sizeof(float) * width);
+}
+
+// GRU stack for `count` hypotheses: layer 0 reads the rows of x0 (row stride
+// w_ih.cols), layer k > 0 the new states of layer k − 1; state_cur_ rows in,
+// state_next_ rows out.
+void TranslatorImpl::gru_stack(const float* x0, int count) {
   for (int layer = 0; layer < c->dec_layers; ++layer) {
     const GruWeights& g = m->w.dec[layer];
-    const float* h = state_in + static_cast<std::size_t>(layer) * d_;
-    float* h_out = state_out + static_cast<std::size_t>(layer) * d_;
-    kernels::matvec(*k, g.w_ih, x, g.b_ih, gi_, xq_);
-    kernels::matvec(*k, g.w_hh, h, g.b_hh, gh_, xq_);
-    k->gru_cell(gi_, gh_, h, d_, h_out);
-    x = h_out;
+    const float* x = x0;
+    if (layer > 0) {
+      gather(state_next_, count, state_size_, (layer - 1) * d_, d_, hq_);
+      x = hq_;
+    }
+    rows_product(g.w_ih, x, count, g.b_ih, gi_all_);
+    gather(state_cur_, count, state_size_, layer * d_, d_, hq2_);
+    rows_product(g.w_hh, hq2_, count, g.b_hh, gh_all_);
+    for (int i = 0; i < count; ++i)
+      k->gru_cell(gi_all_ + static_cast<std::size_t>(i) * 3 * d_, gh_all_ + static_cast<std::size_t>(i) * 3 * d_,
+                  hq2_ + static_cast<std::size_t>(i) * d_, d_,
+                  state_next_ + static_cast<std::size_t>(i) * state_size_ + layer * d_);
   }
 }
 
 // Bahdanau: e_j = v_aᵀ tanh(W_a s + U_a h_j + b_a), α = softmax, c = Σ α_j h_j.
-void TranslatorImpl::attend_bahdanau(const float* query_state, int s, float* att, float* ctx) {
-  kernels::matvec(*k, m->w.att_W_a, query_state, nullptr, q_, xq_);
-  k->additive_scores(q_, keys_buf_, m->w.att_v_a, s, a_, att);
+void TranslatorImpl::attend_bahdanau(const float* q, int s, float* att, float* ctx) {
+  k->additive_scores(q, keys_buf_, m->w.att_v_a, s, a_, att);
   k->softmax(att, s);
   k->weighted_sum(att, ann_, s, 2 * n_, ctx);
 }
@@ -79,47 +102,64 @@ void TranslatorImpl::attend_luong(const float* h, int t, int s, float* att, floa
   k->weighted_sum(sc, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, ctx);
 }
 
+// The products with decoder matrices run over all hypotheses at once
+// (rows_product); attention and the cells per hypothesis.
 void TranslatorImpl::step(int count, const int32_t* tokens, int t, int s, float* logits) {
   const Weights& w = m->w;
   const bool luong = c->variant == Variant::kLuong;
   const int top = (c->dec_layers - 1) * d_;
-  for (int i = 0; i < count; ++i) {
-    const float* st_in = state_cur_ + static_cast<std::size_t>(i) * state_size_;
-    float* st_out = state_next_ + static_cast<std::size_t>(i) * state_size_;
-    float* att = att_step_ + static_cast<std::size_t>(i) * S;
-    float* row = gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_;
-    kernels::get_row(*k, w.tgt_emb, tokens[i], emb_);
-    if (!luong) {
-      const float* ctx = fixed_ctx_;
-      if (c->variant == Variant::kBahdanau) {
-        attend_bahdanau(st_in + top, s, att, ctx_);
-        ctx = ctx_;
-      } else {
-        std::memset(att, 0, sizeof(float) * s);
-      }
-      std::memcpy(x_, emb_, sizeof(float) * e_);
-      std::memcpy(x_ + e_, ctx, sizeof(float) * 2 * n_);
-      gru_stack(x_, st_in, st_out);
-      // u = U_o s + b_o + V_o E_y y + C_o c; t = maxout_2(u)
-      kernels::matvec(*k, w.out_U_o, st_out + top, w.out_U_o_b, u_, xq_);
-      kernels::matvec(*k, w.out_V_o, emb_, nullptr, u2_, xq_);
-      for (int j = 0; j < 2 * l_; ++j) u_[j] += u2_[j];
-      kernels::matvec(*k, w.out_C_o, ctx, nullptr, u2_, xq_);
-      for (int j = 0; j < 2 * l_; ++j) u_[j] += u2_[j];
-      k->maxout2(u_, l_, row);
+  const std::size_t n2 = 2 * static_cast<std::size_t>(n_);
+  for (int i = 0; i < count; ++i) kernels::get_row(*k, w.tgt_emb, tokens[i], emb_all_ + static_cast<std::size_t>(i) * e_);
+  if (!luong) {
+    // Contexts: Bahdanau attends with the previous top state; encdec's is fixed.
+    if (c->variant == Variant::kBahdanau) {
+      gather(state_cur_, count, state_size_, top, d_, hq_);
+      rows_product(w.att_W_a, hq_, count, nullptr, q_all_);
+      for (int i = 0; i < count; ++i)
+        attend_bahdanau(q_all_ + static_cast<std::size_t>(i) * a_, s, att_step_ + static_cast<std::size_t>(i) * S,
+                        ctx_all_ + i * n2);
     } else {
-      const float* x0 = emb_;
-      if (c->input_feeding) {
-        std::memcpy(x_, emb_, sizeof(float) * e_);
-        std::memcpy(x_ + e_, st_in + c->dec_layers * d_, sizeof(float) * d_);
-        x0 = x_;
+      for (int i = 0; i < count; ++i) {
+        std::memset(att_step_ + static_cast<std::size_t>(i) * S, 0, sizeof(float) * s);
+        std::memcpy(ctx_all_ + i * n2, fixed_ctx_, sizeof(float) * n2);
       }
-      gru_stack(x0, st_in, st_out);
+    }
+    // GRU input [E y; c] per hypothesis.
+    const std::size_t in = e_ + n2;
+    for (int i = 0; i < count; ++i) {
+      std::memcpy(x_all_ + i * in, emb_all_ + static_cast<std::size_t>(i) * e_, sizeof(float) * e_);
+      std::memcpy(x_all_ + i * in + e_, ctx_all_ + i * n2, sizeof(float) * n2);
+    }
+    gru_stack(x_all_, count);
+    // u = U_o s + b_o + V_o E_y y + C_o c; t = maxout_2(u)
+    const std::size_t l2 = 2 * static_cast<std::size_t>(l_);
+    gather(state_next_, count, state_size_, top, d_, hq_);
+    rows_product(w.out_U_o, hq_, count, w.out_U_o_b, u_all_);
+    rows_product(w.out_V_o, emb_all_, count, nullptr, u2_all_);
+    for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
+    rows_product(w.out_C_o, ctx_all_, count, nullptr, u2_all_);
+    for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
+    for (int i = 0; i < count; ++i) k->maxout2(u_all_ + i * l2, l_, gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_);
+  } else {
+    const float* x0 = emb_all_;
+    if (c->input_feeding) {
+      const std::size_t in = static_cast<std::size_t>(e_) + d_;
+      for (int i = 0; i < count; ++i) {
+        std::memcpy(x_all_ + i * in, emb_all_ + static_cast<std::size_t>(i) * e_, sizeof(float) * e_);
+        std::memcpy(x_all_ + i * in + e_, state_cur_ + static_cast<std::size_t>(i) * state_size_ + c->dec_layers * d_,
+                    sizeof(float) * d_);
+      }
+      x0 = x_all_;
+    }
+    gru_stack(x0, count);
+    for (int i = 0; i < count; ++i) {
+      float* st_out = state_next_ + static_cast<std::size_t>(i) * state_size_;
+      float* row = gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_;
       const float* h = st_out + top;
-      attend_luong(h, t, s, att, ctx_);
+      attend_luong(h, t, s, att_step_ + static_cast<std::size_t>(i) * S, ctx_);
       // h̃ = tanh(W_c [c; h])
-      std::memcpy(cat_, ctx_, sizeof(float) * 2 * n_);
-      std::memcpy(cat_ + 2 * n_, h, sizeof(float) * d_);
+      std::memcpy(cat_, ctx_, sizeof(float) * n2);
+      std::memcpy(cat_ + n2, h, sizeof(float) * d_);
       kernels::matvec(*k, w.dec_W_c, cat_, nullptr, row, xq_);
       for (int j = 0; j < d_; ++j) row[j] = std::tanh(row[j]);
       if (c->input_feeding) std::memcpy(st_out + c->dec_layers * d_, row, sizeof(float) * d_);

@@ -135,7 +135,8 @@ void TranslatorImpl::layout(Arena& a) {
   keys_buf_ = a.take<float>(s * std::max(key_dim_, 1));
   fixed_ctx_ = a.take<float>(2 * n_);
   const std::size_t linear_in = std::max(s * std::max(e_, 2 * n_), kk * gen_in_);
-  xq_ = a.take<int8_t>(std::max(e_ + 2 * wide + std::max(l_, 1), linear_in));
+  const std::size_t step_in = kk * (e_ + 2 * wide + std::max(2 * l_, 1));
+  xq_ = a.take<int8_t>(std::max({e_ + 2 * wide + std::max(l_, 1), linear_in, step_in}));
   xs_ = a.take<float>(std::max(s, kk));
   state_cur_ = a.take<float>(kk * state_size_);
   state_next_ = a.take<float>(kk * state_size_);
@@ -145,6 +146,16 @@ void TranslatorImpl::layout(Arena& a) {
   scores_ = a.take<float>(s);
   ctx_ = a.take<float>(2 * n_);
   emb_ = a.take<float>(e_);
+  emb_all_ = a.take<float>(kk * e_);
+  x_all_ = a.take<float>(kk * (e_ + wide));
+  gi_all_ = a.take<float>(kk * 3 * d_);
+  gh_all_ = a.take<float>(kk * 3 * d_);
+  hq_ = a.take<float>(kk * d_);
+  hq2_ = a.take<float>(kk * d_);
+  q_all_ = a.take<float>(kk * std::max(a_, 1));
+  ctx_all_ = a.take<float>(kk * 2 * n_);
+  u_all_ = a.take<float>(kk * std::max(2 * l_, 1));
+  u2_all_ = a.take<float>(kk * std::max(2 * l_, 1));
   u_ = a.take<float>(std::max(2 * l_, 1));
   u2_ = a.take<float>(std::max(2 * l_, 1));
   cat_ = a.take<float>(2 * n_ + d_);

@@ -69,9 +69,10 @@ class TranslatorImpl {
   // One decoder step for `count` hypotheses: tokens[i], states state_in[i]
   // → state_out[i], attention rows att[i*S_cur...], log-probs or logits rows.
   void step(int count, const int32_t* tokens, int t, int s, float* logits);
-  void attend_bahdanau(const float* query_state, int s, float* att, float* ctx);
+  void attend_bahdanau(const float* q, int s, float* att, float* ctx);
   void attend_luong(const float* h, int t, int s, float* att, float* ctx);
-  void gru_stack(const float* x0, const float* state_in, float* state_out);
+  void gru_stack(const float* x0, int count);
+  void rows_product(const kernels::Matrix& w, const float* x, int count, const float* bias, float* y);
 
   // Linear layers over many rows.
   std::vector<std::unique_ptr<Linear>> enc_proj_fwd_, enc_proj_bwd_;  // per encoder layer
@@ -105,6 +106,17 @@ class TranslatorImpl {
   float* scores_ = nullptr;     // [S]
   float* ctx_ = nullptr;        // [2n]
   float* emb_ = nullptr;        // [e]
+  // Per-hypothesis rows of the decoder step ([K, ...]).
+  float* emb_all_ = nullptr;    // [K, e]
+  float* x_all_ = nullptr;      // [K, e + max(2n, d)] GRU stack input
+  float* gi_all_ = nullptr;     // [K, 3d]
+  float* gh_all_ = nullptr;     // [K, 3d]
+  float* hq_ = nullptr;         // [K, d] gathered states
+  float* hq2_ = nullptr;        // [K, d]
+  float* q_all_ = nullptr;      // [K, a] attention queries
+  float* ctx_all_ = nullptr;    // [K, 2n] contexts
+  float* u_all_ = nullptr;      // [K, 2l]
+  float* u2_all_ = nullptr;     // [K, 2l]
   float* u_ = nullptr;          // [2l] and temporaries
   float* u2_ = nullptr;
   float* cat_ = nullptr;        // [2n + d]
