@@ -205,6 +205,7 @@ int main(int argc, char** argv) {
   std::shared_ptr<const Model> model;
   Status st = Model::load(model_path, &model);
   if (!st.ok()) return fail(st);
+  const double loaded_ms = ms_since(t0);
   if (bound) return step_bound(model, kernels);
   if (linear) return linear_compare(model, kernels);
 
@@ -224,6 +225,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<Translator> tr;
   st = Translator::prepare(model, o, &tr);
   if (!st.ok()) return fail(st);
+  const double prepared_ms = ms_since(t0);
   TranslationResult first;
   st = tr->translate(lines.empty() ? std::string("hello") : lines[0], &first);
   if (!st.ok()) return fail(st);
@@ -266,6 +268,9 @@ int main(int argc, char** argv) {
                       {"sentences_per_s", lines.size() / secs},
                       {"tokens_per_s", tokens / secs},
                       {"load_ms", load_ms},
+                      {"model_load_ms", loaded_ms},
+                      {"prepare_ms", prepared_ms - loaded_ms},
+                      {"first_translation_ms", load_ms - prepared_ms},
                       {"peak_rss_mb", peak_rss_mb()},
                       {"model_mb", static_cast<double>(model->file_bytes()) / (1 << 20)}};
   if (batch == 1) {

@@ -203,7 +203,9 @@ def main():
                     row["model_mb"] = r["model_mb"]
                 rows.append(row)
                 print(f"  {row['engine']:9} {prec:4} batch {batch:2} beam {beam} threads {t}: "
-                      f"{row['sentences_per_s']:8.1f} sent/s", file=sys.stderr, flush=True)
+                      f"{row['sentences_per_s']:8.1f} sent/s, BLEU {row['bleu']:.2f}", file=sys.stderr, flush=True)
+                if a.json:  # the rows so far, in case the run is cut short
+                    write_json(a.json, rows)
     base = {(r["batch"], r["beam"], r["threads"]): r["sentences_per_s"] for r in rows
             if r["engine"] == "torch" and r["precision"] == "fp32"}
     for r in rows:
@@ -232,9 +234,13 @@ def main():
               f"{b['step_bytes'] / 1e6:.2f} MB read at {b['bandwidth_gb_s']:.1f} GB/s = {b['bound_ms'] * 1e3:.1f} us "
               f"bound; ratio {b['ratio']:.2f}")
     if a.json:
-        os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
-        with open(a.json, "w") as fh:
-            json.dump(rows + [dict(kind="step_bound", **b) for b in bounds], fh, indent=1)
+        write_json(a.json, rows + [dict(kind="step_bound", **b) for b in bounds])
+
+
+def write_json(path, rows):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as fh:
+        json.dump(rows, fh, indent=1)
 
 
 if __name__ == "__main__":
