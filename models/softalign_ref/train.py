@@ -438,7 +438,7 @@ class Trainer:
         return f"{self.train_dropped} dropped as too long or empty"
 
     def benchmark(self, steps, warmup=2):
-        """Times `steps` training steps on the first batches of epoch 0.
+        """Times `steps` training steps on batches spread evenly over epoch 0.
 
         Returns a dict: target tokens per wall second, per CPU second of this process
         (all its threads; less sensitive to other work on the machine), tokens,
@@ -451,7 +451,7 @@ class Trainer:
         load0 = os.getloadavg()[0]
         tok, secs, cpu = 0, 0.0, 0.0
         for k in range(steps):
-            b = D.collate(self.train_pairs, batches[(warmup + k) % len(batches)])
+            b = D.collate(self.train_pairs, batches[(k * len(batches)) // steps])
             t0, c0 = time.time(), time.process_time()
             self.train_step(b)
             secs += time.time() - t0

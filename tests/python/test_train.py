@@ -175,3 +175,24 @@ def test_batch_loss_equals_the_full_forward_loss(variant):
         logits, _ = model(b.src, b.src_len, b.tgt_in)
         for ls in (0.0, 0.1):
             assert float(batch_loss(model, b, ls)) == pytest.approx(float(seq_loss(logits, b.tgt_out, ls)), rel=1e-5)
+
+
+@pytest.mark.parametrize("layers", [1, 3])
+def test_unpacked_training_encoder_equals_the_packed_one(layers):
+    from softalign_ref.config import ModelConfig
+    from softalign_ref.model import build_model
+    cfg = ModelConfig(variant="bahdanau", emb_size=8, enc_hidden=6, dec_hidden=12, att_hidden=7, maxout_size=5,
+                      src_vocab=30, tgt_vocab=25, max_src_len=20, enc_layers=layers)
+    torch.manual_seed(0)
+    enc = build_model(cfg).encoder.eval()
+    lens = torch.tensor([5, 1, 9, 3])
+    emb = torch.randn(4, 9, 8)
+    with torch.no_grad():
+        packed = enc(emb, lens)  # eval mode: the packed path
+        unpacked = enc.forward_unpacked(emb, lens)
+        assert torch.allclose(packed, unpacked, atol=1e-6, rtol=0)
+        # padding changes nothing: each sentence alone
+        for b, n in enumerate(lens.tolist()):
+            alone = enc.forward_unpacked(emb[b:b + 1, :n], lens[b:b + 1])
+            assert torch.allclose(alone[0], unpacked[b, :n], atol=1e-6, rtol=0)
+        assert unpacked[1, 1:].abs().max() == 0  # zeros at padding
