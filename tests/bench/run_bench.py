@@ -115,7 +115,8 @@ def main():
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work-dir", default=None, help="converted models, ONNX graphs, translations (default: a temp dir)")
     ap.add_argument("--json", help="write every row as a JSON object (a list) here")
-    ap.add_argument("--smoke", action="store_true", help="5 sentences (golden sentences if no data)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="5 sentences (golden sentences if no data), batch 1 greedy and batch 32 beam 4 only")
     # worker mode (internal)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--prepare", action="store_true", help=argparse.SUPPRESS)
@@ -180,7 +181,7 @@ def main():
             except subprocess.CalledProcessError as e:
                 print(f"[{engine}] skipped: {e.stderr.strip().splitlines()[-1] if e.stderr else e}", file=sys.stderr)
                 continue
-        for batch, beam in CONFIGS:
+        for batch, beam in (CONFIGS if not a.smoke else [(1, 1), (32, 4)]):
             for t in threads:
                 out = os.path.join(work, f"{engine}.{prec}.b{batch}.k{beam}.t{t}.txt")
                 if engine == "softalign":
