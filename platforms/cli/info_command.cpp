@@ -53,6 +53,7 @@ int run(const std::string& path) {
     << "bos_id: " << c.bos_id << "\n"
     << "eos_id: " << c.eos_id << "\n"
     << "max_src_len: " << c.max_src_len << "\n"
+    << "shortlist: " << (model->has_shortlist() ? "yes" : "no") << "\n"
     << "decoding: beam=" << c.decoding.beam << " nbest=" << c.decoding.nbest << " alpha=" << c.decoding.alpha
     << " beta=" << c.decoding.beta << " max_len_a=" << c.decoding.max_len_a
     << " max_len_b=" << c.decoding.max_len_b << "\n";

@@ -405,5 +405,6 @@ std::string_view Model::metadata_value(std::string_view key) const {
 WeightType Model::weight_type() const { return impl_->weight_type; }
 std::size_t Model::file_bytes() const { return impl_->storage->size; }
 int Model::schema_version() const { return impl_->schema_version; }
+bool Model::has_shortlist() const { return impl_->shortlist.present(); }
 
 }  // namespace softalign

@@ -272,6 +272,8 @@ TEST_CASE("use_shortlist: per translator, per call, and ignored without a shortl
   TempDir dir;
   const auto with = convert_golden(name, sc::Precision::F32, sl, dir.path / "with.softalign");
   const auto without = convert_golden(name, sc::Precision::F32, std::nullopt, dir.path / "without.softalign");
+  CHECK(with->has_shortlist());
+  CHECK_FALSE(without->has_shortlist());
   auto off_by_default = prepare(with, false);
   auto on_by_default = prepare(with, true);
   auto plain = prepare(without, true);

@@ -41,6 +41,8 @@ def main():
         assert on != full, "the shortlist did not restrict the output"
         assert len(on.splitlines()) == len(src)
         assert "--no-shortlist" in run(softalign, "translate", "--help")
+        assert "\nshortlist: yes\n" in run(softalign, "info", with_sl)
+        assert "\nshortlist: no\n" in run(softalign, "info", plain)
     print("ok: shortlist on/off through the CLI")
 
 

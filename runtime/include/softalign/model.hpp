@@ -47,6 +47,10 @@ class Model {
   std::size_t file_bytes() const;
   // The file's schema version.
   int schema_version() const;
+  // Whether the file carries a vocabulary shortlist (softalign-convert
+  // --shortlist-corpus); translators use it unless told otherwise
+  // (TranslatorOptions::use_shortlist).
+  bool has_shortlist() const;
 
   // Tokenisation with the embedded SentencePiece models. These allocate (they
   // build std::strings and vectors); the numeric core (Translator::translate_ids)
