@@ -1,8 +1,9 @@
 // AVX-512 VNNI int8 products. vpdpbusd multiplies unsigned by signed bytes
-// and adds groups of four into int32 without saturation, so the activation is
-// offset to unsigned: x + 128 (a byte xor), and Σ (x + 128) w = Σ x w + 128 Σ w;
-// Σ w comes from a second vpdpbusd against ones. Exact for every int8 weight.
-// Columns go 64 at a time, the remainder through a masked load.
+// and adds groups of four into int32 without saturation, so the weight is
+// offset to unsigned: w + 128 (a byte xor), and Σ (w + 128) x = Σ w x + 128 Σ x,
+// where Σ x is computed once per input vector and call. Exact for every int8
+// weight (|x| ≤ 127). Columns go 64 at a time, the remainder through a masked
+// load (zero bytes on both sides: their product is 128 · 0).
 #include <immintrin.h>
 
 #include "kernels/avx512/avx512.hpp"
@@ -33,34 +34,36 @@ inline __m128i hsum4(__m512i a, __m512i b, __m512i c, __m512i d) {
   return _mm_hadd_epi32(_mm_hadd_epi32(half(a), half(b)), _mm_hadd_epi32(half(c), half(d)));
 }
 
+// out[r*M + i] = Σ_c (w[r,c] + 128) x_i[c] for R rows and M inputs.
 template <int R, int M>
 inline void block(const int8_t* w, int cols, const int8_t* x, int32_t* out) {
-  const __m512i ones = _mm512_set1_epi8(1);
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  __m512i acc[R][M], wsum[R];
-  for (int r = 0; r < R; ++r) {
-    wsum[r] = _mm512_setzero_si512();
-    for (int i = 0; i < M; ++i) acc[r][i] = _mm512_setzero_si512();
-  }
+  __m512i acc[R * M];
+  for (int j = 0; j < R * M; ++j) acc[j] = _mm512_setzero_si512();
   for (int c = 0; c < cols; c += 64) {
     const __mmask64 mask = cols - c >= 64 ? ~__mmask64(0) : (__mmask64(1) << (cols - c)) - 1;
     __m512i xv[M];
-    for (int i = 0; i < M; ++i)
-      xv[i] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, x + static_cast<std::size_t>(i) * cols + c), flip);
+    for (int i = 0; i < M; ++i) xv[i] = _mm512_maskz_loadu_epi8(mask, x + static_cast<std::size_t>(i) * cols + c);
     for (int r = 0; r < R; ++r) {
-      const __m512i wv = _mm512_maskz_loadu_epi8(mask, w + static_cast<std::size_t>(r) * cols + c);
-      wsum[r] = _mm512_dpbusd_epi32(wsum[r], ones, wv);
-      for (int i = 0; i < M; ++i) acc[r][i] = _mm512_dpbusd_epi32(acc[r][i], xv[i], wv);
+      const __m512i wu = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, w + static_cast<std::size_t>(r) * cols + c), flip);
+      for (int i = 0; i < M; ++i) acc[r * M + i] = _mm512_dpbusd_epi32(acc[r * M + i], wu, xv[i]);
     }
   }
-  // Σ (x + 128) w − 128 Σ w, lane by lane, then the horizontal sums four at a time.
-  __m512i v[R * M];
-  for (int r = 0; r < R; ++r)
-    for (int i = 0; i < M; ++i) v[r * M + i] = _mm512_sub_epi32(acc[r][i], _mm512_slli_epi32(wsum[r], 7));
   int j = 0;
   for (; j + 4 <= R * M; j += 4)
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), hsum4(v[j], v[j + 1], v[j + 2], v[j + 3]));
-  for (; j < R * M; ++j) out[j] = hsum(v[j]);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), hsum4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3]));
+  for (; j < R * M; ++j) out[j] = hsum(acc[j]);
+}
+
+// Σ_c x[c] for one input vector.
+inline int32_t sum_i8(const int8_t* x, int cols) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i acc = _mm512_setzero_si512();
+  for (int c = 0; c < cols; c += 64) {
+    const __mmask64 mask = cols - c >= 64 ? ~__mmask64(0) : (__mmask64(1) << (cols - c)) - 1;
+    acc = _mm512_dpbusd_epi32(acc, ones, _mm512_maskz_loadu_epi8(mask, x + c));
+  }
+  return hsum(acc);
 }
 
 }  // namespace
@@ -69,7 +72,18 @@ void matmat_i8(const int8_t* w, const float* row_scales, int rows, int cols, con
                int m, const float* bias, float* y, int ldy) {
   constexpr int M = 4;
   int32_t out[4 * M];
+  // The offset's share, 128 Σ x, per input (at most 16 inputs per call here;
+  // more are done in further calls).
+  if (m > 16) {
+    for (int i0 = 0; i0 < m; i0 += 16)
+      matmat_i8(w, row_scales, rows, cols, xq + static_cast<std::size_t>(i0) * cols, x_scales + i0,
+                m - i0 < 16 ? m - i0 : 16, bias, y + static_cast<std::size_t>(i0) * ldy, ldy);
+    return;
+  }
+  int32_t offset[16];
+  for (int i = 0; i < m; ++i) offset[i] = 128 * sum_i8(xq + static_cast<std::size_t>(i) * cols, cols);
   auto put = [&](int i, int r, int32_t acc) {
+    acc -= offset[i];
     const float v = static_cast<float>(acc) * (row_scales[r] * x_scales[i]);
     y[static_cast<std::size_t>(i) * ldy + r] = bias ? v + bias[r] : v;
   };
