@@ -4,8 +4,9 @@
 // It runs the kernels' matmat straight on the weights as the file stores them
 // (mapped: no copy, nothing to pack at prepare), split by blocks of output rows
 // over the thread pool when the product is large enough. XNNPACK's f32
-// fully-connected operator stays available (use_xnnpack; f32 and f16 weights)
-// but the runtime does not use it. Measured with `softalign_bench --linear`
+// fully-connected operator (use_xnnpack; f32 and f16 weights) runs the encoder
+// input projections and attention keys of f32/f16 models, where it wins
+// (prepare.cpp); the output layer stays on our kernels. Measured with `softalign_bench --linear`
 // on the trained 256-wide bahdanau model (8k target vocabulary), AVX-512 host:
 //   f32 output layer, 1 row:  kernels 0.104 ms, XNNPACK 0.117 ms
 //   f32 output layer, 4 rows: kernels 0.326 ms, XNNPACK 0.245 ms
