@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The figures of a model card, in one command: test BLEU/chrF2 (sacrebleu) of
+# PyTorch fp32 (the reference translator), softalign fp32 and softalign int8,
+# greedy and beam, on the same test set.
+#   bash models/evaluate_card.sh MODEL_DIR DATA_DIR SRC TGT [BEAM]
+# MODEL_DIR: model.safetensors + SentencePiece models; DATA_DIR: test.SRC, test.TGT.
+# Needs build/bin/softalign and build/bin/softalign-convert (scripts/test.sh or demo.sh builds them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+model_dir=$1 data=$2 src=$3 tgt=$4 beam=${5:-4}
+py=.venv/bin/python
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+build/bin/softalign-convert "$model_dir/model.safetensors" -o "$work/f32.softalign"
+build/bin/softalign-convert --int8 "$model_dir/model.safetensors" -o "$work/int8.softalign"
+score() {  # label hyp-file
+  printf '%-28s ' "$1"
+  $py models/evaluate.py --hyp "$2" --src "$data/test.$src" --ref "$data/test.$tgt" --json "$work/s.json" > /dev/null
+  $py -c 'import json,sys; d=json.load(open(sys.argv[1])); print("BLEU %.2f  chrF2 %.2f" % (d["bleu"], d["chrf"]))' "$work/s.json"
+}
+for b in 1 "$beam"; do
+  $py models/evaluate.py "$model_dir" --src "$data/test.$src" --ref "$data/test.$tgt" --beam "$b" \
+    --out "$work/torch.$b.txt" > /dev/null
+  score "PyTorch fp32, beam $b" "$work/torch.$b.txt"
+  for p in f32 int8; do
+    build/bin/softalign translate -m "$work/$p.softalign" --beam "$b" < "$data/test.$src" > "$work/sa.$p.$b.txt"
+    score "softalign $p, beam $b" "$work/sa.$p.$b.txt"
+  done
+done
