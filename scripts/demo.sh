@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Sets up (idempotent), builds the runtime and the CLI into build/, and translates
+# a few English sentences into French with the shipped int8 model.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build build -j"$(nproc)" --target softalign_cli
+model=models/en-fr/en-fr.int8.softalign
+build/bin/softalign info "$model" | head -n 12
+printf '%s\n' \
+  "This package contains the development files for the library." \
+  "A simple text editor for the GNOME desktop." \
+  "This package provides the documentation in HTML format." \
+  "Command-line tool to convert images between formats." \
+  | build/bin/softalign translate -m "$model" --beam 4 --stats
