@@ -51,13 +51,7 @@ void check_model(const std::string& name, const char* precision, int threads) {
   }
   std::vector<SearchOptions> searches;
   for (const auto& spec : g["searches"]) {
-    SearchOptions so;
-    so.beam_size = spec["beam"].get<int>();
-    so.nbest = spec["nbest"].get<int>();
-    so.alpha = spec["alpha"].get<float>();
-    so.beta = spec["beta"].get<float>();
-    so.max_len_a = spec["max_len_a"].get<float>();
-    so.max_len_b = spec["max_len_b"].get<float>();
+    const SearchOptions so = golden::search_options(spec);
     searches.push_back(so);
   }
   std::vector<float> logits(64 * model->config().tgt_vocab), att(64 * 64);

@@ -115,13 +115,7 @@ void check_model(const std::string& name, const std::string& precision, Errors* 
       const auto& spec = *std::find_if(g["searches"].begin(), g["searches"].end(),
                                        [&](const nlohmann::json& s) { return s["name"] == search["name"]; });
       INFO("search ", search["name"].get<std::string>());
-      SearchOptions so;
-      so.beam_size = spec["beam"].get<int>();
-      so.nbest = spec["nbest"].get<int>();
-      so.alpha = spec["alpha"].get<float>();
-      so.beta = spec["beta"].get<float>();
-      so.max_len_a = spec["max_len_a"].get<float>();
-      so.max_len_b = spec["max_len_b"].get<float>();
+      const SearchOptions so = golden::search_options(spec);
       NBestView nb;
       st = tr->translate_ids(src, so, &nb);
       REQUIRE_MESSAGE(st.ok(), st.to_string());
@@ -201,13 +195,7 @@ TEST_CASE("search results agree with teacher forcing of their own ids") {
       for (const auto& sent : g["sentences"]) {
         const std::vector<int32_t> src = golden::ids(sent["src_ids"]);
         for (const auto& spec : g["searches"]) {
-          SearchOptions so;
-          so.beam_size = spec["beam"].get<int>();
-          so.nbest = spec["nbest"].get<int>();
-          so.alpha = spec["alpha"].get<float>();
-          so.beta = spec["beta"].get<float>();
-          so.max_len_a = spec["max_len_a"].get<float>();
-          so.max_len_b = spec["max_len_b"].get<float>();
+          const SearchOptions so = golden::search_options(spec);
           NBestView nb;
           REQUIRE(tr->translate_ids(src, so, &nb).ok());
           REQUIRE(nb.count >= 1);

@@ -46,4 +46,16 @@ inline fs::path model_path(const std::string& name, const std::string& precision
 
 inline std::vector<int32_t> ids(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
 
+// The search options of one entry of golden.json's "searches".
+inline softalign::SearchOptions search_options(const nlohmann::json& spec) {
+  softalign::SearchOptions so;
+  so.beam_size = spec["beam"].get<int>();
+  so.nbest = spec["nbest"].get<int>();
+  so.alpha = spec["alpha"].get<float>();
+  so.beta = spec["beta"].get<float>();
+  so.max_len_a = spec["max_len_a"].get<float>();
+  so.max_len_b = spec["max_len_b"].get<float>();
+  return so;
+}
+
 }  // namespace golden
