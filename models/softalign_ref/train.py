@@ -42,7 +42,9 @@ DEFAULTS = {
     },
     "tokenizer": {"src_vocab": 8000, "tgt_vocab": 8000, "shared": False,
                   "model_type": "unigram", "character_coverage": 1.0},
-    "data": {"max_tgt_len": 160, "train_limit": None, "dev_limit": None},
+    # train_max_src_words: keep only training pairs whose source has at most this many
+    # whitespace words (Bahdanau et al.'s "-30" models); dev and test are never filtered.
+    "data": {"max_tgt_len": 160, "train_limit": None, "dev_limit": None, "train_max_src_words": None},
     "training": {
         "seed": 1, "threads": 2, "batch_tokens": 3000, "max_sentences": None,
         "lr": 1.0e-3, "clip_norm": 5.0, "label_smoothing": 0.0,
@@ -204,6 +206,9 @@ class Trainer:
         r = self.recipe
         t, dcfg = r["tokenizer"], r["data"]
         src, tgt = D.read_parallel(self.corpus, "train", self.src_lang, self.tgt_lang, dcfg["train_limit"])
+        if dcfg["train_max_src_words"] is not None:
+            keep = [k for k, s in enumerate(src) if len(s.split()) <= dcfg["train_max_src_words"]]
+            src, tgt = [src[k] for k in keep], [tgt[k] for k in keep]
         dsrc, dtgt = D.read_parallel(self.corpus, "dev", self.src_lang, self.tgt_lang, dcfg["dev_limit"])
         sp_src, _ = Tokenizers.paths(self.model_dir, t["shared"])
         if self.tokenizers_from and not os.path.isfile(sp_src):

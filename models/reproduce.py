@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""The seed papers' two findings, reproduced with our trainer and our runtime.
+
+  fig2    Bahdanau et al. (2014), Figure 2: RNNencdec against RNNsearch (bahdanau),
+          test BLEU by source-sentence length.
+  table4  Luong et al. (2015), Table 4: global attention with the dot, general, concat
+          and location scores, local-m and local-p (general), input feeding on and off:
+          dev perplexity, test BLEU of softalign fp32 and int8, and runtime speed.
+
+  .venv/bin/python models/reproduce.py all --corpus ../shared/data/ddtp/en-fr --src en --tgt fr
+
+Every model has the same size (--size: the recipes' m, n, d, a and l, written for 256, scaled
+to it; luong-global-dot keeps d = 2n, as its dot score needs), the same tokenizers
+(--tokenizers), the same training pairs (the first --train-limit pairs whose source has at
+most --max-words words: the papers' "-30" models) and the same budget (--steps batches of
+the recipe's 3,000 target tokens, constant learning rate, seed 1); the model after the last
+step is evaluated. Test sentences are translated by softalign (greedy, the whole test set,
+long sources split at sentence ends as the CLI's --split-long does); speed is softalign int8
+greedy, 1 thread, on the first --speed-sentences test sentences, all models measured one after
+the other at the end (best of --speed-runs).
+
+Running the command again resumes unfinished trainings (train.py checkpoints) and skips
+finished ones. Writes OUT/results.json, the two tables into models/README.md (between the
+`reproduce:` markers) and the figure to models/figures/bahdanau-fig2.png.
+Needs build/bin/softalign and build/bin/softalign-convert (scripts/test.sh builds them).
+"""
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+from softalign_ref import evaluate as E  # noqa: E402
+
+FIG2 = ["encdec", "bahdanau"]
+TABLE4 = ["luong-global-location", "luong-global-dot", "luong-global-general", "luong-global-concat",
+          "luong-local-m-general", "luong-local-p-general", "luong-global-general-nofeed"]
+SIZE_KEYS = ["emb_size", "enc_hidden", "dec_hidden", "att_hidden", "maxout_size"]
+README = os.path.join(HERE, "README.md")
+FIGURE = os.path.join(HERE, "figures", "bahdanau-fig2.png")
+
+
+def log(msg):
+    print(f"reproduce: {msg}", file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    log(" ".join(cmd))
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def describe(name):
+    """A row label in the papers' words, from the recipe's model section."""
+    with open(os.path.join(HERE, "recipes", name + ".yaml"), encoding="utf-8") as f:
+        m = yaml.safe_load(f)["model"]
+    if m["variant"] == "encdec":
+        return "RNNencdec (no attention)"
+    if m["variant"] == "bahdanau":
+        return "RNNsearch (Bahdanau additive)"
+    scope = {"global": "global", "local-m": "local-m", "local-p": "local-p"}[m.get("scope", "global")]
+    feed = "" if m.get("input_feeding", False) else ", no input feeding"
+    return f"{scope} ({m['score']}){feed}"
+
+
+def train(name, a):
+    out = os.path.join(a.out, name)
+    with open(os.path.join(HERE, "recipes", name + ".yaml"), encoding="utf-8") as f:
+        model = yaml.safe_load(f)["model"]
+    # The recipes are written for size 256 (luong-global-dot's d = 2n); scale them all alike.
+    sets = [f"model.{k}={model[k] * a.size // 256}" for k in SIZE_KEYS if model.get(k, 0)]  # 0: unused
+    sets += [f"data.train_max_src_words={a.max_words}", "training.max_epochs=1000",
+             "training.patience=1000", "training.checkpoint_minutes=3", f"training.seed={a.seed}"]
+    cmd = [sys.executable, os.path.join(HERE, "train.py"), "--recipe", os.path.join(HERE, "recipes", name + ".yaml"),
+           "--corpus", a.corpus, "--src", a.src, "--tgt", a.tgt, "--out", out,
+           "--tokenizers", a.tokenizers, "--train-limit", str(a.train_limit), "--max-steps", str(a.steps),
+           "--eval-every", str(a.steps), "--threads", str(a.threads)]
+    for s in sets:
+        cmd += ["--set", s]
+    run(cmd, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "metrics.jsonl"), encoding="utf-8") as f:
+        last = [json.loads(x) for x in f if x.strip()][-1]
+    if last["step"] != a.steps:
+        raise RuntimeError(f"{name}: the last evaluation is at step {last['step']}, not {a.steps}")
+    return out, last
+
+
+def convert(out, prec):
+    path = os.path.join(out, f"model.{prec}.softalign")
+    src = os.path.join(out, "model", "model.safetensors")
+    if not os.path.isfile(path) or os.path.getmtime(path) < os.path.getmtime(src):
+        flags = ["--int8"] if prec == "int8" else []
+        run([os.path.join(ROOT, "build", "bin", "softalign-convert"), *flags, src, "-o", path],
+            stdout=subprocess.DEVNULL)
+    return path
+
+
+STATS = re.compile(r"stats: (\d+) lines \((\d+) failed\).* ([0-9.]+) lines/s, ([0-9.]+) target pieces/s")
+
+
+def softalign(model, lines, extra=()):
+    """Translates lines with the CLI; returns (hypotheses, failed, lines/s, pieces/s)."""
+    p = subprocess.run([os.path.join(ROOT, "build", "bin", "softalign"), "translate", "-m", model, "--beam", "1",
+                        "--split-long", "--threads", "1", "--stats", *extra],
+                       input="\n".join(lines) + "\n", capture_output=True, text=True)
+    m = STATS.search(p.stderr)
+    if m is None or p.returncode not in (0, 1):
+        raise RuntimeError(f"softalign failed on {model}: {p.stderr[-2000:]}")
+    hyps = p.stdout.split("\n")[:len(lines)]
+    return hyps, int(m.group(2)), float(m.group(3)), float(m.group(4))
+
+
+def evaluate(name, a, srcs, refs):
+    out, last = train(name, a)
+    row = {"name": name, "label": describe(name), "dev_ppl": last["dev_ppl"], "dev_bleu": last["dev_bleu"],
+           "train_seconds": last["train_seconds"]}
+    for prec in ("f32", "int8"):
+        hyps, failed, _, _ = softalign(convert(out, prec), srcs)
+        s = E.score(hyps, refs)
+        row[f"bleu_{prec}"], row[f"chrf_{prec}"], row[f"failed_{prec}"] = s["bleu"], s["chrf"], failed
+        if prec == "f32":
+            row["bleu_signature"] = s["bleu_signature"]
+            row["by_length"] = E.bleu_by_length(srcs, hyps, refs)
+    return row
+
+
+def measure_speed(rows, a, srcs):
+    for r in rows:
+        model = os.path.join(a.out, r["name"], "model.int8.softalign")
+        runs = [softalign(model, srcs[:a.speed_sentences]) for _ in range(a.speed_runs)]
+        r["int8_lines_per_s"] = max(x[2] for x in runs)
+        r["int8_pieces_per_s"] = max(x[3] for x in runs)
+
+
+def fmt(v, nd=2):
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{nd}f}"
+
+
+def setup_text(a, n_test):
+    return (f"{a.tgt_name} test set ({n_test} sentences), models of size {a.size} (m = n = {a.size}), "
+            f"trained on the first {a.train_limit} pairs of the training split whose source has at most "
+            f"{a.max_words} words, {a.steps} steps of 3,000 target tokens each, the same tokenizers and seed; "
+            f"translated by softalign, greedy.")
+
+
+def fig2_markdown(rows, a, n_test):
+    buckets = [b["bucket"] for b in rows[0]["by_length"]]
+    out = ["Test BLEU (softalign fp32) by source length in words; " + setup_text(a, n_test), "",
+           "| model | " + " | ".join(buckets) + " | all |",
+           "|---|" + "---:|" * (len(buckets) + 1),
+           "| sentences | " + " | ".join(str(b["n"]) for b in rows[0]["by_length"]) + f" | {n_test} |"]
+    for r in rows:
+        out.append(f"| {r['label']} | " + " | ".join(fmt(b["bleu"]) for b in r["by_length"])
+                   + f" | {fmt(r['bleu_f32'])} |")
+    out += ["", "![BLEU by source length](figures/bahdanau-fig2.png)"]
+    return "\n".join(out)
+
+
+def table4_markdown(rows, a, n_test):
+    out = [setup_text(a, n_test) + f" Speed: softalign int8, greedy, 1 thread, first {a.speed_sentences} "
+           f"test sentences, best of {a.speed_runs}.", "",
+           "| attention | dev ppl | test BLEU fp32 | test BLEU int8 | int8 sentences/s | int8 target pieces/s |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['label']} | {fmt(r['dev_ppl'])} | {fmt(r['bleu_f32'])} | {fmt(r['bleu_int8'])} | "
+                   f"{fmt(r['int8_lines_per_s'], 1)} | {fmt(r['int8_pieces_per_s'], 0)} |")
+    return "\n".join(out)
+
+
+def replace_section(text, key, body):
+    begin, end = f"<!-- reproduce:{key} begin -->", f"<!-- reproduce:{key} end -->"
+    if begin not in text or end not in text:
+        raise RuntimeError(f"{README} lacks the markers {begin} ... {end}")
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{begin}\n{body}\n{end}{tail}"
+
+
+def plot_fig2(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    for r, style in zip(rows, ["s--", "o-"]):
+        pts = [(k, b["bleu"]) for k, b in enumerate(r["by_length"]) if b["n"]]
+        ax.plot([k for k, _ in pts], [v for _, v in pts], style, label=r["label"])
+    labels = [f"{b['bucket']}\n(n={b['n']})" for b in rows[0]["by_length"]]
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xlabel("source sentence length (words)")
+    ax.set_ylabel("test BLEU")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Software": None})  # no version string: same figure, same bytes
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", choices=["fig2", "table4", "all"])
+    ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "data", "ddtp", "en-fr"))
+    ap.add_argument("--src", default="en")
+    ap.add_argument("--tgt", default="fr")
+    ap.add_argument("--tokenizers", default=os.path.join(HERE, "en-fr", "training"),
+                    help="folder with src.spm.model and tgt.spm.model (default: the shipped en-fr ones)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce"))
+    ap.add_argument("--size", type=int, default=128)
+    ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--train-limit", type=int, default=61537)
+    ap.add_argument("--max-words", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--speed-sentences", type=int, default=500)
+    ap.add_argument("--speed-runs", type=int, default=3)
+    ap.add_argument("--no-write", action="store_true", help="only print; don't touch models/README.md and the figure")
+    a = ap.parse_args()
+    a.tgt_name = f"{a.src}→{a.tgt}"
+    srcs = E.read_lines(os.path.join(a.corpus, f"test.{a.src}"))
+    refs = E.read_lines(os.path.join(a.corpus, f"test.{a.tgt}"))
+    names = (FIG2 if a.what in ("fig2", "all") else []) + (TABLE4 if a.what in ("table4", "all") else [])
+    rows = [evaluate(n, a, srcs, refs) for n in names]
+    by = {r["name"]: r for r in rows}
+    measure_speed(rows, a, srcs)
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "results.json"), "w", encoding="utf-8") as f:
+        json.dump({"args": {k: v for k, v in vars(a).items()}, "rows": rows}, f, indent=1)
+    text = open(README, encoding="utf-8").read()
+    if a.what in ("fig2", "all"):
+        md = fig2_markdown([by[n] for n in FIG2], a, len(srcs))
+        print(md + "\n")
+        text = replace_section(text, "fig2", md)
+        if not a.no_write:
+            plot_fig2([by[n] for n in FIG2], FIGURE)
+    if a.what in ("table4", "all"):
+        t4 = [by[n] for n in TABLE4] + ([by["bahdanau"]] if "bahdanau" in by else [])
+        md = table4_markdown(t4, a, len(srcs))
+        print(md)
+        text = replace_section(text, "table4", md)
+    if not a.no_write:
+        with open(README, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
