@@ -204,7 +204,7 @@ def plot_fig2(rows, path):
     plt.close(fig)
 
 
-def main():
+def build_parser():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("what", choices=["fig2", "table4", "all"])
     ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "data", "ddtp", "en-fr"))
@@ -222,7 +222,18 @@ def main():
     ap.add_argument("--speed-sentences", type=int, default=500)
     ap.add_argument("--speed-runs", type=int, default=3)
     ap.add_argument("--no-write", action="store_true", help="only print; don't touch models/README.md and the figure")
-    a = ap.parse_args()
+    ap.add_argument("--train-only", metavar="NAMES",
+                    help="comma-separated recipe names: only train these (e.g. in a second process, "
+                         "ahead of the main one, to use a second core)")
+    return ap
+
+
+def main():
+    a = build_parser().parse_args()
+    if a.train_only:
+        for n in a.train_only.split(","):
+            train(n, a)
+        return
     a.tgt_name = f"{a.src}→{a.tgt}"
     srcs = E.read_lines(os.path.join(a.corpus, f"test.{a.src}"))
     refs = E.read_lines(os.path.join(a.corpus, f"test.{a.tgt}"))
