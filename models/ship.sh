@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Turns a trained model into a shipped model folder, models/PAIR/:
+#   model.safetensors           the weights (a trainer export, e.g. RUN/model/) in float16
+#   src.spm.model tgt.spm.model its SentencePiece models
+#   PAIR.int8.softalign         the runtime file, converted from model.safetensors above
+#                               (int8, vocabulary shortlist from the training split)
+#   training/                   with RUN_DIR: the run's state, to resume it exactly
+#                               (checkpoint, metrics, log, recipe, tokenizers)
+#
+#   bash models/ship.sh PAIR MODEL_DIR CORPUS_DIR [RUN_DIR]
+#   e.g. bash models/ship.sh en-fr runs/en-fr/model ../shared/data/ddtp/en-fr runs/en-fr
+#
+# Anyone can redo the conversion from the shipped weights (the command is printed; it goes
+# into the model card); `bash models/evaluate_card.sh models/PAIR ...` gives the card's figures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pair=$1 model=$2 corpus=$3 run=${4:-}
+src=${pair%-*} tgt=${pair#*-}
+out=models/$pair
+py=.venv/bin/python
+mkdir -p "$out"
+$py models/export.py fp16 "$model/model.safetensors" "$out/model.safetensors"
+cp "$model/src.spm.model" "$model/tgt.spm.model" "$out/"
+convert=(build/bin/softalign-convert --int8 "$out/model.safetensors"
+         --shortlist-corpus "$corpus/train.$src" "$corpus/train.$tgt"
+         --meta "name=$pair" --meta "corpus=ddtp-$pair" -o "$out/$pair.int8.softalign")
+"${convert[@]}"
+if [[ -n "$run" ]]; then
+  mkdir -p "$out/training"
+  cp "$run/checkpoint.pt" "$run/metrics.jsonl" "$run/recipe.yaml" "$run/train.log" "$out/training/"
+  cp "$model/src.spm.model" "$model/tgt.spm.model" "$out/training/"
+fi
+echo "shipped $out (converted with: ${convert[*]})"
