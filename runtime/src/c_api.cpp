@@ -110,6 +110,7 @@ softalign::TranslatorOptions to_cpp(const softalign_translator_options& o) {
   t.invalid_utf8 = o.replace_invalid_utf8 ? softalign::InvalidUtf8Policy::kReplace
                                           : softalign::InvalidUtf8Policy::kError;
   if (o.kernels != nullptr) t.kernels = o.kernels;
+  t.use_shortlist = o.use_shortlist != 0;
   return t;
 }
 
@@ -271,6 +272,7 @@ void softalign_translator_options_init(softalign_translator_options* options, si
   d.max_len_a = -1.0f;
   d.max_len_b = -1.0f;
   d.threads = 1;
+  d.use_shortlist = 1;
   std::memcpy(options, &d, d.struct_size);
 }
 

@@ -177,7 +177,8 @@ SOFTALIGN_API softalign_status softalign_model_encode(const softalign_model* mod
  * softalign_translator_options_default() and change what you need; fields
  * left at their default take the model's decoding defaults. struct_size lets
  * the struct grow: a library newer than the caller's header uses defaults for
- * the fields the caller does not know. */
+ * the fields the caller does not know. New fields are only ever added at the
+ * end. */
 typedef struct softalign_translator_options {
   size_t struct_size;        /* set by softalign_translator_options_init */
   int32_t max_source_tokens; /* longest source in pieces, EOS included; 0: the model's S_max */
@@ -193,6 +194,11 @@ typedef struct softalign_translator_options {
                                 instead of failing with SOFTALIGN_INPUT_TOO_LONG */
   int32_t replace_invalid_utf8; /* nonzero: replace bad bytes by U+FFFD instead of failing */
   const char* kernels;       /* NULL: the best for this CPU; "ref": the reference kernels */
+  int32_t use_shortlist;     /* nonzero (the default): for a model converted with a vocabulary
+                                shortlist, compute the output layer over each sentence's likely
+                                target pieces only (faster; results may differ slightly);
+                                0: the whole vocabulary (nothing is reserved for the shortlist).
+                                No effect on a model without a shortlist. */
 } softalign_translator_options;
 
 /* Sets every field to its default; struct_size is the size the caller's
