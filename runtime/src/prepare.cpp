@@ -1,5 +1,6 @@
 // Prepare: resolve the options, pick the kernels, create the linear layers
 // (XNNPACK operators) and plan + reserve the arena.
+#include <cstdlib>
 #include <pthreadpool.h>
 
 #include <algorithm>
@@ -73,8 +74,13 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
   options.search.max_len_b = s.max_len_b;
 
   k = kernels::select_kernels(opts.kernels.c_str());
-  if (k == nullptr)
-    return bad("unknown or unsupported kernel set \"" + opts.kernels + "\" (SOFTALIGN_KERNELS or options.kernels)");
+  if (k == nullptr) {
+    // Name the set that was asked for: the option, else the environment variable.
+    const char* env = std::getenv("SOFTALIGN_KERNELS");
+    const bool from_env = opts.kernels.empty() && env != nullptr;
+    return bad("unknown or unsupported kernel set \"" + (from_env ? std::string(env) : opts.kernels) + "\" (" +
+               (from_env ? "SOFTALIGN_KERNELS" : "options.kernels") + ")");
+  }
   if (opts.threads > 1) {
     pool = pthreadpool_create(static_cast<size_t>(opts.threads));
     if (pool == nullptr) return Status(StatusCode::kInternal, "cannot create the thread pool");

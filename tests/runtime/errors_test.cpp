@@ -1,6 +1,7 @@
 // Bad files and bad inputs give an error Status with a message, never a crash.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -135,9 +136,26 @@ TEST_CASE("bad translator options") {
   CHECK(prepare([](TranslatorOptions& o) { o.search.alpha = -1.0f; }).code() == StatusCode::kInvalidArgument);
   CHECK(prepare([](TranslatorOptions& o) { o.search.beta = std::nanf(""); }).code() == StatusCode::kInvalidArgument);
   CHECK(prepare([](TranslatorOptions& o) { o.search.max_len_a = 1e9f; }).code() == StatusCode::kInvalidArgument);
-  CHECK(prepare([](TranslatorOptions& o) { o.kernels = "no-such-isa"; }).code() == StatusCode::kInvalidArgument);
+  Status bad_set = prepare([](TranslatorOptions& o) { o.kernels = "no-such-isa"; });
+  CHECK(bad_set.code() == StatusCode::kInvalidArgument);
+  CHECK(bad_set.message().find("\"no-such-isa\" (options.kernels)") != std::string::npos);
   CHECK(prepare([](TranslatorOptions& o) { o.backend = Backend::kVulkan; }).code() == StatusCode::kUnsupported);
   CHECK(Translator::prepare(nullptr, {}, &tr).code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("an unknown kernel set named by SOFTALIGN_KERNELS is named in the error") {
+  auto m = load_golden("bahdanau");
+  const char* old = std::getenv("SOFTALIGN_KERNELS");
+  const std::string saved = old != nullptr ? old : "";
+  setenv("SOFTALIGN_KERNELS", "bogus-set", 1);
+  std::unique_ptr<Translator> tr;
+  Status st = Translator::prepare(m, TranslatorOptions{}, &tr);
+  if (old != nullptr)
+    setenv("SOFTALIGN_KERNELS", saved.c_str(), 1);
+  else
+    unsetenv("SOFTALIGN_KERNELS");
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK(st.message().find("\"bogus-set\" (SOFTALIGN_KERNELS)") != std::string::npos);
 }
 
 TEST_CASE("bad inputs") {
