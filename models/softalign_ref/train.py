@@ -370,6 +370,10 @@ class Trainer:
                      f"{len(self.dev_pairs)} dev pairs, {n_par / 1e6:.2f}M parameters, "
                      f"{torch.get_num_threads()} threads")
         st = self.state
+        if st["stopped"] in ("max_steps", "max_minutes", "max_epochs") and self.should_stop(None) is None:
+            # The budget was raised since (e.g. --max-steps): the same run goes on.
+            self.log(f"continuing: the limit that stopped it ({st['stopped']}) was raised")
+            st["stopped"] = None
         if st["stopped"]:
             self.log(f"already finished ({st['stopped']})")
             return st

@@ -91,6 +91,26 @@ def test_exact_resume_after_a_stop(corpus, tmp_path):
     assert ha == hb
 
 
+def test_a_raised_step_budget_continues_the_same_run(corpus, tmp_path):
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    Trainer(load_recipe(write_recipe(tmp_path / "r12.yaml", max_steps=12)), corpus, "en", "fr", a, quiet=True).run()
+    r8 = load_recipe(write_recipe(tmp_path / "r8.yaml", max_steps=8))
+    assert Trainer(r8, corpus, "en", "fr", b, quiet=True).run()["stopped"] == "max_steps"
+    assert Trainer(r8, corpus, "en", "fr", b, quiet=True).run()["step"] == 8  # already finished
+    st = Trainer(load_recipe(write_recipe(tmp_path / "r12b.yaml", max_steps=12)), corpus, "en", "fr", b,
+                 quiet=True).run()
+    assert st["step"] == 12 and st["stopped"] == "max_steps"
+    assert_same_weights(weights(a), weights(b))
+
+
+def test_train_max_src_words_filters_training_pairs_only(corpus, tmp_path):
+    r = load_recipe(write_recipe(tmp_path / "r.yaml", max_steps=1), ["data.train_max_src_words=6"])
+    t = Trainer(r, corpus, "en", "fr", str(tmp_path / "o"), quiet=True)
+    src = open(os.path.join(corpus, "train.en"), encoding="utf-8").read().splitlines()
+    assert len(t.train_pairs) == sum(len(x.split()) <= 6 for x in src) < len(src)
+    assert len(t.dev_pairs) == 8
+
+
 def test_exact_resume_after_sigkill(corpus, tmp_path):
     steps = 60
     rpath = write_recipe(tmp_path / "r.yaml", max_steps=steps, checkpoint_every=1, eval_every=25)
