@@ -14,6 +14,7 @@ buffer of that size, against the measured step time. It prints; it never fails o
 timing. --smoke: 5 sentences, for a test that the whole thing runs.
 """
 import argparse
+import glob
 import json
 import os
 import resource
@@ -166,12 +167,19 @@ def main():
         files[prec] = os.path.join(work, f"model.{prec}.softalign")
         subprocess.run([os.path.join(bindir, "softalign-convert"), *flag, weights, "-o", files[prec]],
                        check=True, capture_output=True)
+    engines = list(ENGINES)
+    # A shipped model folder (models/ship.sh) also holds the runtime file as shipped, with its
+    # vocabulary shortlist: benchmarked as softalign "int8+sl" beside the plain conversions.
+    shipped = sorted(glob.glob(os.path.join(a.model_dir, "*.int8.softalign")))
+    if shipped and not a.smoke:
+        files["int8+sl"] = shipped[0]
+        engines.insert(1, ("softalign", "int8+sl"))
     threads = [int(t) for t in a.threads.split(",")]
     wanted = a.engines.split(",")
     py = [sys.executable, os.path.abspath(__file__), "--model-dir", a.model_dir, "--work-dir", work,
           "--input", inp, "--sentences", str(n)]
     rows = []
-    for engine, prec in ENGINES:
+    for engine, prec in engines:
         if engine not in wanted:
             continue
         if engine.startswith("ort"):
@@ -203,7 +211,7 @@ def main():
                 if "model_mb" in r:
                     row["model_mb"] = r["model_mb"]
                 rows.append(row)
-                print(f"  {row['engine']:9} {prec:4} batch {batch:2} beam {beam} threads {t}: "
+                print(f"  {row['engine']:9} {prec:7} batch {batch:2} beam {beam} threads {t}: "
                       f"{row['sentences_per_s']:8.1f} sent/s, BLEU {row['bleu']:.2f}", file=sys.stderr, flush=True)
                 if a.json:  # the rows so far, in case the run is cut short
                     write_json(a.json, rows)
@@ -223,10 +231,10 @@ def main():
     def f(v, fmt):
         return "-" if v is None else format(v, fmt)
     print(f"{n} sentences of {src_path if srcs is not refs else 'the golden set'}; model {a.model_dir}")
-    print(f"{'engine':10} {'prec':5} {'batch':>5} {'beam':>4} {'thr':>3} {'sent/s':>8} {'tok/s':>8} {'x torch':>7} "
+    print(f"{'engine':10} {'prec':7} {'batch':>5} {'beam':>4} {'thr':>3} {'sent/s':>8} {'tok/s':>8} {'x torch':>7} "
           f"{'p50 ms':>7} {'p90 ms':>7} {'p99 ms':>7} {'RSS MB':>7} {'load ms':>8} {'BLEU':>6}")
     for r in rows:
-        print(f"{r['engine']:10} {r['precision']:5} {r['batch']:5} {r['beam']:4} {r['threads']:3} "
+        print(f"{r['engine']:10} {r['precision']:7} {r['batch']:5} {r['beam']:4} {r['threads']:3} "
               f"{r['sentences_per_s']:8.1f} {r['tokens_per_s']:8.0f} {f(r['vs_torch_fp32'], '7.2f'):>7} "
               f"{f(r['p50_ms'], '7.2f'):>7} {f(r['p90_ms'], '7.2f'):>7} {f(r['p99_ms'], '7.2f'):>7} "
               f"{r['peak_rss_mb']:7.1f} {r['load_ms']:8.1f} {r['bleu']:6.2f}")
