@@ -243,7 +243,9 @@ def main():
     measure_speed(rows, a, srcs)
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "results.json"), "w", encoding="utf-8") as f:
-        json.dump({"args": {k: v for k, v in vars(a).items()}, "rows": rows}, f, indent=1)
+        args = {k: os.path.relpath(v, ROOT) if k in ("corpus", "tokenizers", "out") else v
+                for k, v in vars(a).items()}  # paths relative to the repository
+        json.dump({"args": args, "rows": rows}, f, indent=1)
     text = open(README, encoding="utf-8").read()
     if a.what in ("fig2", "all"):
         md = fig2_markdown([by[n] for n in FIG2], a, len(srcs))
