@@ -145,7 +145,11 @@ class OnnxModel:
 def load_engine(engine, model_dir, threads, work_dir):
     """→ (model for softalign_ref.search.translate_ids, cfg)."""
     from softalign_ref import export
-    torch.set_num_threads(threads)
+    from softalign_ref.train import set_threads
+    # torch's intra-op pool and OpenBLAS's own pool (Debian's torch uses OpenBLAS, which
+    # torch does not size): with only torch's set, "1 thread" used both cores in BLAS and
+    # 2 threads oversubscribed them (2 x 2 spinning threads, 3-6x slower).
+    set_threads(threads)
     model, cfg = export.load(os.path.join(model_dir, "model.safetensors"))
     if engine == "torch":
         return model, cfg

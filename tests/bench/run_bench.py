@@ -116,6 +116,8 @@ def main():
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work-dir", default=None, help="converted models, ONNX graphs, translations (default: a temp dir)")
     ap.add_argument("--json", help="write every row as a JSON object (a list) here")
+    ap.add_argument("--load-runs", type=int, default=20,
+                    help="fresh processes timing load to first translation per softalign int8 file (0: none)")
     ap.add_argument("--smoke", action="store_true",
                     help="5 sentences (golden sentences if no data), batch 1 greedy and batch 32 beam 4 only")
     # worker mode (internal)
@@ -228,6 +230,21 @@ def main():
             b["precision"] = prec
             bounds.append(b)
 
+    # Load to first translation, alone: one sample per configuration above is noisy (a
+    # single page-cache or scheduler hiccup doubles it), so N fresh processes per int8 file,
+    # each loading the file, preparing a greedy translator and translating the first sentence.
+    loads = []
+    if "softalign" in wanted and a.load_runs > 0 and not a.smoke:
+        for prec in [p for p in ("int8", "int8+sl") if p in files]:
+            runs = sorted((run_json([os.path.join(bindir, "softalign_bench"), "--model", files[prec], "--input", inp,
+                                     "--sentences", "1", "--beam", "1"]) for _ in range(a.load_runs)),
+                          key=lambda r: r["load_ms"])
+            med = runs[len(runs) // 2]
+            loads.append({"kind": "load", "precision": prec, "runs": len(runs), "min_ms": runs[0]["load_ms"],
+                          "median_ms": med["load_ms"], "max_ms": runs[-1]["load_ms"],
+                          "median_model_load_ms": med["model_load_ms"], "median_prepare_ms": med["prepare_ms"],
+                          "median_first_translation_ms": med["first_translation_ms"]})
+
     def f(v, fmt):
         return "-" if v is None else format(v, fmt)
     print(f"{n} sentences of {src_path if srcs is not refs else 'the golden set'}; model {a.model_dir}")
@@ -242,8 +259,13 @@ def main():
         print(f"decode step, softalign {b['precision']} ({b['kernels']}): {b['step_ms'] * 1e3:.1f} us measured; "
               f"{b['step_bytes'] / 1e6:.2f} MB read at {b['bandwidth_gb_s']:.1f} GB/s = {b['bound_ms'] * 1e3:.1f} us "
               f"bound; ratio {b['ratio']:.2f}")
+    for ld in loads:
+        print(f"load to first translation, softalign {ld['precision']} ({ld['runs']} fresh processes): "
+              f"min {ld['min_ms']:.1f} ms, median {ld['median_ms']:.1f} ms (model load "
+              f"{ld['median_model_load_ms']:.1f} + prepare {ld['median_prepare_ms']:.1f} + first sentence "
+              f"{ld['median_first_translation_ms']:.1f}), max {ld['max_ms']:.1f} ms")
     if a.json:
-        write_json(a.json, rows + [dict(kind="step_bound", **b) for b in bounds])
+        write_json(a.json, rows + [dict(kind="step_bound", **b) for b in bounds] + loads)
 
 
 def write_json(path, rows):
