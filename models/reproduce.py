@@ -46,6 +46,7 @@ TABLE4 = ["luong-global-location", "luong-global-dot", "luong-global-general", "
 SIZE_KEYS = ["emb_size", "enc_hidden", "dec_hidden", "att_hidden", "maxout_size"]
 README = os.path.join(HERE, "README.md")
 FIGURE = os.path.join(HERE, "figures", "bahdanau-fig2.png")
+BUILD_DIR = [os.path.join(ROOT, "build")]  # --build-dir
 
 
 def log(msg):
@@ -97,7 +98,7 @@ def convert(out, prec):
     src = os.path.join(out, "model", "model.safetensors")
     if not os.path.isfile(path) or os.path.getmtime(path) < os.path.getmtime(src):
         flags = ["--int8"] if prec == "int8" else []
-        run([os.path.join(ROOT, "build", "bin", "softalign-convert"), *flags, src, "-o", path],
+        run([os.path.join(BUILD_DIR[0], "bin", "softalign-convert"), *flags, src, "-o", path],
             stdout=subprocess.DEVNULL)
     return path
 
@@ -107,7 +108,7 @@ STATS = re.compile(r"stats: (\d+) lines \((\d+) failed\).* ([0-9.]+) lines/s, ([
 
 def softalign(model, lines, extra=()):
     """Translates lines with the CLI; returns (hypotheses, failed, lines/s, pieces/s)."""
-    p = subprocess.run([os.path.join(ROOT, "build", "bin", "softalign"), "translate", "-m", model, "--beam", "1",
+    p = subprocess.run([os.path.join(BUILD_DIR[0], "bin", "softalign"), "translate", "-m", model, "--beam", "1",
                         "--split-long", "--threads", "1", "--stats", *extra],
                        input="\n".join(lines) + "\n", capture_output=True, text=True)
     m = STATS.search(p.stderr)
@@ -221,6 +222,7 @@ def build_parser():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--speed-sentences", type=int, default=500)
     ap.add_argument("--speed-runs", type=int, default=3)
+    ap.add_argument("--build-dir", default=BUILD_DIR[0], help="where bin/softalign and bin/softalign-convert are")
     ap.add_argument("--no-write", action="store_true", help="only print; don't touch models/README.md and the figure")
     ap.add_argument("--train-only", metavar="NAMES",
                     help="comma-separated recipe names: only train these (e.g. in a second process, "
@@ -230,6 +232,7 @@ def build_parser():
 
 def main():
     a = build_parser().parse_args()
+    BUILD_DIR[0] = a.build_dir
     if a.train_only:
         for n in a.train_only.split(","):
             train(n, a)
@@ -243,7 +246,7 @@ def main():
     measure_speed(rows, a, srcs)
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "results.json"), "w", encoding="utf-8") as f:
-        args = {k: os.path.relpath(v, ROOT) if k in ("corpus", "tokenizers", "out") else v
+        args = {k: os.path.relpath(v, ROOT) if k in ("corpus", "tokenizers", "out", "build_dir") else v
                 for k, v in vars(a).items()}  # paths relative to the repository
         json.dump({"args": args, "rows": rows}, f, indent=1)
     text = open(README, encoding="utf-8").read()
