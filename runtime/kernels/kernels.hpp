@@ -88,6 +88,10 @@ const KernelTable& ref_kernels();
 // supported by this CPU.
 const KernelTable* select_kernels(const char* name);
 
+// The set `name` asks for: `name` itself, or when it is empty the
+// SOFTALIGN_KERNELS environment variable, or "auto" (what select_kernels looks up).
+const char* requested_kernels(const char* name);
+
 // Every kernel set this CPU can run, the reference first (tests run them all).
 // Returns the count; fills at most `max` entries of `out`.
 int available_kernels(const KernelTable** out, int max);

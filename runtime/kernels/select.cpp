@@ -31,11 +31,14 @@ int available_kernels(const KernelTable** out, int max) {
   return n;
 }
 
+const char* requested_kernels(const char* name) {
+  if (name != nullptr && name[0] != '\0') return name;
+  const char* env = std::getenv("SOFTALIGN_KERNELS");
+  return (env != nullptr && env[0] != '\0') ? env : "auto";
+}
+
 const KernelTable* select_kernels(const char* name) {
-  if (name == nullptr || name[0] == '\0') {
-    const char* env = std::getenv("SOFTALIGN_KERNELS");
-    name = (env != nullptr && env[0] != '\0') ? env : "auto";
-  }
+  name = requested_kernels(name);
   const KernelTable* sets[16];
   const int n = available_kernels(sets, 16);
   if (std::strcmp(name, "auto") == 0) return sets[(n < 16 ? n : 16) - 1];

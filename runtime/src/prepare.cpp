@@ -1,6 +1,5 @@
 // Prepare: resolve the options, pick the kernels, create the linear layers
 // (XNNPACK operators) and plan + reserve the arena.
-#include <cstdlib>
 #include <pthreadpool.h>
 
 #include <algorithm>
@@ -74,13 +73,9 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
   options.search.max_len_b = s.max_len_b;
 
   k = kernels::select_kernels(opts.kernels.c_str());
-  if (k == nullptr) {
-    // Name the set that was asked for: the option, else the environment variable.
-    const char* env = std::getenv("SOFTALIGN_KERNELS");
-    const bool from_env = opts.kernels.empty() && env != nullptr;
-    return bad("unknown or unsupported kernel set \"" + (from_env ? std::string(env) : opts.kernels) + "\" (" +
-               (from_env ? "SOFTALIGN_KERNELS" : "options.kernels") + ")");
-  }
+  if (k == nullptr)
+    return bad("unknown or unsupported kernel set \"" + std::string(kernels::requested_kernels(opts.kernels.c_str())) +
+               "\" (" + (opts.kernels.empty() ? "SOFTALIGN_KERNELS" : "options.kernels") + ")");
   if (opts.threads > 1) {
     pool = pthreadpool_create(static_cast<size_t>(opts.threads));
     if (pool == nullptr) return Status(StatusCode::kInternal, "cannot create the thread pool");
