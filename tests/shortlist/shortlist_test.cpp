@@ -17,6 +17,7 @@
 
 #include "alloc_counter.hpp"
 #include "convert.h"
+#include "golden_util.hpp"
 #include "softalign/softalign.hpp"
 
 using namespace softalign;
@@ -25,16 +26,6 @@ namespace sc = softalign::convert;
 using json = nlohmann::json;
 
 namespace {
-
-fs::path golden_dir() { return fs::path(SOFTALIGN_GOLDEN_SRC_DIR); }
-
-std::vector<std::string> golden_names() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(golden_dir()))
-    if (e.is_directory() && fs::exists(e.path() / "golden.json")) out.push_back(e.path().filename());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 struct TempDir {
   fs::path path;
@@ -52,21 +43,11 @@ struct Golden {
 };
 
 Golden load_golden(const std::string& name) {
-  std::ifstream in(golden_dir() / name / "golden.json");
-  const json g = json::parse(in);
+  const json g = golden::load_json(name);
   Golden out;
   out.config = g["config"];
-  for (const auto& s : g["sentences"]) out.sources.push_back(s["src_ids"].get<std::vector<int32_t>>());
-  for (const auto& spec : g["searches"]) {
-    SearchOptions so;
-    so.beam_size = spec["beam"].get<int>();
-    so.nbest = spec["nbest"].get<int>();
-    so.alpha = spec["alpha"].get<float>();
-    so.beta = spec["beta"].get<float>();
-    so.max_len_a = spec["max_len_a"].get<float>();
-    so.max_len_b = spec["max_len_b"].get<float>();
-    out.searches.push_back(so);
-  }
+  for (const auto& s : g["sentences"]) out.sources.push_back(golden::ids(s["src_ids"]));
+  for (const auto& spec : g["searches"]) out.searches.push_back(golden::search_options(spec));
   return out;
 }
 
@@ -74,7 +55,7 @@ Golden load_golden(const std::string& name) {
 std::shared_ptr<const Model> convert_golden(const std::string& name, sc::Precision precision,
                                      const std::optional<sc::ShortlistData>& shortlist, const fs::path& out) {
   sc::Options o;
-  o.input = (golden_dir() / name / "model.safetensors").string();
+  o.input = (golden::source_dir() / name / "model.safetensors").string();
   o.output = out.string();
   o.precision = precision;
   o.shortlist_data = shortlist;
@@ -166,7 +147,7 @@ const std::vector<std::pair<const char*, sc::Precision>> kPrecisions = {
 }  // namespace
 
 TEST_CASE("a shortlist of the whole vocabulary gives the results of no shortlist") {
-  for (const std::string& name : golden_names()) {
+  for (const std::string& name : golden::names()) {
     for (const auto& [label, precision] : kPrecisions) {
       CAPTURE(name);
       CAPTURE(label);
@@ -193,7 +174,7 @@ TEST_CASE("a shortlist of the whole vocabulary gives the results of no shortlist
 }
 
 TEST_CASE("a real shortlist: ids from the union only, log-probs of the full model renormalised over it") {
-  for (const std::string& name : golden_names()) {
+  for (const std::string& name : golden::names()) {
     for (const auto& [label, precision] : kPrecisions) {
       CAPTURE(name);
       CAPTURE(label);
@@ -240,7 +221,7 @@ TEST_CASE("a real shortlist: ids from the union only, log-probs of the full mode
 }
 
 TEST_CASE("when the union holds the full greedy output, the greedy output is the same") {
-  for (const std::string& name : golden_names()) {
+  for (const std::string& name : golden::names()) {
     CAPTURE(name);
     const Golden g = load_golden(name);
     TempDir dir;
@@ -306,7 +287,7 @@ TEST_CASE("use_shortlist: per translator, per call, and ignored without a shortl
 }
 
 TEST_CASE("translate_ids allocates nothing with the shortlist on") {
-  for (const std::string& name : golden_names()) {
+  for (const std::string& name : golden::names()) {
     for (const auto& [label, precision] : kPrecisions) {
       CAPTURE(name);
       CAPTURE(label);
