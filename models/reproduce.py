@@ -58,28 +58,35 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
+def recipe_path(name):
+    return os.path.join(HERE, "recipes", name + ".yaml")
+
+
+def recipe_model(name):
+    """The model section of recipe `name`."""
+    with open(recipe_path(name), encoding="utf-8") as f:
+        return yaml.safe_load(f)["model"]
+
+
 def describe(name):
     """A row label in the papers' words, from the recipe's model section."""
-    with open(os.path.join(HERE, "recipes", name + ".yaml"), encoding="utf-8") as f:
-        m = yaml.safe_load(f)["model"]
+    m = recipe_model(name)
     if m["variant"] == "encdec":
         return "RNNencdec (no attention)"
     if m["variant"] == "bahdanau":
         return "RNNsearch (Bahdanau additive)"
-    scope = {"global": "global", "local-m": "local-m", "local-p": "local-p"}[m.get("scope", "global")]
     feed = "" if m.get("input_feeding", False) else ", no input feeding"
-    return f"{scope} ({m['score']}){feed}"
+    return f"{m.get('scope', 'global')} ({m['score']}){feed}"
 
 
 def train(name, a):
     out = os.path.join(a.out, name)
-    with open(os.path.join(HERE, "recipes", name + ".yaml"), encoding="utf-8") as f:
-        model = yaml.safe_load(f)["model"]
+    model = recipe_model(name)
     # The recipes are written for size 256 (luong-global-dot's d = 2n); scale them all alike.
     sets = [f"model.{k}={model[k] * a.size // 256}" for k in SIZE_KEYS if model.get(k, 0)]  # 0: unused
     sets += [f"data.train_max_src_words={a.max_words}", "training.max_epochs=1000",
              "training.patience=1000", "training.checkpoint_minutes=3", f"training.seed={a.seed}"]
-    cmd = [sys.executable, os.path.join(HERE, "train.py"), "--recipe", os.path.join(HERE, "recipes", name + ".yaml"),
+    cmd = [sys.executable, os.path.join(HERE, "train.py"), "--recipe", recipe_path(name),
            "--corpus", a.corpus, "--src", a.src, "--tgt", a.tgt, "--out", out,
            "--tokenizers", a.tokenizers, "--train-limit", str(a.train_limit), "--max-steps", str(a.steps),
            "--eval-every", str(a.steps), "--threads", str(a.threads)]
