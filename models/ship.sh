@@ -4,8 +4,11 @@
 #   src.spm.model tgt.spm.model its SentencePiece models
 #   PAIR.int8.softalign         the runtime file, converted from model.safetensors above
 #                               (int8, vocabulary shortlist from the training split)
-#   training/                   with RUN_DIR: the run's state, to resume it exactly
-#                               (checkpoint, metrics, log, recipe, tokenizers)
+#   training/                   with RUN_DIR: the run's record and the state to continue it
+#                               from these weights (train.py --warm-start models/PAIR):
+#                               training_state.json (MODEL_DIR's), metrics, log, recipe
+#                               and tokenizers. The exact 100 MB checkpoint stays in RUN_DIR:
+#                               a repository cannot keep one per update.
 #
 #   bash models/ship.sh PAIR MODEL_DIR CORPUS_DIR [RUN_DIR]
 #   e.g. bash models/ship.sh en-fr runs/en-fr/model ../shared/data/ddtp/en-fr runs/en-fr
@@ -27,7 +30,8 @@ convert=(build/bin/softalign-convert --int8 "$out/model.safetensors"
 "${convert[@]}"
 if [[ -n "$run" ]]; then
   mkdir -p "$out/training"
-  cp "$run/checkpoint.pt" "$run/metrics.jsonl" "$run/recipe.yaml" "$run/train.log" "$out/training/"
+  cp "$model/training_state.json" "$run/metrics.jsonl" "$run/recipe.yaml" "$run/train.log" "$out/training/"
   cp "$model/src.spm.model" "$model/tgt.spm.model" "$out/training/"
+  rm -f "$out/training/checkpoint.pt"
 fi
 echo "shipped $out (converted with: ${convert[*]})"

@@ -6,7 +6,8 @@
 
 CORPUS_DIR holds train.{src,tgt} and dev.{src,tgt}. Running the same command again
 resumes exactly from OUT/checkpoint.pt. The best model (by dev BLEU) is exported to
-OUT/model/. `--benchmark-steps N` only measures training speed (target tokens/s).
+OUT/model/ with its training state. `--warm-start MODEL_DIR` continues from such a
+folder (e.g. a shipped models/PAIR/ with training/) when OUT has no checkpoint yet. `--benchmark-steps N` only measures training speed (target tokens/s).
 """
 import argparse
 import os
@@ -37,6 +38,9 @@ def main(argv=None):
                    help="override a recipe key, e.g. --set training.lr=0.002 (repeatable)")
     p.add_argument("--tokenizers", metavar="DIR",
                    help="use the SentencePiece model(s) in DIR (see make_tokenizers.py) instead of training new ones")
+    p.add_argument("--warm-start", metavar="MODEL_DIR",
+                   help="when OUT has no checkpoint: start from MODEL_DIR's weights, tokenizers and "
+                        "training_state.json (or training/training_state.json); fresh optimizer moments")
     p.add_argument("--benchmark-steps", type=int,
                    help="only time N training steps (after 2 warm-up steps) and print target tokens/s")
     a = p.parse_args(argv)
@@ -49,7 +53,7 @@ def main(argv=None):
     try:
         recipe = load_recipe(a.recipe, sets)
         trainer = Trainer(recipe, a.corpus, a.src, a.tgt, a.out, log=lambda m: print(m, flush=True),
-                          tokenizers=a.tokenizers)
+                          tokenizers=a.tokenizers, warm_start=a.warm_start)
         if a.benchmark_steps:
             import torch
             r = trainer.benchmark(a.benchmark_steps)

@@ -4,6 +4,7 @@ Layout of an output folder OUT:
   OUT/recipe.yaml        the recipe as run (after command-line overrides)
   OUT/checkpoint.pt      the latest training state (atomic: written to a temporary, then renamed)
   OUT/model/             the best model so far: model.safetensors + SentencePiece model(s)
+                         + training_state.json, the trainer's state when it was exported
   OUT/train.log          plain log lines (evaluations, checkpoints)
   OUT/metrics.jsonl      one JSON object per evaluation
 
@@ -12,6 +13,13 @@ state, the Python and torch RNG states and the position in the data (epoch,
 batch index); batches are a pure function of (seed, epoch), so a run killed and
 started again with the same command ends with the same weights as one never
 interrupted. Evaluations fork the RNG so they never change the training stream.
+
+A warm start (Trainer(warm_start=MODEL_DIR)) continues a run from an exported or
+shipped model folder instead: its weights (float16 or float32) and its
+training_state.json (step, epoch, data position, learning rate, best dev figures,
+history). It is not exact: Adam's moments start again from zero and the RNG from
+(seed, step). A full checkpoint is three times the fp32 weights; the shipped fp16
+weights with that small JSON are what a repository can afford to keep per update.
 """
 import copy
 import json
@@ -30,6 +38,9 @@ import yaml
 from . import data as D
 from . import evaluate as E
 from .tokenizer import Tokenizers, PAD_ID, UNK_ID, BOS_ID, EOS_ID
+
+# Written beside an exported model: the trainer's state at that export (warm starts).
+STATE_FILE = "training_state.json"
 
 # Every recipe key and its default; a recipe may set any subset.
 DEFAULTS = {
@@ -170,10 +181,13 @@ def batch_loss(model, b, label_smoothing=0.0):
 
 
 class Trainer:
-    def __init__(self, recipe, corpus, src_lang, tgt_lang, out, log=print, quiet=False, tokenizers=None):
-        """tokenizers: a directory whose SentencePiece model(s) to use instead of training new ones."""
+    def __init__(self, recipe, corpus, src_lang, tgt_lang, out, log=print, quiet=False, tokenizers=None,
+                 warm_start=None):
+        """tokenizers: a directory whose SentencePiece model(s) to use instead of training new ones.
+        warm_start: a model folder to continue from when OUT has no checkpoint (its tokenizers too)."""
         self.recipe, self.corpus, self.out = recipe, corpus, out
-        self.tokenizers_from = tokenizers
+        self.warm_start_dir = warm_start
+        self.tokenizers_from = tokenizers or warm_start
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
         self.quiet = quiet
         self._log = log
@@ -259,12 +273,48 @@ class Trainer:
         for g in self.opt.param_groups:
             g["lr"] = self.state["lr"]
 
+    def load_warm_start(self, model_dir):
+        """Weights and training_state.json of a model folder (see the module's docstring)."""
+        from . import export
+        path = os.path.join(model_dir, "model.safetensors")
+        model, cfg = export.load(path)
+        ours = self.cfg.to_dict()
+        diff = sorted(k for k, v in cfg.to_dict().items() if k != "dropout" and ours.get(k) != v)
+        if diff:
+            raise RecipeError(f"{path}: its model differs from the recipe's in {', '.join(diff)}")
+        self.model.load_state_dict(model.state_dict())
+        # an exported folder has it beside the weights, a shipped one (models/ship.sh) in training/
+        state_path = next((p for p in (os.path.join(model_dir, STATE_FILE),
+                                       os.path.join(model_dir, "training", STATE_FILE)) if os.path.isfile(p)), None)
+        if state_path:
+            with open(state_path, encoding="utf-8") as f:
+                saved = json.load(f)
+            unknown = sorted(set(saved) - set(self.state) - {"warm_starts"})
+            if unknown:
+                raise RecipeError(f"{state_path}: unknown keys {unknown}")
+            self.state.update(saved)
+        self.state.setdefault("warm_starts", []).append(self.state["step"])
+        tr = self.recipe["training"]
+        torch.manual_seed(tr["seed"] + self.state["step"])
+        random.seed(tr["seed"] + self.state["step"])
+        for g in self.opt.param_groups:
+            g["lr"] = self.state["lr"]
+        return state_path
+
     def export_best(self, metrics):
         from . import export
         meta = {"corpus": os.path.basename(os.path.normpath(self.corpus)),
                 "train_pairs": len(self.train_pairs), "step": self.state["step"],
                 "epoch": self.state["epoch"], "dev": metrics}
         export.save(self.model, self.cfg, os.path.join(self.model_dir, "model.safetensors"), meta)
+
+    def write_state(self, path):
+        """The training state as JSON (a warm start's starting point), written atomically."""
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(self.state, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, path)
 
     # ---- evaluation ----------------------------------------------------------------
     def dev_loss(self):
@@ -314,6 +364,8 @@ class Trainer:
             self.export_best(metrics)
             metrics["exported"] = True
         st["history"].append(metrics)
+        if metrics.get("exported"):
+            self.write_state(os.path.join(self.model_dir, STATE_FILE))
         with open(os.path.join(self.out, "metrics.jsonl"), "a", encoding="utf-8") as f:
             f.write(json.dumps(metrics) + "\n")
         b = "-" if bleu is None else f"{bleu:.2f}"
@@ -364,6 +416,12 @@ class Trainer:
             self.load_checkpoint()
             self.log(f"resumed from {self.ckpt_path} at step {self.state['step']} "
                      f"(epoch {self.state['epoch']}, batch {self.state['batch_idx']})")
+        elif self.warm_start_dir:
+            state_path = self.load_warm_start(self.warm_start_dir)
+            self.log(f"warm start from {self.warm_start_dir} at step {self.state['step']} "
+                     f"(epoch {self.state['epoch']}, batch {self.state['batch_idx']}; "
+                     f"{'state from ' + state_path if state_path else 'no ' + STATE_FILE + ', a new run'}; "
+                     f"fresh optimizer moments)")
         else:
             n_par = sum(p.numel() for p in self.model.parameters())
             self.log(f"start: {len(self.train_pairs)} training pairs ({self.train_drop_msg()}), "

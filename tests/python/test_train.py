@@ -1,5 +1,7 @@
 """The trainer: one-step smoke through the CLIs, exact resume after a stop and after a kill."""
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -101,6 +103,43 @@ def test_a_raised_step_budget_continues_the_same_run(corpus, tmp_path):
                  quiet=True).run()
     assert st["step"] == 12 and st["stopped"] == "max_steps"
     assert_same_weights(weights(a), weights(b))
+
+
+def test_warm_start_continues_from_an_exported_model(corpus, tmp_path):
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    Trainer(load_recipe(write_recipe(tmp_path / "r4.yaml", max_steps=4)), corpus, "en", "fr", a, quiet=True).run()
+    model_dir = os.path.join(a, "model")
+    saved = json.load(open(os.path.join(model_dir, "training_state.json")))
+    assert saved["step"] == 4 and saved["batch_idx"] > 0 and saved["history"][-1]["step"] == 4
+    # a shipped folder (models/ship.sh): fp16 weights, the state in training/
+    shipped = tmp_path / "shipped"
+    (shipped / "training").mkdir(parents=True)
+    for name in ("src.spm.model", "tgt.spm.model"):
+        shutil.copy(os.path.join(model_dir, name), shipped / name)
+    shutil.copy(os.path.join(model_dir, "training_state.json"), shipped / "training")
+    m, cfg = export.load(os.path.join(model_dir, "model.safetensors"))
+    export.save(m, cfg, str(shipped / "model.safetensors"), dtype=torch.float16)
+
+    r8 = load_recipe(write_recipe(tmp_path / "r8.yaml", max_steps=8))
+    t = Trainer(r8, corpus, "en", "fr", b, quiet=True, warm_start=str(shipped))
+    t.load_warm_start(str(shipped))
+    for k, v in m.state_dict().items():  # the fp16 weights, within fp16 rounding
+        assert torch.allclose(t.model.state_dict()[k], v, rtol=1e-3, atol=1e-4), k
+    st = Trainer(r8, corpus, "en", "fr", b, quiet=True, warm_start=str(shipped)).run()
+    assert st["step"] == 8 and st["stopped"] == "max_steps" and st["warm_starts"] == [4]
+    assert [h["step"] for h in st["history"]] == [4, 8]
+    assert "warm start from" in open(os.path.join(b, "train.log")).read()
+    # a checkpoint in OUT wins over the warm start: the run is already finished
+    assert Trainer(r8, corpus, "en", "fr", b, quiet=True, warm_start=str(shipped)).run()["warm_starts"] == [4]
+
+
+def test_warm_start_from_another_model_is_a_clear_error(corpus, tmp_path):
+    a = str(tmp_path / "a")
+    Trainer(load_recipe(write_recipe(tmp_path / "r.yaml", max_steps=4)), corpus, "en", "fr", a, quiet=True).run()
+    other = load_recipe(write_recipe(tmp_path / "o.yaml", max_steps=4), ["model.emb_size=12"])
+    t = Trainer(other, corpus, "en", "fr", str(tmp_path / "b"), quiet=True, warm_start=os.path.join(a, "model"))
+    with pytest.raises(RecipeError, match="emb_size"):
+        t.run()
 
 
 def test_train_max_src_words_filters_training_pairs_only(corpus, tmp_path):
