@@ -62,7 +62,11 @@ def test_golden_reproduces(name):
             assert [h["ids"] for h in rg["hyps"]] == [h["ids"] for h in rw["hyps"]], (name, rw["name"])
             for hw, hg in zip(rw["hyps"], rg["hyps"]):
                 assert hg["eos"] == hw["eos"]
-                assert abs(hg["score"] - hw["score"]) < 1e-5 and abs(hg["logprob"] - hw["logprob"]) < 1e-5
+                # a score sums one float32 log-probability per target token, each as close as the
+                # logits above: another CPU's BLAS kernels (AVX2 vs AVX-512) move it by up to that
+                # much per token (seen: 1.5e-5 on a 16-token hypothesis)
+                tol = 1e-5 * max(1, len(hw["ids"]))
+                assert abs(hg["score"] - hw["score"]) < tol and abs(hg["logprob"] - hw["logprob"]) < tol
                 assert close(hg["attn"], hw["attn"], 1e-6)
 
 

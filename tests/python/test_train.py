@@ -190,7 +190,7 @@ def test_one_step_smoke_through_the_clis(corpus, tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     md = os.path.join(out, "model")
-    assert sorted(os.listdir(md)) == ["model.safetensors", "src.spm.model", "tgt.spm.model"]
+    assert sorted(os.listdir(md)) == ["model.safetensors", "src.spm.model", "tgt.spm.model", "training_state.json"]
     for name in ("src.spm.model", "tgt.spm.model"):
         assert open(os.path.join(md, name), "rb").read() == open(os.path.join(toks, name), "rb").read()
     model, cfg = export.load(os.path.join(md, "model.safetensors"))
