@@ -17,8 +17,8 @@ interrupted. Evaluations fork the RNG so they never change the training stream.
 A warm start (Trainer(warm_start=MODEL_DIR)) continues a run from an exported or
 shipped model folder instead: its weights (float16 or float32) and its
 training_state.json (step, epoch, data position, learning rate, best dev figures,
-history). It is not exact: Adam's moments start again from zero and the RNG from
-(seed, step). A full checkpoint is three times the fp32 weights; the shipped fp16
+history). It is not exact: Adam's moments start again from zero (so the learning
+rate ramps up over training.warm_start_lr_warmup steps) and the RNG from (seed, step). A full checkpoint is three times the fp32 weights; the shipped fp16
 weights with that small JSON are what a repository can afford to keep per update.
 """
 import copy
@@ -66,6 +66,10 @@ DEFAULTS = {
         "patience": 6,                             # evaluations without a better dev loss
         "checkpoint_minutes": 5.0, "checkpoint_every": None,  # or every N steps
         "log_every": 50,
+        # after a warm start the learning rate rises linearly from 0 over this many steps:
+        # with Adam's moments at zero, full-size first updates knock a trained model back
+        # (measured on en-fr at step 5,000: dev loss 2.067 -> 2.126 after 20 steps at 1e-3)
+        "warm_start_lr_warmup": 200,
     },
     "decoding": {"beam": 5, "alpha": 0.6, "beta": 0.0, "max_len_a": 1.5, "max_len_b": 10.0, "nbest": 1},
 }
@@ -205,7 +209,8 @@ class Trainer:
         self.opt = torch.optim.Adam(self.model.parameters(), lr=tr["lr"])
         self.state = {"step": 0, "epoch": 0, "batch_idx": 0, "train_seconds": 0.0,
                       "best_dev_loss": math.inf, "best_dev_bleu": -1.0, "bad_evals": 0,
-                      "lr": tr["lr"], "stopped": None, "history": []}
+                      "lr": tr["lr"], "stopped": None, "history": [],
+                      "lr_warmup": None}  # [first step, last step] of a warm start's warm-up
 
     # ---- logging -------------------------------------------------------------------
     def log(self, msg):
@@ -295,6 +300,8 @@ class Trainer:
             self.state.update(saved)
         self.state.setdefault("warm_starts", []).append(self.state["step"])
         tr = self.recipe["training"]
+        if tr["warm_start_lr_warmup"]:
+            self.state["lr_warmup"] = [self.state["step"], self.state["step"] + int(tr["warm_start_lr_warmup"])]
         torch.manual_seed(tr["seed"] + self.state["step"])
         random.seed(tr["seed"] + self.state["step"])
         for g in self.opt.param_groups:
@@ -375,8 +382,18 @@ class Trainer:
         return metrics
 
     # ---- training ------------------------------------------------------------------
+    def step_lr(self):
+        """The learning rate of the next step: state["lr"], ramped up after a warm start."""
+        st = self.state
+        w = st.get("lr_warmup")
+        if w and st["step"] < w[1]:
+            return st["lr"] * (st["step"] - w[0] + 1) / (w[1] - w[0])
+        return st["lr"]
+
     def train_step(self, b):
         tr = self.recipe["training"]
+        for g in self.opt.param_groups:
+            g["lr"] = self.step_lr()
         self.opt.zero_grad(set_to_none=True)
         loss = batch_loss(self.model, b, tr["label_smoothing"])
         (loss / b.n_tokens).backward()

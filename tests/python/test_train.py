@@ -125,6 +125,11 @@ def test_warm_start_continues_from_an_exported_model(corpus, tmp_path):
     t.load_warm_start(str(shipped))
     for k, v in m.state_dict().items():  # the fp16 weights, within fp16 rounding
         assert torch.allclose(t.model.state_dict()[k], v, rtol=1e-3, atol=1e-4), k
+    # the learning rate ramps up from lr / warm-up steps (Adam's moments start at zero)
+    lr, w = r8["training"]["lr"], r8["training"]["warm_start_lr_warmup"]
+    assert t.state["lr_warmup"] == [4, 4 + w] and t.step_lr() == pytest.approx(lr / w)
+    t.state["step"] = 4 + w
+    assert t.step_lr() == lr
     st = Trainer(r8, corpus, "en", "fr", b, quiet=True, warm_start=str(shipped)).run()
     assert st["step"] == 8 and st["stopped"] == "max_steps" and st["warm_starts"] == [4]
     assert [h["step"] for h in st["history"]] == [4, 8]
