@@ -18,7 +18,8 @@ A warm start (Trainer(warm_start=MODEL_DIR)) continues a run from an exported or
 shipped model folder instead: its weights (float16 or float32) and its
 training_state.json (step, epoch, data position, learning rate, best dev figures,
 history). It is not exact: Adam's moments start again from zero (so the learning
-rate ramps up over training.warm_start_lr_warmup steps) and the RNG from (seed, step). A full checkpoint is three times the fp32 weights; the shipped fp16
+rate ramps up over training.warm_start_lr_warmup steps) and the RNG from (seed,
+step). A full checkpoint is three times the fp32 weights; the shipped fp16
 weights with that small JSON are what a repository can afford to keep per update.
 """
 import copy
