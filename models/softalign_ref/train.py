@@ -211,6 +211,7 @@ class Trainer:
         self.state = {"step": 0, "epoch": 0, "batch_idx": 0, "train_seconds": 0.0,
                       "best_dev_loss": math.inf, "best_dev_bleu": -1.0, "bad_evals": 0,
                       "lr": tr["lr"], "stopped": None, "history": [],
+                      "warm_starts": [],    # the step of each warm start
                       "lr_warmup": None}  # [first step, last step] of a warm start's warm-up
 
     # ---- logging -------------------------------------------------------------------
@@ -276,8 +277,6 @@ class Trainer:
         self.state = ck["state"]
         torch.set_rng_state(ck["torch_rng"])
         random.setstate(ck["python_rng"])
-        for g in self.opt.param_groups:
-            g["lr"] = self.state["lr"]
 
     def load_warm_start(self, model_dir):
         """Weights and training_state.json of a model folder (see the module's docstring)."""
@@ -295,18 +294,16 @@ class Trainer:
         if state_path:
             with open(state_path, encoding="utf-8") as f:
                 saved = json.load(f)
-            unknown = sorted(set(saved) - set(self.state) - {"warm_starts"})
+            unknown = sorted(set(saved) - set(self.state))
             if unknown:
                 raise RecipeError(f"{state_path}: unknown keys {unknown}")
             self.state.update(saved)
-        self.state.setdefault("warm_starts", []).append(self.state["step"])
+        self.state["warm_starts"].append(self.state["step"])
         tr = self.recipe["training"]
         if tr["warm_start_lr_warmup"]:
             self.state["lr_warmup"] = [self.state["step"], self.state["step"] + int(tr["warm_start_lr_warmup"])]
         torch.manual_seed(tr["seed"] + self.state["step"])
         random.seed(tr["seed"] + self.state["step"])
-        for g in self.opt.param_groups:
-            g["lr"] = self.state["lr"]
         return state_path
 
     def export_best(self, metrics):
@@ -362,9 +359,7 @@ class Trainer:
             st["best_dev_loss"], st["bad_evals"] = loss, 0
         else:
             st["bad_evals"] += 1
-            st["lr"] *= self.recipe["training"]["lr_decay"]
-            for g in self.opt.param_groups:
-                g["lr"] = st["lr"]
+            st["lr"] *= self.recipe["training"]["lr_decay"]  # train_step hands it to Adam
         # The exported model is the best by dev BLEU (dev loss when BLEU is off).
         if improved_bleu or (bleu is None and improved_loss):
             if bleu is not None:
@@ -384,7 +379,8 @@ class Trainer:
 
     # ---- training ------------------------------------------------------------------
     def step_lr(self):
-        """The learning rate of the next step: state["lr"], ramped up after a warm start."""
+        """The learning rate of the next step: state["lr"], ramped up after a warm start.
+        train_step sets it on the optimizer before each step, the one place that does."""
         st = self.state
         w = st.get("lr_warmup")
         if w and st["step"] < w[1]:
