@@ -7,7 +7,8 @@
 CORPUS_DIR holds train.{src,tgt} and dev.{src,tgt}. Running the same command again
 resumes exactly from OUT/checkpoint.pt. The best model (by dev BLEU) is exported to
 OUT/model/ with its training state. `--warm-start MODEL_DIR` continues from such a
-folder (e.g. a shipped models/PAIR/ with training/) when OUT has no checkpoint yet. `--benchmark-steps N` only measures training speed (target tokens/s).
+folder (e.g. a shipped models/PAIR/ with training/) when OUT has no checkpoint yet.
+`--benchmark-steps N` only measures training speed (target tokens/s).
 """
 import argparse
 import os
