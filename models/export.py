@@ -3,6 +3,11 @@
 
   python3 models/export.py inspect MODEL_DIR_OR_FILE     config, metadata, tensor table; checks it loads
   python3 models/export.py fp16 IN.safetensors OUT.safetensors   the same weights in float16
+  python3 models/export.py average OUT_DIR --like MODEL_DIR INPUT...
+        the mean of several snapshots of one training run (trainer checkpoints
+        OUT/checkpoint.pt copies, model directories or .safetensors files) as a model
+        directory: float32 weights, MODEL_DIR's config and tokenizers, and the
+        training_state.json of the last input (so --warm-start and ship.sh take it)
 
 The trainer exports OUT/model/model.safetensors itself; this tool checks a model
 directory before conversion and makes the smaller fp16 copy that is shipped.
@@ -10,6 +15,7 @@ directory before conversion and makes the smaller fp16 copy that is shipped.
 import argparse
 import json
 import os
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -64,6 +70,59 @@ def to_fp16(src, dst):
     return 0
 
 
+def snapshot_weights(path):
+    """(state_dict, training state or None) of a trainer checkpoint, model dir or .safetensors."""
+    if path.endswith(".pt"):
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"checkpoint not found: {path}")
+        ck = torch.load(path, map_location="cpu")
+        if not isinstance(ck, dict) or "model" not in ck:
+            raise ValueError(f"{path}: not a trainer checkpoint (no 'model')")
+        return ck["model"], ck.get("state")
+    wp = weights_path(path)
+    model, _ = export.load(wp)
+    state_path = os.path.join(os.path.dirname(wp), "training_state.json")
+    state = json.load(open(state_path, encoding="utf-8")) if os.path.isfile(state_path) else None
+    return model.state_dict(), state
+
+
+def average(out_dir, like, inputs):
+    """Writes the element-wise mean of the inputs' weights (summed in float64) to out_dir."""
+    like_wp = weights_path(like)
+    meta = export.read_metadata(like_wp)
+    model, cfg = export.load(like_wp)
+    ref = model.state_dict()
+    total = {k: torch.zeros(v.shape, dtype=torch.float64) for k, v in ref.items()}
+    states = []
+    for path in inputs:
+        sd, state = snapshot_weights(path)
+        if set(sd) != set(ref):
+            raise ValueError(f"{path}: its tensors differ from {like_wp}'s")
+        for k, v in sd.items():
+            if tuple(v.shape) != tuple(ref[k].shape):
+                raise ValueError(f"{path}: tensor {k} has shape {tuple(v.shape)}, expected {tuple(ref[k].shape)}")
+            total[k] += v.to(torch.float64)
+        states.append(state)
+    model.load_state_dict({k: (v / len(inputs)).to(torch.float32) for k, v in total.items()})
+    extra = {k: v for k, v in meta.items() if k not in set(ModelConfig.__dataclass_fields__)}
+    steps = [s.get("step") if s else None for s in states]
+    extra["averaged"] = {"inputs": [os.path.basename(os.path.normpath(p)) for p in inputs], "steps": steps}
+    if steps[-1] is not None:
+        extra["step"] = steps[-1]
+    os.makedirs(out_dir, exist_ok=True)
+    export.save(model, cfg, os.path.join(out_dir, "model.safetensors"), extra)
+    for p in export.spm_paths(os.path.dirname(like_wp), cfg.shared_vocab):
+        if not os.path.isfile(p):
+            raise FileNotFoundError(f"tokenizer not found: {p}")
+        shutil.copy(p, out_dir)
+    if states[-1] is not None:
+        with open(os.path.join(out_dir, "training_state.json"), "w", encoding="utf-8") as f:
+            json.dump(states[-1], f, indent=1)
+            f.write("\n")
+    print(f"wrote {out_dir}: the mean of {len(inputs)} snapshots (steps {steps})")
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -72,10 +131,16 @@ def main(argv=None):
     p = sub.add_parser("fp16", help="write the weights in float16")
     p.add_argument("src")
     p.add_argument("dst")
+    p = sub.add_parser("average", help="average snapshots of one run into a model directory")
+    p.add_argument("out_dir")
+    p.add_argument("--like", required=True, help="model directory whose config and tokenizers the output takes")
+    p.add_argument("inputs", nargs="+", help="trainer checkpoints (.pt), model directories or .safetensors files")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "inspect":
             return inspect(args.path)
+        if args.cmd == "average":
+            return average(args.out_dir, args.like, args.inputs)
         return to_fp16(args.src, args.dst)
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)

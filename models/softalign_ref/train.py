@@ -61,6 +61,9 @@ DEFAULTS = {
         "seed": 1, "threads": 2, "batch_tokens": 3000, "max_sentences": None,
         "lr": 1.0e-3, "clip_norm": 5.0, "label_smoothing": 0.0,
         "lr_decay": 0.5, "min_lr": 1.0e-5,        # multiply lr on a dev plateau
+        # and at the end of each of these steps (a fixed schedule, as Luong et al. halve
+        # theirs after epoch 5), e.g. [7000, 8000]
+        "lr_decay_steps": [],
         "max_epochs": 30, "max_steps": None, "max_minutes": None,
         "eval_every": 500,                         # steps
         "dev_bleu_sentences": 300,                 # greedy dev BLEU on the first N dev pairs
@@ -119,6 +122,10 @@ def load_recipe(path, overrides=()):
         if parts[-1] not in node:
             raise RecipeError(f"unknown recipe key: {key}")
         node[parts[-1]] = yaml.safe_load(val)
+    steps = r["training"]["lr_decay_steps"]
+    if not isinstance(steps, list) or not all(isinstance(k, int) and not isinstance(k, bool) and k > 0
+                                              for k in steps):
+        raise RecipeError(f"training.lr_decay_steps must be a list of positive step numbers, got {steps!r}")
     return r
 
 
@@ -449,6 +456,10 @@ class Trainer:
         if st["stopped"]:
             self.log(f"already finished ({st['stopped']})")
             return st
+        passed = [k for k in tr["lr_decay_steps"] if k <= st["step"]]
+        if passed and st["step"] > 0:
+            self.log(f"note: training.lr_decay_steps {passed} are not after step {st['step']}: "
+                     f"they apply to a run only when it passes them")
         self.model.train()
         t_start, last_ckpt = time.time(), time.time()
         steps_here = 0
@@ -479,6 +490,9 @@ class Trainer:
                 raise FloatingPointError(f"loss is {loss} at step {st['step']}")
             st["train_seconds"] += dt
             st["step"] += 1
+            if st["step"] in tr["lr_decay_steps"]:
+                st["lr"] *= tr["lr_decay"]
+                self.log(f"step {st['step']}: scheduled learning-rate decay to {st['lr']:.2e}")
             st["batch_idx"] += 1
             steps_here += 1
             win_tok += b.n_tokens

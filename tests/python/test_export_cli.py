@@ -52,3 +52,36 @@ def test_export_inspect_and_fp16(tmp_path):
     for k, v in full.state_dict().items():
         assert torch.equal(half.state_dict()[k], v.half().float()), k
     assert export.read_metadata(out)["golden_seed"] == export.read_metadata(os.path.join(d, "model.safetensors"))["golden_seed"]
+
+
+def test_export_average_of_checkpoints_and_model_dirs(tmp_path):
+    d = os.path.join(GOLDEN_DIR, "bahdanau")
+    full, cfg = export.load(os.path.join(d, "model.safetensors"))
+    sd = full.state_dict()
+    # a second snapshot as a trainer checkpoint (with its state), a third as a model directory
+    ck = str(tmp_path / "ck-2.pt")
+    torch.save({"model": {k: v * 3 for k, v in sd.items()}, "state": {"step": 7}}, ck)
+    other = tmp_path / "m3"
+    m3, _ = export.load(os.path.join(d, "model.safetensors"))
+    with torch.no_grad():
+        for v in m3.state_dict().values():
+            v.add_(1.0)
+    export.save(m3, cfg, str(other / "model.safetensors"))
+    out = str(tmp_path / "avg")
+    r = run(EXPORT, "average", out, "--like", d, d, str(other), ck)
+    assert r.returncode == 0, r.stderr
+    avg, _ = export.load(os.path.join(out, "model.safetensors"))
+    for k, v in sd.items():  # (v + (v + 1) + 3 v) / 3
+        assert torch.allclose(avg.state_dict()[k], (5 * v + 1) / 3, atol=1e-6), k
+    meta = export.read_metadata(os.path.join(out, "model.safetensors"))
+    assert meta["averaged"]["steps"] == [None, None, 7] and meta["step"] == 7
+    assert json.load(open(os.path.join(out, "training_state.json")))["step"] == 7
+    assert os.path.isfile(os.path.join(out, "src.spm.model")) and os.path.isfile(os.path.join(out, "tgt.spm.model"))
+    # snapshots of another model, a missing file and a file that is no checkpoint are clear errors
+    r = run(EXPORT, "average", str(tmp_path / "x"), "--like", d, d, os.path.join(GOLDEN_DIR, "luong_local_p"))
+    assert r.returncode == 1 and "differ" in r.stderr
+    r = run(EXPORT, "average", str(tmp_path / "x"), "--like", d, str(tmp_path / "nope.pt"))
+    assert r.returncode == 1 and "checkpoint not found" in r.stderr
+    torch.save([1, 2], str(tmp_path / "bad.pt"))
+    r = run(EXPORT, "average", str(tmp_path / "x"), "--like", d, str(tmp_path / "bad.pt"))
+    assert r.returncode == 1 and "not a trainer checkpoint" in r.stderr

@@ -77,6 +77,25 @@ def test_recipe_errors(tmp_path):
     assert load_recipe(str(p), ["training.lr=0.5"])["training"]["lr"] == 0.5
 
 
+def test_scheduled_lr_decay_is_applied_once_and_resumes_exactly(corpus, tmp_path):
+    with pytest.raises(RecipeError, match="lr_decay_steps"):
+        load_recipe(write_recipe(tmp_path / "bad.yaml"), ["training.lr_decay_steps=3"])
+    with pytest.raises(RecipeError, match="lr_decay_steps"):
+        load_recipe(write_recipe(tmp_path / "bad.yaml"), ["training.lr_decay_steps=[0]"])
+    # no evaluation before the end (so no plateau decay): the lr is halved at step 3 alone
+    recipe = load_recipe(write_recipe(tmp_path / "r.yaml", max_steps=6, eval_every=0),
+                         ["training.lr_decay_steps=[3]"])
+    lr = recipe["training"]["lr"]
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    st = Trainer(recipe, corpus, "en", "fr", a, quiet=True).run()
+    assert st["step"] == 6 and st["lr"] == lr * recipe["training"]["lr_decay"]
+    assert "scheduled learning-rate decay" in open(os.path.join(a, "train.log")).read()
+    # stopped before the decay step and resumed: the same weights as the uninterrupted run
+    Trainer(recipe, corpus, "en", "fr", b, quiet=True).run(stop_after_steps=2)
+    assert Trainer(recipe, corpus, "en", "fr", b, quiet=True).run()["lr"] == st["lr"]
+    assert_same_weights(weights(a), weights(b))
+
+
 def test_exact_resume_after_a_stop(corpus, tmp_path):
     recipe = load_recipe(write_recipe(tmp_path / "r.yaml", max_steps=10))
     a, b = str(tmp_path / "a"), str(tmp_path / "b")
