@@ -3,11 +3,13 @@
 
   python3 models/export.py inspect MODEL_DIR_OR_FILE     config, metadata, tensor table; checks it loads
   python3 models/export.py fp16 IN.safetensors OUT.safetensors   the same weights in float16
-  python3 models/export.py average OUT_DIR --like MODEL_DIR INPUT...
+  python3 models/export.py average OUT_DIR --like MODEL_DIR [--decoding KEY=VALUE] INPUT...
         the mean of several snapshots of one training run (trainer checkpoints
         OUT/checkpoint.pt copies, model directories or .safetensors files) as a model
         directory: float32 weights, MODEL_DIR's config and tokenizers, and the
-        training_state.json of the last input (so --warm-start and ship.sh take it)
+        training_state.json of the last input (so --warm-start and ship.sh take it);
+        --decoding sets the model's default search (beam, alpha, beta, max_len_a,
+        max_len_b, nbest), e.g. as chosen on dev
 
 The trainer exports OUT/model/model.safetensors itself; this tool checks a model
 directory before conversion and makes the smaller fp16 copy that is shipped.
@@ -86,11 +88,27 @@ def snapshot_weights(path):
     return model.state_dict(), state
 
 
-def average(out_dir, like, inputs):
+def parse_decoding(items):
+    """KEY=VALUE strings -> {key: int or float} for the config's decoding options."""
+    out = {}
+    for item in items or ():
+        key, sep, val = item.partition("=")
+        if not sep or key not in ("beam", "nbest", "alpha", "beta", "max_len_a", "max_len_b"):
+            raise ValueError(f"--decoding takes beam|nbest|alpha|beta|max_len_a|max_len_b=VALUE, got {item!r}")
+        try:
+            out[key] = int(val) if key in ("beam", "nbest") else float(val)
+        except ValueError:
+            raise ValueError(f"--decoding {key}: not a number: {val!r}") from None
+    return out
+
+
+def average(out_dir, like, inputs, decoding=None):
     """Writes the element-wise mean of the inputs' weights (summed in float64) to out_dir."""
     like_wp = weights_path(like)
     meta = export.read_metadata(like_wp)
     model, cfg = export.load(like_wp)
+    cfg.decoding.update(parse_decoding(decoding))
+    cfg.validate()
     ref = model.state_dict()
     total = {k: torch.zeros(v.shape, dtype=torch.float64) for k, v in ref.items()}
     states = []
@@ -134,13 +152,15 @@ def main(argv=None):
     p = sub.add_parser("average", help="average snapshots of one run into a model directory")
     p.add_argument("out_dir")
     p.add_argument("--like", required=True, help="model directory whose config and tokenizers the output takes")
+    p.add_argument("--decoding", action="append", metavar="KEY=VALUE",
+                   help="the output's default search option (repeatable), e.g. alpha=1.0")
     p.add_argument("inputs", nargs="+", help="trainer checkpoints (.pt), model directories or .safetensors files")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "inspect":
             return inspect(args.path)
         if args.cmd == "average":
-            return average(args.out_dir, args.like, args.inputs)
+            return average(args.out_dir, args.like, args.inputs, args.decoding)
         return to_fp16(args.src, args.dst)
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)

@@ -68,13 +68,16 @@ def test_export_average_of_checkpoints_and_model_dirs(tmp_path):
             v.add_(1.0)
     export.save(m3, cfg, str(other / "model.safetensors"))
     out = str(tmp_path / "avg")
-    r = run(EXPORT, "average", out, "--like", d, d, str(other), ck)
+    r = run(EXPORT, "average", out, "--like", d, "--decoding", "alpha=1.5", "--decoding", "beam=6",
+            d, str(other), ck)
     assert r.returncode == 0, r.stderr
     avg, _ = export.load(os.path.join(out, "model.safetensors"))
     for k, v in sd.items():  # (v + (v + 1) + 3 v) / 3
         assert torch.allclose(avg.state_dict()[k], (5 * v + 1) / 3, atol=1e-6), k
     meta = export.read_metadata(os.path.join(out, "model.safetensors"))
     assert meta["averaged"]["steps"] == [None, None, 7] and meta["step"] == 7
+    assert meta["decoding"]["alpha"] == 1.5 and meta["decoding"]["beam"] == 6
+    assert meta["decoding"]["beta"] == cfg.decoding["beta"]
     assert json.load(open(os.path.join(out, "training_state.json")))["step"] == 7
     assert os.path.isfile(os.path.join(out, "src.spm.model")) and os.path.isfile(os.path.join(out, "tgt.spm.model"))
     # snapshots of another model, a missing file and a file that is no checkpoint are clear errors
@@ -82,6 +85,11 @@ def test_export_average_of_checkpoints_and_model_dirs(tmp_path):
     assert r.returncode == 1 and "differ" in r.stderr
     r = run(EXPORT, "average", str(tmp_path / "x"), "--like", d, str(tmp_path / "nope.pt"))
     assert r.returncode == 1 and "checkpoint not found" in r.stderr
+    for bad in ("gamma=1", "beam=x", "alpha"):
+        r = run(EXPORT, "average", str(tmp_path / "x"), "--like", d, "--decoding", bad, d)
+        assert r.returncode == 1 and "--decoding" in r.stderr, bad
+    r = run(EXPORT, "average", str(tmp_path / "x"), "--like", d, "--decoding", "nbest=9", d)
+    assert r.returncode == 1 and "nbest" in r.stderr
     torch.save([1, 2], str(tmp_path / "bad.pt"))
     r = run(EXPORT, "average", str(tmp_path / "x"), "--like", d, str(tmp_path / "bad.pt"))
     assert r.returncode == 1 and "not a trainer checkpoint" in r.stderr
