@@ -26,7 +26,7 @@ import torch  # noqa: E402
 from safetensors import safe_open  # noqa: E402
 
 from softalign_ref import export  # noqa: E402
-from softalign_ref.config import ModelConfig  # noqa: E402
+from softalign_ref.config import default_decoding  # noqa: E402
 
 
 def weights_path(p):
@@ -66,7 +66,7 @@ def to_fp16(src, dst):
     wp = weights_path(src)
     meta = export.read_metadata(wp)
     model, cfg = export.load(wp)
-    extra = {k: v for k, v in meta.items() if k not in set(ModelConfig.__dataclass_fields__)}
+    extra = {k: v for k, v in meta.items() if k not in export.CONFIG_FIELDS}
     export.save(model, cfg, dst, extra, dtype=torch.float16)
     print(f"wrote {dst} ({os.path.getsize(dst)} bytes)")
     return 0
@@ -89,14 +89,14 @@ def snapshot_weights(path):
 
 
 def parse_decoding(items):
-    """KEY=VALUE strings -> {key: int or float} for the config's decoding options."""
-    out = {}
+    """KEY=VALUE strings -> the config's decoding options, typed as their defaults."""
+    defaults, out = default_decoding(), {}
     for item in items or ():
         key, sep, val = item.partition("=")
-        if not sep or key not in ("beam", "nbest", "alpha", "beta", "max_len_a", "max_len_b"):
-            raise ValueError(f"--decoding takes beam|nbest|alpha|beta|max_len_a|max_len_b=VALUE, got {item!r}")
+        if not sep or key not in defaults:
+            raise ValueError(f"--decoding takes {'|'.join(defaults)}=VALUE, got {item!r}")
         try:
-            out[key] = int(val) if key in ("beam", "nbest") else float(val)
+            out[key] = type(defaults[key])(val)
         except ValueError:
             raise ValueError(f"--decoding {key}: not a number: {val!r}") from None
     return out
@@ -122,7 +122,7 @@ def average(out_dir, like, inputs, decoding=None):
             total[k] += v.to(torch.float64)
         states.append(state)
     model.load_state_dict({k: (v / len(inputs)).to(torch.float32) for k, v in total.items()})
-    extra = {k: v for k, v in meta.items() if k not in set(ModelConfig.__dataclass_fields__)}
+    extra = {k: v for k, v in meta.items() if k not in export.CONFIG_FIELDS}
     steps = [s.get("step") if s else None for s in states]
     extra["averaged"] = {"inputs": [os.path.basename(os.path.normpath(p)) for p in inputs], "steps": steps}
     if steps[-1] is not None:

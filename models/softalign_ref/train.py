@@ -457,7 +457,7 @@ class Trainer:
             self.log(f"already finished ({st['stopped']})")
             return st
         passed = [k for k in tr["lr_decay_steps"] if k <= st["step"]]
-        if passed and st["step"] > 0:
+        if passed:
             self.log(f"note: training.lr_decay_steps {passed} are not after step {st['step']}: "
                      f"they apply to a run only when it passes them")
         self.model.train()
