@@ -8,7 +8,8 @@ CORPUS_DIR holds train.{src,tgt} and dev.{src,tgt}. Running the same command aga
 resumes exactly from OUT/checkpoint.pt. The best model (by dev BLEU) is exported to
 OUT/model/ with its training state. `--warm-start MODEL_DIR` continues from such a
 folder (e.g. a shipped models/PAIR/ with training/) when OUT has no checkpoint yet.
-`--benchmark-steps N` only measures training speed (target tokens/s).
+`--benchmark-steps N` only measures training speed (target tokens/s). `--device cuda`
+trains on the GPU (default cpu).
 """
 import argparse
 import os
@@ -42,6 +43,8 @@ def main(argv=None):
     p.add_argument("--warm-start", metavar="MODEL_DIR",
                    help="when OUT has no checkpoint: start from MODEL_DIR's weights, tokenizers and "
                         "training_state.json (or training/training_state.json); fresh optimizer moments")
+    p.add_argument("--device", default="cpu",
+                   help="cpu (default) or cuda: where the model trains (exports and dev BLEU search stay on the CPU)")
     p.add_argument("--benchmark-steps", type=int,
                    help="only time N training steps (after 2 warm-up steps) and print target tokens/s")
     a = p.parse_args(argv)
@@ -54,14 +57,14 @@ def main(argv=None):
     try:
         recipe = load_recipe(a.recipe, sets)
         trainer = Trainer(recipe, a.corpus, a.src, a.tgt, a.out, log=lambda m: print(m, flush=True),
-                          tokenizers=a.tokenizers, warm_start=a.warm_start)
+                          tokenizers=a.tokenizers, warm_start=a.warm_start, device=a.device)
         if a.benchmark_steps:
             import torch
             r = trainer.benchmark(a.benchmark_steps)
             print(f"benchmark: {recipe['name']} ({recipe['model']['variant']}"
                   f"{', input feeding' if recipe['model']['input_feeding'] else ''}): "
                   f"{r['tok_per_s']:.0f} target tokens/s ({r['tokens']} tokens in {r['seconds']:.1f} s, "
-                  f"{a.benchmark_steps} steps, {torch.get_num_threads()} threads; "
+                  f"{a.benchmark_steps} steps, {torch.get_num_threads()} threads, {a.device}; "
                   f"{r['tok_per_cpu_s']:.0f} per CPU second; load average {r['load_before']:.2f} "
                   f"-> {r['load_after']:.2f})", flush=True)
             return 0

@@ -88,10 +88,17 @@ class Batch:
     tgt_out [B,T] (pieces + EOS), n_tokens: real target tokens (EOS included).
     """
 
-    def __init__(self, src, src_len, tgt_in, tgt_out):
+    def __init__(self, src, src_len, tgt_in, tgt_out, n_tokens=None):
         self.src, self.src_len, self.tgt_in, self.tgt_out = src, src_len, tgt_in, tgt_out
-        self.n_tokens = int((tgt_out != PAD_ID).sum())
+        self.n_tokens = int((tgt_out != PAD_ID).sum()) if n_tokens is None else n_tokens
         self.size = src.shape[0]
+
+    def to(self, device):
+        """The same batch with its tensors on `device` (itself when they already are)."""
+        if self.src.device == torch.device(device):
+            return self
+        return Batch(self.src.to(device), self.src_len.to(device), self.tgt_in.to(device),
+                     self.tgt_out.to(device), self.n_tokens)
 
 
 def collate(pairs, idx):

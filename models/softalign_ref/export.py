@@ -31,7 +31,7 @@ def save(model, cfg, path, extra_metadata=None, dtype=torch.float32):
         if k in CONFIG_FIELDS:
             raise ValueError(f"extra metadata key {k!r} would overwrite a config key")
         meta[k] = v
-    tensors = {k: v.detach().to(dtype).contiguous().clone()
+    tensors = {k: v.detach().to("cpu", dtype).contiguous().clone()
                for k, v in model.state_dict().items()}
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)

@@ -21,6 +21,15 @@ history). It is not exact: Adam's moments start again from zero (so the learning
 rate ramps up over training.warm_start_lr_warmup steps) and the RNG from (seed,
 step). A full checkpoint is three times the fp32 weights; the shipped fp16
 weights with that small JSON are what a repository can afford to keep per update.
+
+Device: Trainer(device="cuda") keeps the model, the optimizer state and each batch
+on the GPU (batches are built on the CPU, then moved); checkpoints are loaded onto
+the CPU and then copied into the model on the device, so a run can move between
+devices; the CUDA RNG state is saved beside the CPU one. Exports and dev BLEU's
+search run on the CPU (a copy of the model). `device="cpu"` (the default) runs
+the very same code, which is how the path is tested without a GPU. Resume on a GPU
+is exact only as far as its kernels are deterministic (cuDNN's GRU backward is not
+guaranteed to be).
 """
 import copy
 import json
@@ -194,9 +203,16 @@ def batch_loss(model, b, label_smoothing=0.0):
 
 class Trainer:
     def __init__(self, recipe, corpus, src_lang, tgt_lang, out, log=print, quiet=False, tokenizers=None,
-                 warm_start=None):
+                 warm_start=None, device="cpu"):
         """tokenizers: a directory whose SentencePiece model(s) to use instead of training new ones.
-        warm_start: a model folder to continue from when OUT has no checkpoint (its tokenizers too)."""
+        warm_start: a model folder to continue from when OUT has no checkpoint (its tokenizers too).
+        device: "cpu" or "cuda" (or "cuda:N"): where the model trains."""
+        self.device = torch.device(device)
+        if self.device.type not in ("cpu", "cuda"):
+            raise RecipeError(f"--device must be cpu or cuda, got {device}")
+        if self.device.type == "cuda" and not torch.cuda.is_available():
+            raise RecipeError("--device cuda: this torch has no usable CUDA device "
+                              f"(torch {torch.__version__}, CUDA build: {torch.version.cuda})")
         self.recipe, self.corpus, self.out = recipe, corpus, out
         self.warm_start_dir = warm_start
         self.tokenizers_from = tokenizers or warm_start
@@ -213,7 +229,7 @@ class Trainer:
         from .model import build_model
         torch.manual_seed(tr["seed"])
         random.seed(tr["seed"])
-        self.model = build_model(self.cfg)
+        self.model = build_model(self.cfg).to(self.device)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=tr["lr"])
         self.state = {"step": 0, "epoch": 0, "batch_idx": 0, "train_seconds": 0.0,
                       "best_dev_loss": math.inf, "best_dev_bleu": -1.0, "bad_evals": 0,
@@ -269,21 +285,24 @@ class Trainer:
 
     # ---- checkpoints ---------------------------------------------------------------
     def save_checkpoint(self):
-        atomic_torch_save({
-            "model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
-            "state": self.state, "recipe": self.recipe,
-            "torch_rng": torch.get_rng_state(), "python_rng": random.getstate(),
-        }, self.ckpt_path)
+        ck = {"model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
+              "state": self.state, "recipe": self.recipe,
+              "torch_rng": torch.get_rng_state(), "python_rng": random.getstate()}
+        if self.device.type == "cuda":
+            ck["cuda_rng"] = torch.cuda.get_rng_state(self.device)
+        atomic_torch_save(ck, self.ckpt_path)
 
     def load_checkpoint(self):
         ck = torch.load(self.ckpt_path, map_location="cpu")
         if ck["recipe"] != self.recipe:
             self.log("warning: the recipe differs from the checkpoint's; resuming with the checkpoint's state")
-        self.model.load_state_dict(ck["model"])
-        self.opt.load_state_dict(ck["optimizer"])
+        self.model.load_state_dict(ck["model"])       # copies onto the model's device
+        self.opt.load_state_dict(ck["optimizer"])     # Adam's moments follow the parameters
         self.state = ck["state"]
         torch.set_rng_state(ck["torch_rng"])
         random.setstate(ck["python_rng"])
+        if self.device.type == "cuda" and "cuda_rng" in ck:
+            torch.cuda.set_rng_state(ck["cuda_rng"], self.device)
 
     def load_warm_start(self, model_dir):
         """Weights and training_state.json of a model folder (see the module's docstring)."""
@@ -318,7 +337,7 @@ class Trainer:
         meta = {"corpus": os.path.basename(os.path.normpath(self.corpus)),
                 "train_pairs": len(self.train_pairs), "step": self.state["step"],
                 "epoch": self.state["epoch"], "dev": metrics}
-        export.save(self.model, self.cfg, os.path.join(self.model_dir, "model.safetensors"), meta)
+        export.save(self.model, self.cfg, os.path.join(self.model_dir, "model.safetensors"), meta)  # to CPU
 
     def write_state(self, path):
         """The training state as JSON (a warm start's starting point), written atomically."""
@@ -334,7 +353,7 @@ class Trainer:
         tot, n = 0.0, 0
         with torch.inference_mode():
             for idx in D.make_batches(self.dev_pairs, self.recipe["training"]["batch_tokens"], 0, 0):
-                b = D.collate(self.dev_pairs, idx)
+                b = D.collate(self.dev_pairs, idx).to(self.device)
                 tot += float(batch_loss(self.model, b))
                 n += b.n_tokens
         self.model.train()
@@ -345,7 +364,9 @@ class Trainer:
         if not k:
             return None
         dec = self.recipe["decoding"]
-        hyps = E.translate_lines(self.model, self.tok, self.dev_src[:k], self.cfg.max_src_len,
+        # The search (small per-step tensors built on the CPU) runs on a CPU copy.
+        model = self.model if self.device.type == "cpu" else copy.deepcopy(self.model).cpu().eval()
+        hyps = E.translate_lines(model, self.tok, self.dev_src[:k], self.cfg.max_src_len,
                                  beam=1, max_len_a=dec["max_len_a"], max_len_b=dec["max_len_b"])
         self.model.train()
         return E.score(hyps, self.dev_ref[:k])["bleu"]
@@ -399,6 +420,7 @@ class Trainer:
         for g in self.opt.param_groups:
             g["lr"] = self.step_lr()
         self.opt.zero_grad(set_to_none=True)
+        b = b.to(self.device)
         loss = batch_loss(self.model, b, tr["label_smoothing"])
         (loss / b.n_tokens).backward()
         if tr["clip_norm"]:
@@ -447,7 +469,7 @@ class Trainer:
             n_par = sum(p.numel() for p in self.model.parameters())
             self.log(f"start: {len(self.train_pairs)} training pairs ({self.train_drop_msg()}), "
                      f"{len(self.dev_pairs)} dev pairs, {n_par / 1e6:.2f}M parameters, "
-                     f"{torch.get_num_threads()} threads")
+                     f"{torch.get_num_threads()} threads, device {self.device}")
         st = self.state
         if st["stopped"] in ("max_steps", "max_minutes", "max_epochs") and self.should_stop(None) is None:
             # The budget was raised since (e.g. --max-steps): the same run goes on.
@@ -546,9 +568,9 @@ class Trainer:
         load0 = os.getloadavg()[0]
         tok, secs, cpu = 0, 0.0, 0.0
         for k in range(steps):
-            b = D.collate(self.train_pairs, batches[(k * len(batches)) // steps])
+            b = D.collate(self.train_pairs, batches[(k * len(batches)) // steps]).to(self.device)
             t0, c0 = time.time(), time.process_time()
-            self.train_step(b)
+            self.train_step(b)   # float(loss) waits for the device
             secs += time.time() - t0
             cpu += time.process_time() - c0
             tok += b.n_tokens

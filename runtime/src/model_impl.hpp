@@ -12,6 +12,7 @@
 #include "kernels/kernels.hpp"
 #include "shortlist.hpp"
 #include "softalign/config.hpp"
+#include "softalign/model.hpp"
 
 namespace sentencepiece {
 class SentencePieceProcessor;
@@ -74,6 +75,12 @@ struct ModelImpl {
   std::deque<std::vector<float>> widened;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> src_spm, tgt_spm;  // tgt may alias src (shared)
   const sentencepiece::SentencePieceProcessor* tgt() const { return tgt_spm ? tgt_spm.get() : src_spm.get(); }
+};
+
+// The runtime's (and the benchmark's) way to a Model's implementation: a
+// friend of Model, declared only here, so no public header exposes ModelImpl.
+struct ModelAccess {
+  static const ModelImpl& impl(const Model& model) { return *model.impl_; }
 };
 
 }  // namespace softalign::internal

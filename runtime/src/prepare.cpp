@@ -46,7 +46,7 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
 
 Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const TranslatorOptions& opts) {
   model = std::move(mdl);
-  m = &model->impl();
+  m = &ModelAccess::impl(*model);
   c = &m->config;
   options = opts;
   auto bad = [](const std::string& msg) { return Status(StatusCode::kInvalidArgument, msg); };

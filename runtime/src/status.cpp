@@ -1,7 +1,5 @@
 #include "softalign/status.hpp"
 
-#include "softalign/version.hpp"
-
 namespace softalign {
 
 const char* status_code_name(StatusCode code) {
@@ -24,7 +22,5 @@ std::string Status::to_string() const {
   if (ok()) return "ok";
   return std::string(status_code_name(code_)) + ": " + message_;
 }
-
-const char* version_string() { return "0.1.0"; }
 
 }  // namespace softalign

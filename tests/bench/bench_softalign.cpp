@@ -132,7 +132,7 @@ int step_bound(const std::shared_ptr<const Model>& model, const std::string& ker
     return best;
   };
   const double step_ms = (time_it(long_t) - time_it(1)) / (long_t - 1);
-  const std::size_t bytes = step_bytes(model->impl(), s);
+  const std::size_t bytes = step_bytes(internal::ModelAccess::impl(*model), s);
   const double bw = read_bandwidth(bytes);
   const double bound_ms = static_cast<double>(bytes) / bw * 1e3;
   nlohmann::json j = {{"kernels", tr->kernels_name()}, {"step_ms", step_ms}, {"step_bytes", bytes},
@@ -144,7 +144,7 @@ int step_bound(const std::shared_ptr<const Model>& model, const std::string& ker
 // The output layer (1 and 4 rows) and an encoder projection (30 rows): our
 // kernels against XNNPACK's f32 fully-connected operator.
 int linear_compare(const std::shared_ptr<const Model>& model, const std::string& kernels) {
-  const internal::Weights& w = model->impl().w;
+  const internal::Weights& w = internal::ModelAccess::impl(*model).w;
   const kernels::KernelTable* k = kernels::select_kernels(kernels.c_str());
   if (k == nullptr) return fail(Status(StatusCode::kInvalidArgument, "unknown kernel set"));
   nlohmann::json out = nlohmann::json::array();

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "softalign/export.h"
+
 namespace softalign {
 
 // A link of a hard alignment: source index, target index (Pharaoh "i-j").
@@ -43,7 +45,7 @@ struct TranslationResult {
 };
 
 // "0-0 1-2 ..." (Pharaoh format: source-target).
-std::string to_pharaoh(const std::vector<AlignmentLink>& links);
+SOFTALIGN_API std::string to_pharaoh(const std::vector<AlignmentLink>& links);
 
 // One hypothesis as views into a Translator's arena (the allocation-free API).
 // Valid until the Translator's next call.

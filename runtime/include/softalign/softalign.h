@@ -55,15 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(_WIN32)
-#  if defined(SOFTALIGN_BUILDING_LIBRARY)
-#    define SOFTALIGN_API __declspec(dllexport)
-#  else
-#    define SOFTALIGN_API
-#  endif
-#else
-#  define SOFTALIGN_API __attribute__((visibility("default")))
-#endif
+#include "softalign/export.h" /* SOFTALIGN_API */
 
 #ifdef __cplusplus
 extern "C" {

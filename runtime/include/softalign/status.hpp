@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "softalign/export.h"
+
 namespace softalign {
 
 enum class StatusCode : int {
@@ -21,7 +23,7 @@ enum class StatusCode : int {
 };
 
 // The name of a code ("ok", "invalid_argument", ...).
-const char* status_code_name(StatusCode code);
+SOFTALIGN_API const char* status_code_name(StatusCode code);
 
 class Status {
  public:
@@ -34,7 +36,7 @@ class Status {
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
   // "<code name>: <message>", or "ok".
-  std::string to_string() const;
+  SOFTALIGN_API std::string to_string() const;
 
  private:
   StatusCode code_ = StatusCode::kOk;

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "softalign/export.h"
 #include "softalign/model.hpp"
 #include "softalign/options.hpp"
 #include "softalign/result.hpp"
@@ -35,45 +36,45 @@ class TranslatorImpl;
 
 class Translator {
  public:
-  static Status prepare(std::shared_ptr<const Model> model, const TranslatorOptions& options,
-                        std::unique_ptr<Translator>* out);
-  ~Translator();
+  SOFTALIGN_API static Status prepare(std::shared_ptr<const Model> model, const TranslatorOptions& options,
+                                      std::unique_ptr<Translator>* out);
+  SOFTALIGN_API ~Translator();
   Translator(const Translator&) = delete;
   Translator& operator=(const Translator&) = delete;
 
   // Text in, text out. An empty (or all-whitespace) input gives one hypothesis
   // with empty text and score 0. Errors: kInvalidUtf8, kInputTooLong (unless
   // options().long_input splits at sentence boundaries), kInvalidArgument.
-  Status translate(std::string_view text, TranslationResult* out);
-  Status translate(std::string_view text, const SearchOptions& search, TranslationResult* out);
+  SOFTALIGN_API Status translate(std::string_view text, TranslationResult* out);
+  SOFTALIGN_API Status translate(std::string_view text, const SearchOptions& search, TranslationResult* out);
   // Results in input order; each sentence's result is the one translate() gives.
-  Status translate_batch(const std::vector<std::string>& texts, std::vector<TranslationResult>* out);
-  Status translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
-                         std::vector<TranslationResult>* out);
+  SOFTALIGN_API Status translate_batch(const std::vector<std::string>& texts, std::vector<TranslationResult>* out);
+  SOFTALIGN_API Status translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
+                                       std::vector<TranslationResult>* out);
 
   // The numeric core, allocation-free. `source` are source ids ending with the
   // model's EOS (1 <= size <= max_source_tokens, else kInputTooLong; ids
   // outside the vocabulary: kInvalidArgument). The views in `out` (ids,
   // scores, attention rows: always filled) stay valid until the next call on
   // this Translator.
-  Status translate_ids(Span<const int32_t> source, NBestView* out);
-  Status translate_ids(Span<const int32_t> source, const SearchOptions& search, NBestView* out);
+  SOFTALIGN_API Status translate_ids(Span<const int32_t> source, NBestView* out);
+  SOFTALIGN_API Status translate_ids(Span<const int32_t> source, const SearchOptions& search, NBestView* out);
 
   // Teacher-forced decoding (allocation-free): for target input `target_in`
   // (BOS then the pieces, T steps), writes T × tgt_vocab logits and, if
   // `attention` is not null, T × source.size() attention rows.
-  Status force_decode(Span<const int32_t> source, Span<const int32_t> target_in, float* logits,
-                      float* attention);
+  SOFTALIGN_API Status force_decode(Span<const int32_t> source, Span<const int32_t> target_in, float* logits,
+                                    float* attention);
 
   // Bytes reserved by prepare for all of this Translator's working memory.
-  std::size_t arena_bytes() const;
+  SOFTALIGN_API std::size_t arena_bytes() const;
   // The prepared options, with the model defaults filled in.
-  const TranslatorOptions& options() const;
-  const Model& model() const;
-  int max_source_tokens() const;
-  int max_target_tokens() const;  // T for the longest source, EOS included
+  SOFTALIGN_API const TranslatorOptions& options() const;
+  SOFTALIGN_API const Model& model() const;
+  SOFTALIGN_API int max_source_tokens() const;
+  SOFTALIGN_API int max_target_tokens() const;  // T for the longest source, EOS included
   // The kernel set in use ("ref", ...).
-  const char* kernels_name() const;
+  SOFTALIGN_API const char* kernels_name() const;
 
  private:
   explicit Translator(std::unique_ptr<internal::TranslatorImpl> impl);

@@ -1,11 +1,17 @@
-// softalign — library version.
+// softalign — library version. The one place the version is written is the
+// top-level CMakeLists.txt (project(softalign VERSION ...)); the library is
+// compiled with it, so these report the library actually linked or loaded.
 #pragma once
+
+#include "softalign/export.h"
 
 namespace softalign {
 
-constexpr int kVersionMajor = 0;
-constexpr int kVersionMinor = 1;
-constexpr int kVersionPatch = 0;
-const char* version_string();  // "0.1.0"
+SOFTALIGN_API const char* version();  // "MAJOR.MINOR.PATCH", e.g. "0.1.0"
+SOFTALIGN_API int version_major();
+SOFTALIGN_API int version_minor();
+SOFTALIGN_API int version_patch();
+// The same string as version() (the name used before 0.1.0 was packaged).
+SOFTALIGN_API const char* version_string();
 
 }  // namespace softalign
