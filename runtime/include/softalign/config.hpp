@@ -11,17 +11,15 @@
 
 namespace softalign {
 
-#include "softalign/export.h"
-
 enum class Variant { kEncDec, kBahdanau, kLuong };
 enum class Score { kNone, kDot, kGeneral, kConcat, kLocation };
 enum class Scope { kGlobal, kLocalM, kLocalP };
 enum class WeightType { kF32, kF16, kI8 };
 
-SOFTALIGN_API SOFTALIGN_API const char* variant_name(Variant v);        // "encdec", "bahdanau", "luong"
-SOFTALIGN_API SOFTALIGN_API const char* score_name(Score s);            // "none", "dot", ...
-SOFTALIGN_API SOFTALIGN_API const char* scope_name(Scope s);            // "global", "local-m", "local-p"
-SOFTALIGN_API SOFTALIGN_API const char* weight_type_name(WeightType t); // "f32", "f16", "i8"
+SOFTALIGN_API const char* variant_name(Variant v);        // "encdec", "bahdanau", "luong"
+SOFTALIGN_API const char* score_name(Score s);            // "none", "dot", ...
+SOFTALIGN_API const char* scope_name(Scope s);            // "global", "local-m", "local-p"
+SOFTALIGN_API const char* weight_type_name(WeightType t); // "f32", "f16", "i8"
 
 // The decoding defaults the model was shipped with.
 struct DecodingDefaults {
