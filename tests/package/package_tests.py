@@ -1,0 +1,223 @@
+"""Packaging tests (tests/package/CMakeLists.txt registers each with ctest).
+
+    package_tests.py install    --build-dir B --prefix P --version V
+    package_tests.py cmake      --prefix P --work W --model M --golden G [--generator N --cxx C]
+    package_tests.py pkgconfig  --prefix P --work W --model M --golden G --source S [--cc C]
+    package_tests.py fetch      --source S --work W --model M --golden G --version V [--generator N --cxx C --c C]
+    package_tests.py deb        --build-dir B --work W --model M --golden G --version V --source S [--cc C]
+
+install: `cmake --install B --prefix P` into an empty P; checks the tree
+(headers, both libraries, SONAME, CLI, converter, CMake package, softalign.pc)
+and that the installed tools report the version of project(VERSION).
+cmake: an outside project finds P with find_package(softalign CONFIG) and links
+the shared and the static library. pkgconfig: platforms/c/translate.c built
+with plain cc and `pkg-config --cflags --libs softalign`. fetch: an outside
+project builds softalign from S as a subproject. deb: cpack -G DEB makes
+libsoftalign0, libsoftalign-dev and softalign-tools; their fields and contents
+are checked with dpkg-deb, then they are unpacked (dpkg -x) into a scratch
+root, whose tools and pkg-config file are used in place (and lintian runs if
+installed). Every consumer translates the golden model's sentences
+(check_consumer.py).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+failures = []
+
+
+def check(ok, what):
+    print("ok  " if ok else "FAIL", what, flush=True)
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def run(cmd, env=None, cwd=None, check_rc=True):
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env, cwd=cwd)
+    if check_rc and p.returncode != 0:
+        print(p.stdout[-4000:], p.stderr[-4000:], sep="\n")
+        raise SystemExit(f"FAIL: exit status {p.returncode}: {' '.join(str(c) for c in cmd)}")
+    return p
+
+
+def fresh(path):
+    path = Path(path)
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
+
+
+def consumer(program, args, kind, env=None):
+    p = subprocess.run([sys.executable, HERE / "check_consumer.py", program, args.model, args.golden, kind],
+                       capture_output=True, text=True, env=env)
+    print(p.stdout, p.stderr, sep="", end="")
+    check(p.returncode == 0, f"{program} translates the golden sentences ({kind})")
+
+
+def libdir_of(prefix):
+    found = sorted(Path(prefix).glob("lib*/**/libsoftalign.so.*"))
+    return found[0].parent if found else Path(prefix) / "lib"
+
+
+def cmd_install(args):
+    prefix = fresh(args.prefix)
+    run(["cmake", "--install", args.build_dir, "--prefix", prefix])
+    major = args.version.split(".")[0]
+    lib = libdir_of(prefix)
+    expect = [
+        "include/softalign/softalign.h", "include/softalign/softalign.hpp", "include/softalign/export.h",
+        "include/softalign/version.hpp", "bin/softalign", "bin/softalign-convert",
+    ]
+    for rel in expect:
+        check((prefix / rel).is_file(), f"installed {rel}")
+    for name in ["libsoftalign.a", f"libsoftalign.so.{args.version}"]:
+        check((lib / name).is_file(), f"installed {lib.relative_to(prefix)}/{name}")
+    for name, target in [(f"libsoftalign.so.{major}", f"libsoftalign.so.{args.version}"),
+                         ("libsoftalign.so", f"libsoftalign.so.{major}")]:
+        path = lib / name
+        check(path.is_symlink() and os.readlink(path) == target, f"{name} -> {target}")
+    for rel in ["cmake/softalign/softalignConfig.cmake", "cmake/softalign/softalignConfigVersion.cmake",
+                "cmake/softalign/softalignTargets.cmake", "cmake/softalign/FindXNNPACK.cmake",
+                "cmake/softalign/FindSentencePiece.cmake", "pkgconfig/softalign.pc"]:
+        check((lib / rel).is_file(), f"installed {lib.relative_to(prefix)}/{rel}")
+    soname = run(["readelf", "-d", lib / f"libsoftalign.so.{args.version}"]).stdout
+    check(f"Library soname: [libsoftalign.so.{major}]" in soname, f"SONAME libsoftalign.so.{major}")
+    internal = [p for p in (prefix / "include").rglob("*") if p.is_file() and p.parent.name != "softalign"]
+    check(not internal, f"only include/softalign/ is installed ({internal})")
+    out = run([prefix / "bin/softalign", "--version"], check_rc=False)
+    check(out.returncode == 0 and out.stdout.strip() == f"softalign {args.version}", f"softalign --version: {out.stdout.strip()!r}")
+    out = run([prefix / "bin/softalign-convert", "--help"], check_rc=False)
+    check(out.returncode == 0 and "softalign-convert" in out.stdout, "softalign-convert --help runs")
+
+
+def cmake_args(args):
+    extra = []
+    if args.generator:
+        extra += ["-G", args.generator]
+    if args.cxx:
+        extra += [f"-DCMAKE_CXX_COMPILER={args.cxx}"]
+    if args.c:
+        extra += [f"-DCMAKE_C_COMPILER={args.c}"]
+    return extra
+
+
+def cmd_cmake(args):
+    build = fresh(Path(args.work) / "consumer_cmake")
+    run(["cmake", "-S", HERE / "consumer_cmake", "-B", build, "-DCMAKE_BUILD_TYPE=Release",
+         f"-DCMAKE_PREFIX_PATH={Path(args.prefix).resolve()}", *cmake_args(args)])
+    run(["cmake", "--build", build])
+    consumer(build / "translate_shared", args, "shared")
+    consumer(build / "translate_static", args, "static")
+
+
+def pkg_config_build(args, pcdir, out):
+    env = dict(os.environ, PKG_CONFIG_PATH=str(pcdir))
+    flags = run(["pkg-config", "--cflags", "--libs", "softalign"], env=env).stdout.split()
+    version = run(["pkg-config", "--modversion", "softalign"], env=env).stdout.strip()
+    check(version == args.version if args.version else True, f"pkg-config --modversion softalign: {version}")
+    run([args.cc or "cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror",
+         Path(args.source) / "platforms/c/translate.c", "-o", out, *flags])
+    return out
+
+
+def cmd_pkgconfig(args):
+    work = fresh(Path(args.work) / "consumer_pkgconfig")
+    prefix = Path(args.prefix).resolve()
+    lib = libdir_of(prefix)
+    program = pkg_config_build(args, lib / "pkgconfig", work / "translate_c")
+    env = dict(os.environ, LD_LIBRARY_PATH=str(lib))
+    consumer(program, args, "shared", env=env)
+
+
+def cmd_fetch(args):
+    build = fresh(Path(args.work) / "consumer_fetch")
+    # Debug: the library compiles at -O0 (faster); the outputs are the same.
+    run(["cmake", "-S", HERE / "consumer_fetch", "-B", build, "-DCMAKE_BUILD_TYPE=Debug",
+         f"-DSOFTALIGN_SOURCE_DIR={Path(args.source).resolve()}", f"-DSOFTALIGN_EXPECTED_VERSION={args.version}",
+         *cmake_args(args)])
+    run(["cmake", "--build", build, "--target", "translate_fetch", "--parallel", str(os.cpu_count() or 2)])
+    consumer(build / "translate_fetch", args, "shared")
+
+
+def deb_field(deb, field):
+    return run(["dpkg-deb", "-f", deb, field]).stdout.strip()
+
+
+def cmd_deb(args):
+    work = fresh(Path(args.work) / "deb")
+    run(["cpack", "-G", "DEB", "-B", work, "--config", Path(args.build_dir) / "CPackConfig.cmake"])
+    debs = {deb_field(d, "Package"): d for d in work.glob("*.deb")}
+    major = args.version.split(".")[0]
+    names = [f"libsoftalign{major}", "libsoftalign-dev", "softalign-tools"]
+    check(sorted(debs) == sorted(names), f"cpack made {sorted(debs)}")
+    if sorted(debs) != sorted(names):
+        return
+    lib, dev, tools = (debs[n] for n in names)
+    contents = {}
+    for name, deb in debs.items():
+        print(run(["dpkg-deb", "-I", deb]).stdout)
+        listing = run(["dpkg-deb", "-c", deb]).stdout
+        contents[name] = [line.split()[5].lstrip(".") for line in listing.splitlines()]
+        check(deb_field(deb, "Version").startswith(args.version), f"{name} version {deb_field(deb, 'Version')}")
+        check(deb_field(deb, "Maintainer") != "", f"{name} has a maintainer")
+    files = lambda name: [f for f in contents[name] if not f.endswith("/")]
+    check(all("/libsoftalign.so." in f for f in files(names[0])) and len(files(names[0])) == 2,
+          f"{names[0]} holds the versioned library only: {files(names[0])}")
+    dev_files = files("libsoftalign-dev")
+    for want in ["/include/softalign/softalign.h", "/libsoftalign.a", "/libsoftalign.so",
+                 "/softalignConfig.cmake", "/pkgconfig/softalign.pc"]:
+        check(any(f.endswith(want) for f in dev_files), f"libsoftalign-dev has {want}")
+    check(sorted(files("softalign-tools")) == ["/usr/bin/softalign", "/usr/bin/softalign-convert"],
+          f"softalign-tools holds the tools: {files('softalign-tools')}")
+    lib_dep = deb_field(lib, "Depends")
+    check(all(d in lib_dep for d in ["libc6", "libstdc++6", "libsentencepiece0", "libxnnpack0"]),
+          f"{names[0]} Depends: {lib_dep}")
+    dev_dep = deb_field(dev, "Depends")
+    check(f"libsoftalign{major} (= {deb_field(lib, 'Version')})" in dev_dep
+          and all(d in dev_dep for d in ["libsentencepiece-dev", "libxnnpack-dev", "libpthreadpool-dev",
+                                         "libcpuinfo-dev"]), f"libsoftalign-dev Depends: {dev_dep}")
+    tools_dep = deb_field(tools, "Depends")
+    check(all(d in tools_dep for d in ["libsentencepiece0", "libxnnpack0"]), f"softalign-tools Depends: {tools_dep}")
+    control = fresh(work / "control")
+    run(["dpkg-deb", "-e", lib, control])
+    shlibs = (control / "shlibs").read_text() if (control / "shlibs").exists() else ""
+    check(f"libsoftalign {major} libsoftalign{major}" in shlibs, f"{names[0]} shlibs: {shlibs.strip()!r}")
+    # Unpack all three into a scratch root and use them in place.
+    root = fresh(work / "root")
+    for deb in debs.values():
+        run(["dpkg", "-x", deb, root])
+    libdir = libdir_of(root / "usr")
+    env = dict(os.environ, LD_LIBRARY_PATH=str(libdir))
+    out = run([root / "usr/bin/softalign", "--version"], env=env, check_rc=False)
+    check(out.returncode == 0 and args.version in out.stdout, f"unpacked softalign --version: {out.stdout.strip()!r}")
+    program = pkg_config_build(args, libdir / "pkgconfig", work / "translate_c")
+    consumer(program, args, "shared", env=env)
+    if shutil.which("lintian"):
+        lint = run(["lintian", "--no-tag-display-limit", *debs.values()], check_rc=False)
+        print(lint.stdout, lint.stderr)
+        errors = [l for l in lint.stdout.splitlines() if l.startswith("E:")]
+        check(not errors, f"lintian: {len(errors)} errors")
+    else:
+        print("lintian is not installed: skipped")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("command", choices=["install", "cmake", "pkgconfig", "fetch", "deb"])
+    for opt in ["build-dir", "prefix", "work", "model", "golden", "source", "version", "generator", "cxx", "c", "cc"]:
+        ap.add_argument(f"--{opt}")
+    args = ap.parse_args()
+    globals()[f"cmd_{args.command}"](args)
+    print(f"{'FAILED' if failures else 'passed'}: {len(failures)} failed checks")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
