@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <cstdint>
 
 namespace softalign::internal {
 
@@ -33,6 +34,7 @@ class Arena {
   // Reserves `bytes` (call after a measuring pass); false when out of memory.
   bool reserve(std::size_t bytes) {
     release();
+    if (bytes > SIZE_MAX / 2) return false;
     const std::size_t size = round_page(bytes ? bytes : kAlign);
     void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return false;
@@ -40,13 +42,25 @@ class Arena {
     capacity_ = size;
     used_ = 0;
     handed_ = 0;
+    overflowed_ = false;
     return true;
   }
 
-  // n elements of T, zeroed. Returns null in a measuring arena.
+  // n elements of T, zeroed. Returns null in a measuring arena, and null (with
+  // overflowed() set) when the request does not fit: a size that overflows,
+  // or more than a reserved arena holds. Callers check overflowed() once
+  // after laying out all their buffers.
   template <typename T>
   T* take(std::size_t n) {
+    if (n > (SIZE_MAX - kSlack - kAlign) / sizeof(T) - 1 || used_ > SIZE_MAX / 2) {
+      overflowed_ = true;
+      return nullptr;
+    }
     const std::size_t bytes = round(n * sizeof(T) + kSlack);
+    if (base_ != nullptr && bytes > capacity_ - used_) {
+      overflowed_ = true;
+      return nullptr;
+    }
     T* p = nullptr;
     if (base_ != nullptr) {
       p = reinterpret_cast<T*>(base_ + used_);
@@ -60,6 +74,7 @@ class Arena {
   }
 
   std::size_t used() const { return used_; }
+  bool overflowed() const { return overflowed_; }
   std::size_t capacity() const { return capacity_; }
   void restart() { used_ = 0; }
 
@@ -78,6 +93,7 @@ class Arena {
   std::size_t capacity_ = 0;
   std::size_t used_ = 0;
   std::size_t handed_ = 0;  // high-water mark of used_ since reserve
+  bool overflowed_ = false;
 };
 
 }  // namespace softalign::internal

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "softalign/softalign.hpp"
+#include "guard.hpp"
 #include "text.hpp"
 
 struct softalign_model {
@@ -39,6 +40,7 @@ SOFTALIGN_SAME_CODE(SOFTALIGN_INPUT_TOO_LONG, kInputTooLong);
 SOFTALIGN_SAME_CODE(SOFTALIGN_INVALID_UTF8, kInvalidUtf8);
 SOFTALIGN_SAME_CODE(SOFTALIGN_UNSUPPORTED, kUnsupported);
 SOFTALIGN_SAME_CODE(SOFTALIGN_INTERNAL, kInternal);
+SOFTALIGN_SAME_CODE(SOFTALIGN_RESOURCE_EXHAUSTED, kResourceExhausted);
 #undef SOFTALIGN_SAME_CODE
 
 namespace {
@@ -67,12 +69,8 @@ template <typename F>
 softalign_status guarded(F&& body) {
   try {
     return body();
-  } catch (const std::bad_alloc&) {
-    return fail(SOFTALIGN_OUT_OF_MEMORY, "out_of_memory: allocation failed");
-  } catch (const std::exception& e) {
-    return fail(SOFTALIGN_INTERNAL, std::string("internal: ") + e.what());
   } catch (...) {
-    return fail(SOFTALIGN_INTERNAL, "internal: unknown exception");
+    return from(softalign::internal::current_exception_status());
   }
 }
 
@@ -111,6 +109,7 @@ softalign::TranslatorOptions to_cpp(const softalign_translator_options& o) {
                                           : softalign::InvalidUtf8Policy::kError;
   if (o.kernels != nullptr) t.kernels = o.kernels;
   t.use_shortlist = o.use_shortlist != 0;
+  if (o.max_arena_bytes != 0) t.max_arena_bytes = static_cast<std::size_t>(o.max_arena_bytes);
   return t;
 }
 
@@ -130,8 +129,7 @@ const char* softalign_version(void) { return softalign::version_string(); }
 const char* softalign_last_error(void) { return g_last_error.c_str(); }
 
 const char* softalign_status_name(softalign_status status) {
-  if (status == SOFTALIGN_OUT_OF_MEMORY) return "out_of_memory";
-  if (status < SOFTALIGN_OK || status > SOFTALIGN_INTERNAL) return "unknown";
+  if (status < SOFTALIGN_OK || status > SOFTALIGN_RESOURCE_EXHAUSTED) return "unknown";
   return softalign::status_code_name(static_cast<StatusCode>(status));
 }
 

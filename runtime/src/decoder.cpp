@@ -69,6 +69,12 @@ void TranslatorImpl::attend_luong(const float* h, int t, int s, float* att, floa
       for (int i = 0; i < a_; ++i) z += w.att_v_p[i] * std::tanh(q_[i]);
       const float sig = 1.0f / (1.0f + std::exp(-z));
       p = static_cast<double>(static_cast<float>(s) * sig);
+      // Damaged weights (a NaN in W_p, v_p or their scales) give a NaN
+      // position: never an index. The search reports the fault.
+      if (!(p >= 0.0 && p <= static_cast<double>(s))) {
+        nonfinite_ = true;
+        p = 0.0;
+      }
       centre = std::min(static_cast<int>(std::floor(p)), s - 1);
     }
     lo = std::max(centre - c->window_d, 0);

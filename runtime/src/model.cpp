@@ -10,10 +10,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
+#include "guard.hpp"
 #include "model_impl.hpp"
 #include "softalign_format.h"
 
@@ -31,6 +34,17 @@ ModelImpl::~ModelImpl() = default;
 namespace {
 
 Status invalid(const std::string& msg) { return Status(StatusCode::kInvalidModel, msg); }
+
+// A std::thread that is joined when it goes out of scope, however that happens.
+struct JoiningThread {
+  std::thread thread;
+  JoiningThread() = default;
+  JoiningThread(const JoiningThread&) = delete;
+  JoiningThread& operator=(const JoiningThread&) = delete;
+  ~JoiningThread() {
+    if (thread.joinable()) thread.join();
+  }
+};
 
 std::string shape_string(const std::vector<uint32_t>& s) {
   std::string out = "[";
@@ -59,6 +73,11 @@ class Binder {
         out->type = WeightType::kI8;
         out->scales = t->scales()->data();
         // Alignment of the scales vector is 4 by FlatBuffers' rules.
+        // A NaN, Inf or negative scale is damage that would otherwise turn
+        // into silent garbage (or, in a local-p window, an index).
+        for (uint32_t r = 0; r < t->scales()->size(); ++r)
+          if (!(std::isfinite(out->scales[r]) && out->scales[r] >= 0.0f))
+            return invalid("tensor " + name + " has a bad scale at row " + std::to_string(r));
         break;
     }
     return Status::Ok();
@@ -75,7 +94,7 @@ class Binder {
     const uint8_t* p = t->data()->data();
     if (t->dtype() == fb::DType::F32) {
       *out = reinterpret_cast<const float*>(p);
-      return Status::Ok();
+      return check_finite(name, *out, n);
     }
     std::vector<float>& v = impl_->widened.emplace_back(static_cast<std::size_t>(n));
     if (t->dtype() == fb::DType::F16) {
@@ -89,7 +108,7 @@ class Binder {
       for (int i = 0; i < n; ++i) v[i] = static_cast<float>(reinterpret_cast<const int8_t*>(p)[i]) * scale;
     }
     *out = v.data();
-    return Status::Ok();
+    return check_finite(name, v.data(), n);
   }
 
   Status gru(const std::string& prefix, const std::string& suffix, int input, int hidden, GruWeights* g) {
@@ -105,6 +124,13 @@ class Binder {
   std::size_t bound() const { return bound_; }
 
  private:
+  // Vectors are small: every value is checked at load.
+  static Status check_finite(const std::string& name, const float* v, int n) {
+    for (int i = 0; i < n; ++i)
+      if (!std::isfinite(v[i])) return invalid("tensor " + name + " has a non-finite value at element " + std::to_string(i));
+    return Status::Ok();
+  }
+
   Status find(const std::string& name, const std::vector<uint32_t>& shape, const fb::Tensor** out) {
     const fb::Tensor* t = format::find_tensor(m_, name.c_str());
     if (t == nullptr) return invalid("missing tensor " + name);
@@ -177,37 +203,8 @@ Status read_config(const fb::Model& m, ModelConfig* c) {
     c->tgt_lang = str(md->tgt_lang());
   }
 
-  // Sizes: positive and small enough that no product overflows.
-  constexpr int kMaxDim = 1 << 16, kMaxVocab = 1 << 22, kMaxLayers = 16;
-  auto in_range = [](int v, int lo, int hi) { return v >= lo && v <= hi; };
-  const bool luong = c->variant == Variant::kLuong;
-  if (!in_range(c->enc_layers, 1, kMaxLayers) || !in_range(c->dec_layers, 1, kMaxLayers))
-    return invalid("config: layers out of range");
-  if (!in_range(c->emb_size, 1, kMaxDim) || !in_range(c->enc_hidden, 1, kMaxDim) ||
-      !in_range(c->dec_hidden, 1, kMaxDim) || !in_range(c->att_hidden, 0, kMaxDim) ||
-      !in_range(c->maxout_size, 0, kMaxDim))
-    return invalid("config: a hidden size is out of range");
-  if (!in_range(c->src_vocab, 4, kMaxVocab) || !in_range(c->tgt_vocab, 4, kMaxVocab))
-    return invalid("config: vocabulary size out of range");
-  if (!in_range(c->max_src_len, 1, kMaxDim)) return invalid("config: max_src_len out of range");
-  for (int id : {c->pad_id, c->unk_id, c->bos_id, c->eos_id})
-    if (id < 0 || id >= c->src_vocab || id >= c->tgt_vocab) return invalid("config: special id out of range");
-  if (!luong && (c->score != Score::kNone || c->scope != Scope::kGlobal || c->input_feeding))
-    return invalid("config: score, scope and input feeding are luong-only");
-  if (!luong && c->maxout_size < 1) return invalid("config: maxout_size must be >= 1");
-  if (luong && c->score == Score::kNone) return invalid("config: luong needs a score");
-  if (c->score == Score::kDot && c->dec_hidden != 2 * c->enc_hidden)
-    return invalid("config: dot score needs dec_hidden == 2 * enc_hidden");
-  if (c->score == Score::kLocation && c->scope != Scope::kGlobal)
-    return invalid("config: location score is global only");
-  if (c->scope != Scope::kGlobal && !in_range(c->window_d, 1, kMaxDim))
-    return invalid("config: local scopes need window_d >= 1");
-  const bool needs_att = c->variant == Variant::kBahdanau || c->score == Score::kConcat || c->scope == Scope::kLocalP;
-  if (needs_att && c->att_hidden < 1) return invalid("config: att_hidden must be >= 1");
-  const DecodingDefaults& d = c->decoding;
-  if (d.beam < 1 || d.beam > 1024 || d.nbest < 1 || d.nbest > d.beam || !(d.alpha >= 0) || !(d.beta >= 0) ||
-      !(d.max_len_a >= 0 && d.max_len_a < 1e4) || !(d.max_len_b >= 0 && d.max_len_b < 1e6))
-    return invalid("config: bad decoding defaults");
+  Status st = validate_config(*c);
+  if (!st.ok()) return invalid("config: " + st.message());
   return Status::Ok();
 }
 
@@ -271,14 +268,27 @@ Status bind_weights(const fb::Model& m, ModelImpl* impl) {
   return st;
 }
 
+// SentencePiece reports most damage as a status, but some (piece strings that
+// break its trie builder, darts_clone) as an exception: both are a bad file.
+Status load_spm_bytes(std::string_view proto, const char* side,
+                      std::unique_ptr<sentencepiece::SentencePieceProcessor>* out) {
+  const std::string what = std::string("embedded ") + side + " SentencePiece model: ";
+  try {
+    auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
+    const auto st = sp->LoadFromSerializedProto(proto);
+    if (!st.ok()) return invalid(what + st.ToString());
+    *out = std::move(sp);
+    return Status::Ok();
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    return invalid(what + e.what());
+  }
+}
+
 Status load_spm(const flatbuffers::Vector<uint8_t>* bytes, const char* side,
                 std::unique_ptr<sentencepiece::SentencePieceProcessor>* out) {
-  auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
-  const auto st = sp->LoadFromSerializedProto(
-      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
-  if (!st.ok()) return invalid(std::string("embedded ") + side + " SentencePiece model: " + st.ToString());
-  *out = std::move(sp);
-  return Status::Ok();
+  return load_spm_bytes(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), side, out);
 }
 
 // The target processor only turns ids into text (decode_target), which never
@@ -296,11 +306,7 @@ Status load_decoder_spm(const flatbuffers::Vector<uint8_t>* bytes, const char* s
   static constexpr char kCharModel[] = {0x12, 0x02, 0x18, 0x04};
   std::string proto(reinterpret_cast<const char*>(bytes->data()), bytes->size());
   proto.append(kCharModel, sizeof kCharModel);
-  auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
-  if (sp->LoadFromSerializedProto(proto).ok()) {
-    *out = std::move(sp);
-    return Status::Ok();
-  }
+  if (load_spm_bytes(proto, side, out).ok()) return Status::Ok();
   return load_spm(bytes, side, out);
 }
 
@@ -336,12 +342,23 @@ Status load_impl(std::unique_ptr<Storage> storage, std::unique_ptr<ModelImpl>* o
   // Building the source SentencePiece processor (protobuf parse and trie) is
   // most of the load time: the target one (no trie, see load_decoder_spm) is
   // built on a second thread meanwhile.
+  // The thread is joined on every path (an exception here unwinding past a
+  // joinable std::thread would call std::terminate), and nothing escapes it.
   Status tgt_st;
-  std::thread tgt_thread;
-  if (!impl->config.shared_vocab)
-    tgt_thread = std::thread([&] { tgt_st = load_decoder_spm(m->tgt_spm(), "target", &impl->tgt_spm); });
-  st = load_spm(m->src_spm(), "source", &impl->src_spm);
-  if (tgt_thread.joinable()) tgt_thread.join();
+  {
+    JoiningThread tgt_thread;
+    if (!impl->config.shared_vocab) {
+      auto load_target = [&] {
+        tgt_st = guarded([&] { return load_decoder_spm(m->tgt_spm(), "target", &impl->tgt_spm); });
+      };
+      try {
+        tgt_thread.thread = std::thread(load_target);
+      } catch (const std::system_error&) {
+        load_target();  // no thread to be had: load it here
+      }
+    }
+    st = load_spm(m->src_spm(), "source", &impl->src_spm);
+  }
   if (st.ok()) st = tgt_st;
   if (!st.ok()) return st;
   if (impl->src_spm->GetPieceSize() > impl->config.src_vocab ||
@@ -358,65 +375,71 @@ Model::Model(std::unique_ptr<internal::ModelImpl> impl) : impl_(std::move(impl))
 Model::~Model() = default;
 
 Status Model::load(const std::string& path, std::shared_ptr<const Model>* out) {
-  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int e = errno;
-    return Status(e == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError,
-                  "cannot open " + path + ": " + std::strerror(e));
-  }
-  struct stat sb;
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+  return internal::guarded([&]() -> Status {
+    if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int e = errno;
+      return Status(e == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError,
+                    "cannot open " + path + ": " + std::strerror(e));
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+      ::close(fd);
+      return Status(StatusCode::kIoError, path + " is not a regular file");
+    }
+    auto storage = std::make_unique<internal::Storage>();
+    storage->size = static_cast<std::size_t>(sb.st_size);
+    if (storage->size < 8) {
+      ::close(fd);
+      return Status(StatusCode::kInvalidModel, path + ": not a softalign model file (too short)");
+    }
+    void* p = mmap(nullptr, storage->size, PROT_READ, MAP_PRIVATE, fd, 0);
     ::close(fd);
-    return Status(StatusCode::kIoError, path + " is not a regular file");
-  }
-  auto storage = std::make_unique<internal::Storage>();
-  storage->size = static_cast<std::size_t>(sb.st_size);
-  if (storage->size < 8) {
-    ::close(fd);
-    return Status(StatusCode::kInvalidModel, path + ": not a softalign model file (too short)");
-  }
-  void* p = mmap(nullptr, storage->size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED) return Status(StatusCode::kIoError, "cannot map " + path + ": " + std::strerror(errno));
-  storage->map = p;
-  storage->data = static_cast<const uint8_t*>(p);
-  std::unique_ptr<internal::ModelImpl> impl;
-  Status st = internal::load_impl(std::move(storage), &impl);
-  if (!st.ok()) st = Status(st.code(), path + ": " + st.message());
-  if (!st.ok()) return st;
-  out->reset(new Model(std::move(impl)));
-  return st;
+    if (p == MAP_FAILED) return Status(StatusCode::kIoError, "cannot map " + path + ": " + std::strerror(errno));
+    storage->map = p;
+    storage->data = static_cast<const uint8_t*>(p);
+    std::unique_ptr<internal::ModelImpl> impl;
+    Status st = internal::load_impl(std::move(storage), &impl);
+    if (!st.ok()) st = Status(st.code(), path + ": " + st.message());
+    if (!st.ok()) return st;
+    out->reset(new Model(std::move(impl)));
+    return st;
+  });
 }
 
 Status Model::load_from_bytes(const void* data, std::size_t size, std::shared_ptr<const Model>* out) {
-  if (out == nullptr || (data == nullptr && size > 0)) return Status(StatusCode::kInvalidArgument, "null argument");
-  auto storage = std::make_unique<internal::Storage>();
-  const std::size_t rounded = (size + 63) / 64 * 64;
-  storage->owned = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-  if (storage->owned == nullptr) return Status(StatusCode::kIoError, "out of memory");
-  if (size) std::memcpy(storage->owned, data, size);
-  storage->data = static_cast<const uint8_t*>(storage->owned);
-  storage->size = size;
-  std::unique_ptr<internal::ModelImpl> impl;
-  Status st = internal::load_impl(std::move(storage), &impl);
-  if (!st.ok()) return st;
-  out->reset(new Model(std::move(impl)));
-  return st;
+  return internal::guarded([&]() -> Status {
+    if (out == nullptr || (data == nullptr && size > 0)) return Status(StatusCode::kInvalidArgument, "null argument");
+    auto storage = std::make_unique<internal::Storage>();
+    const std::size_t rounded = (size + 63) / 64 * 64;
+    storage->owned = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+    if (storage->owned == nullptr) return Status(StatusCode::kIoError, "out of memory");
+    if (size) std::memcpy(storage->owned, data, size);
+    storage->data = static_cast<const uint8_t*>(storage->owned);
+    storage->size = size;
+    std::unique_ptr<internal::ModelImpl> impl;
+    Status st = internal::load_impl(std::move(storage), &impl);
+    if (!st.ok()) return st;
+    out->reset(new Model(std::move(impl)));
+    return st;
+  });
 }
 
 Status Model::load_from_memory(const void* data, std::size_t size, std::shared_ptr<const Model>* out) {
-  if (out == nullptr || data == nullptr) return Status(StatusCode::kInvalidArgument, "null argument");
-  if (reinterpret_cast<uintptr_t>(data) % 32 != 0)
-    return Status(StatusCode::kInvalidArgument, "model bytes must be 32-byte aligned (use load_from_bytes)");
-  auto storage = std::make_unique<internal::Storage>();
-  storage->data = static_cast<const uint8_t*>(data);
-  storage->size = size;
-  std::unique_ptr<internal::ModelImpl> impl;
-  Status st = internal::load_impl(std::move(storage), &impl);
-  if (!st.ok()) return st;
-  out->reset(new Model(std::move(impl)));
-  return st;
+  return internal::guarded([&]() -> Status {
+    if (out == nullptr || data == nullptr) return Status(StatusCode::kInvalidArgument, "null argument");
+    if (reinterpret_cast<uintptr_t>(data) % 32 != 0)
+      return Status(StatusCode::kInvalidArgument, "model bytes must be 32-byte aligned (use load_from_bytes)");
+    auto storage = std::make_unique<internal::Storage>();
+    storage->data = static_cast<const uint8_t*>(data);
+    storage->size = size;
+    std::unique_ptr<internal::ModelImpl> impl;
+    Status st = internal::load_impl(std::move(storage), &impl);
+    if (!st.ok()) return st;
+    out->reset(new Model(std::move(impl)));
+    return st;
+  });
 }
 
 const ModelConfig& Model::config() const { return impl_->config; }

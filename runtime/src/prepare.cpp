@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <string>
 
 #include "translator_impl.hpp"
 
@@ -31,15 +33,23 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
   auto bad = [](const std::string& m) { return Status(StatusCode::kInvalidArgument, m); };
   if (s.shortlist && !options.use_shortlist)
     return bad("use_shortlist: this translator was prepared without the shortlist (TranslatorOptions::use_shortlist)");
-  if (s.beam < 1 || s.beam > 1024) return bad("beam size must be in [1, 1024], got " + std::to_string(s.beam));
+  using L = ConfigLimits;
+  if (s.beam < 1 || s.beam > L::kMaxBeam)
+    return bad("beam size must be in [1, " + std::to_string(L::kMaxBeam) + "], got " + std::to_string(s.beam));
+  if (static_cast<int64_t>(s.beam) * c->tgt_vocab > INT32_MAX)
+    return bad("beam size " + std::to_string(s.beam) + " x target vocabulary " + std::to_string(c->tgt_vocab) +
+               " exceeds 2^31 candidates");
   if (K > 0 && s.beam > K)
     return bad("beam size " + std::to_string(s.beam) + " exceeds the prepared beam size " + std::to_string(K));
   if (s.nbest < 1 || s.nbest > s.beam)
     return bad("nbest must be in [1, beam size], got " + std::to_string(s.nbest));
-  if (!(s.alpha >= 0.0f && s.alpha < 100.0f)) return bad("alpha must be in [0, 100)");
-  if (!(s.beta >= 0.0f && s.beta < 100.0f)) return bad("beta must be in [0, 100)");
-  if (!(s.max_len_a >= 0.0f && s.max_len_a <= 100.0f)) return bad("max_len_a must be in [0, 100]");
-  if (!(s.max_len_b >= 0.0f && s.max_len_b <= 10000.0f)) return bad("max_len_b must be in [0, 10000]");
+  const std::string penalty = std::to_string(static_cast<int>(L::kMaxPenalty));
+  if (!(s.alpha >= 0.0f && s.alpha < L::kMaxPenalty)) return bad("alpha must be in [0, " + penalty + ")");
+  if (!(s.beta >= 0.0f && s.beta < L::kMaxPenalty)) return bad("beta must be in [0, " + penalty + ")");
+  if (!(s.max_len_a >= 0.0f && s.max_len_a <= L::kMaxLenA))
+    return bad("max_len_a must be in [0, " + std::to_string(static_cast<int>(L::kMaxLenA)) + "]");
+  if (!(s.max_len_b >= 0.0f && s.max_len_b <= L::kMaxLenB))
+    return bad("max_len_b must be in [0, " + std::to_string(static_cast<int>(L::kMaxLenB)) + "]");
   *out = s;
   return Status::Ok();
 }
@@ -121,11 +131,23 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
   if (st.ok()) st = generator_.init(w.gen_w, w.gen_b, kXnnpackOutput);
   if (!st.ok()) return st;
 
+  // Plan, check against the cap (this translator and translate_batch's
+  // workers each reserve one such arena), reserve, lay out for real.
   Arena measure;
   layout(measure);
+  const double mib = 1024.0 * 1024.0;
+  auto in_mib = [&](double bytes) { return std::to_string(static_cast<long long>(std::ceil(bytes / mib))) + " MiB"; };
+  const double planned = static_cast<double>(measure.used()) * opts.threads;
+  if (measure.overflowed() || planned > static_cast<double>(opts.max_arena_bytes))
+    return Status(StatusCode::kResourceExhausted,
+                  "this translator needs " + in_mib(planned) + " of working memory, more than max_arena_bytes (" +
+                      in_mib(static_cast<double>(opts.max_arena_bytes)) +
+                      "): lower the beam size, max_len_a/max_len_b, max_source_tokens or threads, or raise the limit");
   if (!arena.reserve(measure.used()))
-    return Status(StatusCode::kInternal, "cannot reserve the arena (" + std::to_string(measure.used()) + " bytes)");
+    return Status(StatusCode::kResourceExhausted, "cannot reserve " + in_mib(static_cast<double>(measure.used())) +
+                                                      " for the translator's working memory");
   layout(arena);
+  if (arena.overflowed()) return Status(StatusCode::kInternal, "the arena layout does not fit its plan");
   return Status::Ok();
 }
 

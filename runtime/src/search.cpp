@@ -9,6 +9,17 @@
 
 namespace softalign::internal {
 
+namespace {
+
+// Weights that hold NaN or Inf (a damaged file: the loader checks the scales
+// and vectors, not every value of a float matrix) make NaN scores.
+Status nonfinite_scores() {
+  return Status(StatusCode::kInvalidModel,
+                "the model computed non-finite scores: its weights are damaged (NaN or Inf values)");
+}
+
+}  // namespace
+
 Status TranslatorImpl::check_source(const int32_t* src, std::size_t n) const {
   if (n == 0 || src == nullptr)
     return Status(StatusCode::kInvalidArgument, "the source must hold at least the EOS id");
@@ -39,10 +50,12 @@ Status TranslatorImpl::force_decode(const int32_t* src, std::size_t n, const int
       return Status(StatusCode::kInvalidArgument, "target id " + std::to_string(tgt[i]) + " out of range");
   const int s = static_cast<int>(n);
   shortlist_.select(m->shortlist, false, src, s, c->eos_id);  // full logits
+  nonfinite_ = false;
   encode(src, s);
   init_state(state_cur_);
   for (std::size_t t = 0; t < t_len; ++t) {
     step(1, tgt + t, static_cast<int>(t), s, logits + t * V_);
+    if (nonfinite_) return nonfinite_scores();
     if (attention) std::memcpy(attention + t * s, att_step_, sizeof(float) * s);
     std::memcpy(state_cur_, state_next_, sizeof(float) * state_size_);
   }
@@ -62,6 +75,7 @@ Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Se
   const int eos = c->eos_id;
   // Logits rows have `width` columns: the shortlist's union, or the vocabulary.
   const int width = shortlist_.select(m->shortlist, sr.shortlist, src, s, eos);
+  nonfinite_ = false;
   encode(src, s);
   init_state(state_cur_);
   int alive = 1;
@@ -81,6 +95,9 @@ Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Se
     // Flattened index i * V + v: ties go to the lower hypothesis, then the lower token.
     const int want = beam - finished;
     const int got = k->topk(logits_, static_cast<std::size_t>(alive) * width, want, top_idx_, top_val_);
+    if (nonfinite_ || got < 1) return nonfinite_scores();
+    for (int j = 0; j < got; ++j)
+      if (!std::isfinite(top_val_[j])) return nonfinite_scores();
     for (int j = 0; j < got; ++j) {
       const int parent = top_idx_[j] / width;
       hist_tok_[static_cast<std::size_t>(t) * K + j] = shortlist_.token(top_idx_[j] % width);

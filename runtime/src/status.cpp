@@ -14,6 +14,7 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kInvalidUtf8: return "invalid_utf8";
     case StatusCode::kUnsupported: return "unsupported";
     case StatusCode::kInternal: return "internal";
+    case StatusCode::kResourceExhausted: return "resource_exhausted";
   }
   return "unknown";
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "guard.hpp"
 #include "model_impl.hpp"
 #include "softalign/model.hpp"
 
@@ -148,39 +149,43 @@ std::string to_pharaoh(const std::vector<AlignmentLink>& links) {
 }
 
 Status Model::encode_source(std::string_view text, std::vector<int32_t>* ids, std::vector<std::string>* pieces) const {
-  if (ids == nullptr) return Status(StatusCode::kInvalidArgument, "ids is null");
-  if (internal::find_invalid_utf8(text) != std::string_view::npos)
-    return Status(StatusCode::kInvalidUtf8, "the text is not valid UTF-8");
-  std::vector<int> raw;
-  const auto st = impl_->src_spm->Encode(text, &raw);
-  if (!st.ok()) return Status(StatusCode::kInvalidArgument, "SentencePiece: " + st.ToString());
-  ids->assign(raw.begin(), raw.end());
-  if (pieces != nullptr) {
-    pieces->clear();
-    for (int id : raw) pieces->push_back(impl_->src_spm->IdToPiece(id));
-  }
-  ids->push_back(impl_->config.eos_id);
-  return Status::Ok();
+  return internal::guarded([&]() -> Status {
+    if (ids == nullptr) return Status(StatusCode::kInvalidArgument, "ids is null");
+    if (internal::find_invalid_utf8(text) != std::string_view::npos)
+      return Status(StatusCode::kInvalidUtf8, "the text is not valid UTF-8");
+    std::vector<int> raw;
+    const auto st = impl_->src_spm->Encode(text, &raw);
+    if (!st.ok()) return Status(StatusCode::kInvalidArgument, "SentencePiece: " + st.ToString());
+    ids->assign(raw.begin(), raw.end());
+    if (pieces != nullptr) {
+      pieces->clear();
+      for (int id : raw) pieces->push_back(impl_->src_spm->IdToPiece(id));
+    }
+    ids->push_back(impl_->config.eos_id);
+    return Status::Ok();
+  });
 }
 
 Status Model::decode_target(const int32_t* ids, std::size_t n, std::string* text,
                             std::vector<std::string>* pieces) const {
-  if (text == nullptr || (ids == nullptr && n > 0)) return Status(StatusCode::kInvalidArgument, "null argument");
-  const sentencepiece::SentencePieceProcessor* sp = impl_->tgt();
-  const int size = sp->GetPieceSize();
-  std::vector<int> raw;
-  raw.reserve(n);
-  if (pieces != nullptr) pieces->clear();
-  for (std::size_t i = 0; i < n; ++i) {
-    const int id = ids[i];
-    const bool known = id >= 0 && id < size;
-    if (pieces != nullptr) pieces->push_back(known ? sp->IdToPiece(id) : std::string("<unk>"));
-    if (known) raw.push_back(id);
-  }
-  text->clear();
-  const auto st = sp->Decode(raw, text);
-  if (!st.ok()) return Status(StatusCode::kInternal, "SentencePiece: " + st.ToString());
-  return Status::Ok();
+  return internal::guarded([&]() -> Status {
+    if (text == nullptr || (ids == nullptr && n > 0)) return Status(StatusCode::kInvalidArgument, "null argument");
+    const sentencepiece::SentencePieceProcessor* sp = impl_->tgt();
+    const int size = sp->GetPieceSize();
+    std::vector<int> raw;
+    raw.reserve(n);
+    if (pieces != nullptr) pieces->clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      const int id = ids[i];
+      const bool known = id >= 0 && id < size;
+      if (pieces != nullptr) pieces->push_back(known ? sp->IdToPiece(id) : std::string("<unk>"));
+      if (known) raw.push_back(id);
+    }
+    text->clear();
+    const auto st = sp->Decode(raw, text);
+    if (!st.ok()) return Status(StatusCode::kInternal, "SentencePiece: " + st.ToString());
+    return Status::Ok();
+  });
 }
 
 }  // namespace softalign

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <numeric>
 
+#include "guard.hpp"
 #include "text.hpp"
 #include "translator_impl.hpp"
 
@@ -17,21 +18,23 @@ Translator::~Translator() = default;
 
 Status Translator::prepare(std::shared_ptr<const Model> model, const TranslatorOptions& options,
                            std::unique_ptr<Translator>* out) {
-  if (model == nullptr || out == nullptr) return Status(StatusCode::kInvalidArgument, "model or out is null");
-  auto impl = std::make_unique<internal::TranslatorImpl>();
-  Status st = impl->prepare(model, options);
-  if (!st.ok()) return st;
-  // translate_batch splits its sentences over `threads` translators.
-  TranslatorOptions one = impl->options;
-  one.threads = 1;
-  for (int i = 1; i < options.threads; ++i) {
-    std::unique_ptr<Translator> w;
-    st = prepare(model, one, &w);
+  return internal::guarded([&]() -> Status {
+    if (model == nullptr || out == nullptr) return Status(StatusCode::kInvalidArgument, "model or out is null");
+    auto impl = std::make_unique<internal::TranslatorImpl>();
+    Status st = impl->prepare(model, options);
     if (!st.ok()) return st;
-    impl->workers.push_back(std::move(w));
-  }
-  out->reset(new Translator(std::move(impl)));
-  return st;
+    // translate_batch splits its sentences over `threads` translators.
+    TranslatorOptions one = impl->options;
+    one.threads = 1;
+    for (int i = 1; i < options.threads; ++i) {
+      std::unique_ptr<Translator> w;
+      st = prepare(model, one, &w);
+      if (!st.ok()) return st;
+      impl->workers.push_back(std::move(w));
+    }
+    out->reset(new Translator(std::move(impl)));
+    return st;
+  });
 }
 
 std::size_t Translator::arena_bytes() const { return impl_->arena.capacity(); }
@@ -61,15 +64,19 @@ Status Translator::translate_ids(Span<const int32_t> source, NBestView* out) {
 }
 
 Status Translator::translate_ids(Span<const int32_t> source, const SearchOptions& search, NBestView* out) {
-  internal::Search s;
-  Status st = impl_->resolve(merge(search, impl_->options.search), &s);
-  if (!st.ok()) return st;
-  return impl_->translate_ids(source.data(), source.size(), s, out);
+  return internal::guarded([&]() -> Status {
+    internal::Search s;
+    Status st = impl_->resolve(merge(search, impl_->options.search), &s);
+    if (!st.ok()) return st;
+    return impl_->translate_ids(source.data(), source.size(), s, out);
+  });
 }
 
 Status Translator::force_decode(Span<const int32_t> source, Span<const int32_t> target_in, float* logits,
                                 float* attention) {
-  return impl_->force_decode(source.data(), source.size(), target_in.data(), target_in.size(), logits, attention);
+  return internal::guarded([&]() -> Status {
+    return impl_->force_decode(source.data(), source.size(), target_in.data(), target_in.size(), logits, attention);
+  });
 }
 
 namespace {
@@ -126,53 +133,55 @@ Status Translator::translate(std::string_view text, TranslationResult* out) {
 }
 
 Status Translator::translate(std::string_view text, const SearchOptions& search_in, TranslationResult* out) {
-  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-  const SearchOptions search = merge(search_in, impl_->options.search);
-  std::string fixed;
-  if (internal::find_invalid_utf8(text) != std::string_view::npos) {
-    if (impl_->options.invalid_utf8 == InvalidUtf8Policy::kError)
-      return Status(StatusCode::kInvalidUtf8, "the input is not valid UTF-8 (at byte " +
-                                                  std::to_string(internal::find_invalid_utf8(text)) + ")");
-    fixed = internal::replace_invalid_utf8(text);
-    text = fixed;
-  }
-  if (internal::is_blank(text)) return empty_result(out);
-  std::vector<int32_t> ids;
-  std::vector<std::string> pieces;
-  Status st = impl_->model->encode_source(text, &ids, &pieces);
-  if (!st.ok()) return st;
-  if (ids.size() <= static_cast<std::size_t>(impl_->S) ||
-      impl_->options.long_input == LongInputPolicy::kError)
-    return translate_tokens(*this, ids, pieces, search, out);
-
-  // Too long: translate sentence by sentence and join the best translations
-  // (one hypothesis; no attention or alignment across the parts).
-  const std::vector<std::string> parts = internal::split_sentences(text);
-  if (parts.size() < 2)
-    return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(ids.size()) +
-                                                 " tokens, more than max_source_tokens " + std::to_string(impl_->S) +
-                                                 ", and no sentence boundary to split at");
-  SearchOptions one = search;
-  one.nbest = 1;
-  one.return_attention = false;
-  one.return_alignment = false;
-  Hypothesis joined;
-  for (const std::string& part : parts) {
-    TranslationResult r;
-    st = translate(part, one, &r);
+  return internal::guarded([&]() -> Status {
+    if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
+    const SearchOptions search = merge(search_in, impl_->options.search);
+    std::string fixed;
+    if (internal::find_invalid_utf8(text) != std::string_view::npos) {
+      if (impl_->options.invalid_utf8 == InvalidUtf8Policy::kError)
+        return Status(StatusCode::kInvalidUtf8, "the input is not valid UTF-8 (at byte " +
+                                                    std::to_string(internal::find_invalid_utf8(text)) + ")");
+      fixed = internal::replace_invalid_utf8(text);
+      text = fixed;
+    }
+    if (internal::is_blank(text)) return empty_result(out);
+    std::vector<int32_t> ids;
+    std::vector<std::string> pieces;
+    Status st = impl_->model->encode_source(text, &ids, &pieces);
     if (!st.ok()) return st;
-    const Hypothesis& h = r.hypotheses.at(0);
-    if (!joined.text.empty() && !h.text.empty()) joined.text += ' ';
-    joined.text += h.text;
-    joined.pieces.insert(joined.pieces.end(), h.pieces.begin(), h.pieces.end());
-    joined.ids.insert(joined.ids.end(), h.ids.begin(), h.ids.end());
-    joined.score += h.score;
-    joined.log_prob += h.log_prob;
-  }
-  out->source_ids = ids;
-  out->source_pieces = pieces;
-  out->hypotheses.assign(1, std::move(joined));
-  return Status::Ok();
+    if (ids.size() <= static_cast<std::size_t>(impl_->S) ||
+        impl_->options.long_input == LongInputPolicy::kError)
+      return translate_tokens(*this, ids, pieces, search, out);
+
+    // Too long: translate sentence by sentence and join the best translations
+    // (one hypothesis; no attention or alignment across the parts).
+    const std::vector<std::string> parts = internal::split_sentences(text);
+    if (parts.size() < 2)
+      return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(ids.size()) +
+                                                   " tokens, more than max_source_tokens " + std::to_string(impl_->S) +
+                                                   ", and no sentence boundary to split at");
+    SearchOptions one = search;
+    one.nbest = 1;
+    one.return_attention = false;
+    one.return_alignment = false;
+    Hypothesis joined;
+    for (const std::string& part : parts) {
+      TranslationResult r;
+      st = translate(part, one, &r);
+      if (!st.ok()) return st;
+      const Hypothesis& h = r.hypotheses.at(0);
+      if (!joined.text.empty() && !h.text.empty()) joined.text += ' ';
+      joined.text += h.text;
+      joined.pieces.insert(joined.pieces.end(), h.pieces.begin(), h.pieces.end());
+      joined.ids.insert(joined.ids.end(), h.ids.begin(), h.ids.end());
+      joined.score += h.score;
+      joined.log_prob += h.log_prob;
+    }
+    out->source_ids = ids;
+    out->source_pieces = pieces;
+    out->hypotheses.assign(1, std::move(joined));
+    return Status::Ok();
+  });
 }
 
 Status Translator::translate_batch(const std::vector<std::string>& texts, std::vector<TranslationResult>* out) {
@@ -181,67 +190,69 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, std::v
 
 Status Translator::translate_batch(const std::vector<std::string>& texts, const SearchOptions& search_in,
                                    std::vector<TranslationResult>* out) {
-  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-  const SearchOptions search = merge(search_in, impl_->options.search);
-  // Tokenise everything, then translate in order of source length. Each
-  // sentence is translated on its own, so its result never depends on the
-  // batch; the order is where batched kernels will gain.
-  struct Item {
-    std::vector<int32_t> ids;
-    std::vector<std::string> pieces;
-    bool direct = false;  // tokenised and within the limit
-  };
-  std::vector<Item> items(texts.size());
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    const std::string& text = texts[i];
-    if (internal::find_invalid_utf8(text) != std::string_view::npos || internal::is_blank(text)) continue;
-    Status st = impl_->model->encode_source(text, &items[i].ids, &items[i].pieces);
-    if (!st.ok()) return Status(st.code(), "sentence " + std::to_string(i) + ": " + st.message());
-    items[i].direct = items[i].ids.size() <= static_cast<std::size_t>(impl_->S);
-  }
-  std::vector<std::size_t> order(texts.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return items[a].ids.size() < items[b].ids.size(); });
-  std::vector<TranslationResult> results(texts.size());
-  std::vector<Status> status(texts.size());
-  // Each translator takes the next sentence in that order until none is left:
-  // the calling one and, with threads > 1, the workers on the thread pool
-  // (whose threads then run one translator each, so this one's intra-sentence
-  // splitting is off meanwhile: the pool cannot be entered twice).
-  struct Shared {
-    Translator* self;
-    const std::vector<Item>* items;
-    const std::vector<std::string>* texts;
-    const std::vector<std::size_t>* order;
-    const SearchOptions* search;
-    std::vector<TranslationResult>* results;
-    std::vector<Status>* status;
-    std::atomic<std::size_t> next{0};
-  } shared{this, &items, &texts, &order, &search, &results, &status};
-  auto work = [](void* ctx, std::size_t w) {
-    Shared& sh = *static_cast<Shared*>(ctx);
-    Translator& tr = w == 0 ? *sh.self : *sh.self->impl_->workers[w - 1];
-    for (std::size_t n; (n = sh.next.fetch_add(1)) < sh.order->size();) {
-      const std::size_t i = (*sh.order)[n];
-      const Item& item = (*sh.items)[i];
-      // Invalid UTF-8, blank and over-long inputs take translate()'s path (error, replacement, split).
-      (*sh.status)[i] = item.direct ? translate_tokens(tr, item.ids, item.pieces, *sh.search, &(*sh.results)[i])
-                                    : tr.translate((*sh.texts)[i], *sh.search, &(*sh.results)[i]);
+  return internal::guarded([&]() -> Status {
+    if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
+    const SearchOptions search = merge(search_in, impl_->options.search);
+    // Tokenise everything, then translate in order of source length. Each
+    // sentence is translated on its own, so its result never depends on the
+    // batch; the order is where batched kernels will gain.
+    struct Item {
+      std::vector<int32_t> ids;
+      std::vector<std::string> pieces;
+      bool direct = false;  // tokenised and within the limit
+    };
+    std::vector<Item> items(texts.size());
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const std::string& text = texts[i];
+      if (internal::find_invalid_utf8(text) != std::string_view::npos || internal::is_blank(text)) continue;
+      Status st = impl_->model->encode_source(text, &items[i].ids, &items[i].pieces);
+      if (!st.ok()) return Status(st.code(), "sentence " + std::to_string(i) + ": " + st.message());
+      items[i].direct = items[i].ids.size() <= static_cast<std::size_t>(impl_->S);
     }
-  };
-  if (!impl_->workers.empty() && texts.size() > 1) {
-    pthreadpool* pool = impl_->pool;
-    impl_->pool = nullptr;
-    pthreadpool_parallelize_1d(pool, work, &shared, impl_->workers.size() + 1, 0);
-    impl_->pool = pool;
-  } else {
-    work(&shared, 0);
-  }
-  for (std::size_t i = 0; i < texts.size(); ++i)
-    if (!status[i].ok()) return Status(status[i].code(), "sentence " + std::to_string(i) + ": " + status[i].message());
-  *out = std::move(results);
-  return Status::Ok();
+    std::vector<std::size_t> order(texts.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return items[a].ids.size() < items[b].ids.size(); });
+    std::vector<TranslationResult> results(texts.size());
+    std::vector<Status> status(texts.size());
+    // Each translator takes the next sentence in that order until none is left:
+    // the calling one and, with threads > 1, the workers on the thread pool
+    // (whose threads then run one translator each, so this one's intra-sentence
+    // splitting is off meanwhile: the pool cannot be entered twice).
+    struct Shared {
+      Translator* self;
+      const std::vector<Item>* items;
+      const std::vector<std::string>* texts;
+      const std::vector<std::size_t>* order;
+      const SearchOptions* search;
+      std::vector<TranslationResult>* results;
+      std::vector<Status>* status;
+      std::atomic<std::size_t> next{0};
+    } shared{this, &items, &texts, &order, &search, &results, &status};
+    auto work = [](void* ctx, std::size_t w) {
+      Shared& sh = *static_cast<Shared*>(ctx);
+      Translator& tr = w == 0 ? *sh.self : *sh.self->impl_->workers[w - 1];
+      for (std::size_t n; (n = sh.next.fetch_add(1)) < sh.order->size();) {
+        const std::size_t i = (*sh.order)[n];
+        const Item& item = (*sh.items)[i];
+        // Invalid UTF-8, blank and over-long inputs take translate()'s path (error, replacement, split).
+        (*sh.status)[i] = item.direct ? translate_tokens(tr, item.ids, item.pieces, *sh.search, &(*sh.results)[i])
+                                      : tr.translate((*sh.texts)[i], *sh.search, &(*sh.results)[i]);
+      }
+    };
+    if (!impl_->workers.empty() && texts.size() > 1) {
+      pthreadpool* pool = impl_->pool;
+      impl_->pool = nullptr;
+      pthreadpool_parallelize_1d(pool, work, &shared, impl_->workers.size() + 1, 0);
+      impl_->pool = pool;
+    } else {
+      work(&shared, 0);
+    }
+    for (std::size_t i = 0; i < texts.size(); ++i)
+      if (!status[i].ok()) return Status(status[i].code(), "sentence " + std::to_string(i) + ": " + status[i].message());
+    *out = std::move(results);
+    return Status::Ok();
+  });
 }
 
 }  // namespace softalign

@@ -85,6 +85,7 @@ class TranslatorImpl {
   int key_dim_ = 0;     // columns of keys_ (0: none; dot uses the annotations)
   int state_size_ = 0;  // floats per hypothesis: dec_layers * d (+ d for input feeding)
   int gen_in_ = 0;      // generator input size (l or d)
+  bool nonfinite_ = false;  // a step met a NaN where it would become an index (damaged weights)
 
   // Buffers (see layout()).
   float* enc_a_ = nullptr;   // [S, max(e, 2n)] layer input / output (ping-pong)

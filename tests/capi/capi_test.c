@@ -267,7 +267,8 @@ static void test_null_arguments(const char* model_path) {
 
   CHECK(strlen(softalign_version()) > 0);
   CHECK(strcmp(softalign_status_name(SOFTALIGN_INVALID_MODEL), "invalid_model") == 0);
-  CHECK(strcmp(softalign_status_name(SOFTALIGN_OUT_OF_MEMORY), "out_of_memory") == 0);
+  CHECK(strcmp(softalign_status_name(SOFTALIGN_RESOURCE_EXHAUSTED), "resource_exhausted") == 0);
+  CHECK(SOFTALIGN_OUT_OF_MEMORY == SOFTALIGN_RESOURCE_EXHAUSTED);
   CHECK(strcmp(softalign_status_name((softalign_status)77), "unknown") == 0);
 }
 

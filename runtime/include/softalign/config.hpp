@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+
+#include "softalign/status.hpp"
 #include <utility>
 #include <vector>
 
@@ -52,6 +54,25 @@ struct ModelConfig {
   DecodingDefaults decoding;
   std::string src_lang, tgt_lang, name;
 };
+
+// The limits every model file's config must respect. The runtime refuses a
+// file beyond them, and softalign-convert refuses to write one: both apply
+// validate_config, the one definition of these rules.
+struct ConfigLimits {
+  static constexpr int kMaxLayers = 16;          // enc_layers, dec_layers
+  static constexpr int kMaxDim = 1 << 14;        // emb_size, hidden sizes, maxout_size, window_d
+  static constexpr int kMaxVocab = 1 << 20;      // src_vocab, tgt_vocab
+  static constexpr int kMaxSourceLength = 1024;  // max_src_len (S_max), EOS included
+  static constexpr int kMaxBeam = 1024;          // decoding.beam
+  static constexpr float kMaxLenA = 100.0f;      // decoding.max_len_a
+  static constexpr float kMaxLenB = 10000.0f;    // decoding.max_len_b
+  static constexpr float kMaxPenalty = 100.0f;   // decoding.alpha, decoding.beta (exclusive)
+};
+
+// Checks a config against the rules of models/WEIGHTS_FORMAT.md and the
+// limits above: ok, or kInvalidModel with one line naming the key and the
+// problem (e.g. "score dot needs dec_hidden == 2 * enc_hidden ...").
+Status validate_config(const ModelConfig& c);
 
 // Free-form metadata carried by the file (corpus, metrics, converter version, ...).
 using Metadata = std::vector<std::pair<std::string, std::string>>;

@@ -2,6 +2,7 @@
 // (may change per call within the prepared limits).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -46,6 +47,11 @@ struct TranslatorOptions {
   // The arena then holds room for the output layer's rows (its size in the
   // file); false reserves nothing for it.
   bool use_shortlist = true;
+  // The most memory prepare may reserve for this translator's working
+  // buffers (its arena, times `threads` for translate_batch's workers). A
+  // larger plan (long sources x wide beams x long targets) fails with
+  // kResourceExhausted instead of reserving memory the device may not have.
+  std::size_t max_arena_bytes = std::size_t{256} << 20;
   // Kernel set: "" = the best for this CPU (or $SOFTALIGN_KERNELS), "ref" = reference kernels.
   std::string kernels;
 };

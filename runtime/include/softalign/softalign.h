@@ -73,7 +73,8 @@ typedef enum softalign_status {
   SOFTALIGN_INVALID_UTF8 = 7,        /* text that is not valid UTF-8 */
   SOFTALIGN_UNSUPPORTED = 8,         /* a feature this build or machine does not have */
   SOFTALIGN_INTERNAL = 9,            /* a bug: please report it */
-  SOFTALIGN_OUT_OF_MEMORY = 10
+  SOFTALIGN_RESOURCE_EXHAUSTED = 10, /* out of memory, or a translator larger than max_arena_bytes */
+  SOFTALIGN_OUT_OF_MEMORY = SOFTALIGN_RESOURCE_EXHAUSTED /* the older name of the same code */
 } softalign_status;
 
 typedef struct softalign_model softalign_model;
@@ -191,6 +192,9 @@ typedef struct softalign_translator_options {
                                 target pieces only (faster; results may differ slightly);
                                 0: the whole vocabulary (nothing is reserved for the shortlist).
                                 No effect on a model without a shortlist. */
+  uint64_t max_arena_bytes;  /* the most memory the translator's working buffers may take
+                                (times threads); a larger plan fails with
+                                SOFTALIGN_RESOURCE_EXHAUSTED. 0: the default, 256 MiB */
 } softalign_translator_options;
 
 /* Sets every field to its default; struct_size is the size the caller's

@@ -20,6 +20,7 @@ enum class StatusCode : int {
   kInvalidUtf8 = 7,         // text that is not valid UTF-8
   kUnsupported = 8,         // a feature this build or machine does not have
   kInternal = 9,            // a bug: please report it
+  kResourceExhausted = 10,  // out of memory, or a translator larger than TranslatorOptions::max_arena_bytes
 };
 
 // The name of a code ("ok", "invalid_argument", ...).
