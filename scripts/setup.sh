@@ -1,18 +1,39 @@
 #!/usr/bin/env bash
-# Installs everything softalign needs on Debian bookworm (run as root; idempotent),
-# then creates the project venv (.venv) for the Python packages Debian lacks.
+# Installs what softalign needs on Debian bookworm (run as root; idempotent).
+#
+#   bash scripts/setup.sh runtime   build and run the C++ runtime and its tools
+#                                   (compiler, CMake, Ninja, the C++ -dev packages);
+#                                   what scripts/demo.sh uses
+#   bash scripts/setup.sh [full]    everything the tests need: the runtime profile,
+#                                   PyTorch and the Python tools, pybind11, Vulkan
+#                                   tools, and the project venv (.venv) for the
+#                                   PyPI packages Debian lacks; what scripts/test.sh uses
+#
+# The first run downloads from Debian's archive (and, for full, PyPI); the
+# README gives each profile's download size and time on a fresh machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEBS=(
-  build-essential cmake pkg-config ninja-build
-  python3 python3-venv python3-pip python3-torch libopenblas0-pthread
+profile="${1:-full}"
+RUNTIME_DEBS=(
+  g++ cmake ninja-build pkg-config
+  libxnnpack-dev libpthreadpool-dev libcpuinfo-dev libfp16-dev
+  libflatbuffers-dev flatbuffers-compiler libsentencepiece-dev
+  nlohmann-json3-dev libcli11-dev
+)
+FULL_DEBS=(
+  "${RUNTIME_DEBS[@]}"
+  build-essential doctest-dev
+  python3 python3-venv python3-pip python3-dev pybind11-dev python3-torch libopenblas0-pthread
   python3-sentencepiece sentencepiece python3-numpy python3-yaml python3-tqdm
   python3-matplotlib python3-pytest
-  libxnnpack-dev libpthreadpool-dev libcpuinfo-dev libfp16-dev libflatbuffers-dev flatbuffers-compiler
-  libsentencepiece-dev doctest-dev nlohmann-json3-dev libcli11-dev
   libvulkan-dev glslc mesa-vulkan-drivers
 )
+case "$profile" in
+  runtime) DEBS=("${RUNTIME_DEBS[@]}") ;;
+  full) DEBS=("${FULL_DEBS[@]}") ;;
+  *) echo "usage: $0 [runtime|full]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${DEBS[@]}"; do
@@ -24,12 +45,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# Python packages Debian lacks, in a venv that still sees Debian's torch.
-if [ ! -x .venv/bin/python ]; then
-  /usr/bin/python3 -m venv --system-site-packages .venv
+if [ "$profile" = full ]; then
+  # Python packages Debian lacks, in a venv that still sees Debian's torch.
+  if [ ! -x .venv/bin/python ]; then
+    /usr/bin/python3 -m venv --system-site-packages .venv
+  fi
+  if ! .venv/bin/python -c "import sacrebleu, onnx, onnxruntime, safetensors" 2>/dev/null; then
+    .venv/bin/python -m pip install -q --disable-pip-version-check \
+      "sacrebleu==2.4.3" "onnx==1.16.2" "onnxruntime==1.19.2" "safetensors==0.4.5"
+  fi
 fi
-if ! .venv/bin/python -c "import sacrebleu, onnx, onnxruntime, safetensors" 2>/dev/null; then
-  .venv/bin/python -m pip install -q --disable-pip-version-check \
-    "sacrebleu==2.4.3" "onnx==1.16.2" "onnxruntime==1.19.2" "safetensors==0.4.5"
-fi
-echo "setup: ok"
+echo "setup ($profile): ok"
