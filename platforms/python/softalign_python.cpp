@@ -1,0 +1,325 @@
+// The `softalign` Python module (pybind11): load a model, prepare a
+// translator, translate text. The GIL is released while a translator works, so
+// Python threads with their own translators translate in parallel; a
+// translator shared by threads serialises its calls (a lock in the wrapper).
+//
+//   import softalign
+//   model = softalign.Model.load("models/en-fr/en-fr.int8.softalign")
+//   tr = softalign.Translator(model, beam=4, threads=1)
+//   tr.translate("A simple text editor.")            # -> str
+//   tr.translate(["One.", "Two."])                    # -> list[str]
+//   r = tr.translate_nbest("One.", nbest=4, attention=True)  # -> Result
+//   r.hypotheses[0].text, .score, .attention (rows x source pieces + EOS)
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "softalign/softalign.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+struct StatusError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void check(const softalign::Status& st) {
+  if (!st.ok()) throw StatusError(st.to_string());
+}
+
+struct PyModel {
+  std::shared_ptr<const softalign::Model> model;
+};
+
+struct PyTranslator {
+  std::shared_ptr<const softalign::Model> model;
+  std::unique_ptr<softalign::Translator> translator;
+  std::mutex mutex;  // a Translator is used by one thread at a time
+};
+
+softalign::SearchOptions search_options(std::optional<int> beam, std::optional<int> nbest,
+                                        std::optional<float> alpha, std::optional<float> beta,
+                                        std::optional<float> max_len_a, std::optional<float> max_len_b) {
+  softalign::SearchOptions s;
+  s.beam_size = beam;
+  s.nbest = nbest;
+  s.alpha = alpha;
+  s.beta = beta;
+  s.max_len_a = max_len_a;
+  s.max_len_b = max_len_b;
+  return s;
+}
+
+py::dict config_dict(const softalign::ModelConfig& c) {
+  py::dict d;
+  d["variant"] = softalign::variant_name(c.variant);
+  d["score"] = softalign::score_name(c.score);
+  d["scope"] = softalign::scope_name(c.scope);
+  d["window_d"] = c.window_d;
+  d["input_feeding"] = c.input_feeding;
+  d["enc_layers"] = c.enc_layers;
+  d["dec_layers"] = c.dec_layers;
+  d["emb_size"] = c.emb_size;
+  d["enc_hidden"] = c.enc_hidden;
+  d["dec_hidden"] = c.dec_hidden;
+  d["att_hidden"] = c.att_hidden;
+  d["maxout_size"] = c.maxout_size;
+  d["src_vocab"] = c.src_vocab;
+  d["tgt_vocab"] = c.tgt_vocab;
+  d["shared_vocab"] = c.shared_vocab;
+  d["max_src_len"] = c.max_src_len;
+  d["src_lang"] = c.src_lang;
+  d["tgt_lang"] = c.tgt_lang;
+  d["name"] = c.name;
+  py::dict dec;
+  dec["beam"] = c.decoding.beam;
+  dec["alpha"] = c.decoding.alpha;
+  dec["beta"] = c.decoding.beta;
+  dec["max_len_a"] = c.decoding.max_len_a;
+  dec["max_len_b"] = c.decoding.max_len_b;
+  dec["nbest"] = c.decoding.nbest;
+  d["decoding"] = dec;
+  return d;
+}
+
+std::vector<std::pair<int, int>> links(const std::vector<softalign::AlignmentLink>& v) {
+  std::vector<std::pair<int, int>> out;
+  out.reserve(v.size());
+  for (const auto& l : v) out.emplace_back(l.source, l.target);
+  return out;
+}
+
+// A list (or any sequence) of str; anything else is a TypeError.
+std::vector<std::string> texts_of(const py::object& input) {
+  if (py::isinstance<py::sequence>(input) && !py::isinstance<py::bytes>(input)) {
+    try {
+      return input.cast<std::vector<std::string>>();
+    } catch (const py::cast_error&) {
+    }
+  }
+  throw py::type_error("text must be a str or a list of str");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(softalign, m) {
+  m.doc() = "softalign: offline translation with attention RNN models (Bahdanau 2014, Luong 2015)";
+  m.attr("__version__") = softalign::version();
+  py::register_exception<StatusError>(m, "Error", PyExc_RuntimeError);
+
+  py::class_<softalign::Hypothesis>(m, "Hypothesis")
+      .def_readonly("text", &softalign::Hypothesis::text)
+      .def_readonly("pieces", &softalign::Hypothesis::pieces)
+      .def_readonly("ids", &softalign::Hypothesis::ids)
+      .def_readonly("score", &softalign::Hypothesis::score, "log-prob / length penalty + coverage penalty")
+      .def_readonly("log_prob", &softalign::Hypothesis::log_prob, "summed log-probability, EOS included")
+      .def_property_readonly(
+          "attention",
+          [](const softalign::Hypothesis& h) -> py::object {
+            if (h.attention.empty()) return py::none();
+            py::array_t<float> a({h.attention_rows, h.source_length});
+            std::copy(h.attention.begin(), h.attention.end(), a.mutable_data());
+            return std::move(a);
+          },
+          "soft alignment (numpy float32, target pieces + EOS rows x source pieces + EOS), or None")
+      .def_property_readonly("alignment", [](const softalign::Hypothesis& h) { return links(h.alignment_pieces); },
+                             "hard alignment over pieces: (source, target) pairs")
+      .def_property_readonly("word_alignment",
+                             [](const softalign::Hypothesis& h) { return links(h.alignment_words); },
+                             "hard alignment over words: (source, target) pairs")
+      .def_property_readonly("pharaoh", [](const softalign::Hypothesis& h) {
+        return softalign::to_pharaoh(h.alignment_words);
+      })
+      .def("__repr__", [](const softalign::Hypothesis& h) {
+        return "<softalign.Hypothesis " + py::repr(py::str(h.text)).cast<std::string>() +
+               " score=" + std::to_string(h.score) + ">";
+      });
+
+  py::class_<softalign::TranslationResult>(m, "Result")
+      .def_readonly("hypotheses", &softalign::TranslationResult::hypotheses, "best first")
+      .def_readonly("source_pieces", &softalign::TranslationResult::source_pieces)
+      .def_readonly("source_ids", &softalign::TranslationResult::source_ids, "with the EOS")
+      .def_property_readonly("text", [](const softalign::TranslationResult& r) {
+        return r.hypotheses.empty() ? std::string() : r.hypotheses[0].text;
+      });
+
+  py::class_<PyModel>(m, "Model", "An immutable loaded model; share it between translators and threads.")
+      .def_static(
+          "load",
+          [](const std::string& path) {
+            auto pm = std::make_unique<PyModel>();
+            softalign::Status st;
+            {
+              py::gil_scoped_release release;
+              st = softalign::Model::load(path, &pm->model);
+            }
+            check(st);
+            return pm;
+          },
+          py::arg("path"), "Memory-maps and verifies a .softalign file.")
+      .def_static(
+          "from_bytes",
+          [](py::bytes data) {
+            auto pm = std::make_unique<PyModel>();
+            std::string_view view = data;
+            check(softalign::Model::load_from_bytes(view.data(), view.size(), &pm->model));
+            return pm;
+          },
+          py::arg("data"), "Loads a model from bytes (copied).")
+      .def_property_readonly("config", [](const PyModel& pm) { return config_dict(pm.model->config()); })
+      .def_property_readonly("name", [](const PyModel& pm) { return pm.model->config().name; })
+      .def_property_readonly("src_lang", [](const PyModel& pm) { return pm.model->config().src_lang; })
+      .def_property_readonly("tgt_lang", [](const PyModel& pm) { return pm.model->config().tgt_lang; })
+      .def_property_readonly("weight_type",
+                             [](const PyModel& pm) { return softalign::weight_type_name(pm.model->weight_type()); })
+      .def_property_readonly("file_bytes", [](const PyModel& pm) { return pm.model->file_bytes(); })
+      .def_property_readonly("schema_version", [](const PyModel& pm) { return pm.model->schema_version(); })
+      .def_property_readonly("has_shortlist", [](const PyModel& pm) { return pm.model->has_shortlist(); })
+      .def_property_readonly("metadata",
+                             [](const PyModel& pm) {
+                               py::dict d;
+                               for (const auto& [k, v] : pm.model->metadata()) d[py::str(k)] = v;
+                               return d;
+                             })
+      .def(
+          "encode",
+          [](const PyModel& pm, const std::string& text) {
+            std::vector<int32_t> ids;
+            std::vector<std::string> pieces;
+            check(pm.model->encode_source(text, &ids, &pieces));
+            return std::make_pair(ids, pieces);
+          },
+          py::arg("text"), "Source text to (ids with the EOS, pieces).")
+      .def(
+          "decode",
+          [](const PyModel& pm, const std::vector<int32_t>& ids) {
+            std::string text;
+            check(pm.model->decode_target(ids.data(), ids.size(), &text));
+            return text;
+          },
+          py::arg("ids"), "Target ids (no BOS/EOS) to text.")
+      .def("__repr__", [](const PyModel& pm) {
+        const auto& c = pm.model->config();
+        return "<softalign.Model " + c.name + " " + c.src_lang + "-" + c.tgt_lang + " " +
+               softalign::weight_type_name(pm.model->weight_type()) + ">";
+      });
+
+  py::class_<PyTranslator>(m, "Translator",
+                           "A model prepared for a beam size and a source length (its memory is reserved once).")
+      .def(py::init([](const PyModel& pm, std::optional<int> beam, std::optional<int> nbest,
+                       std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
+                       std::optional<float> max_len_b, int threads, int max_source_tokens, bool use_shortlist,
+                       const std::string& kernels, bool split_long_input, bool replace_invalid_utf8) {
+             auto pt = std::make_unique<PyTranslator>();
+             pt->model = pm.model;
+             softalign::TranslatorOptions o;
+             o.search = search_options(beam, nbest, alpha, beta, max_len_a, max_len_b);
+             o.threads = threads;
+             o.max_source_tokens = max_source_tokens;
+             o.use_shortlist = use_shortlist;
+             o.kernels = kernels;
+             o.long_input = split_long_input ? softalign::LongInputPolicy::kSplitSentences
+                                             : softalign::LongInputPolicy::kError;
+             o.invalid_utf8 = replace_invalid_utf8 ? softalign::InvalidUtf8Policy::kReplace
+                                                   : softalign::InvalidUtf8Policy::kError;
+             softalign::Status st;
+             {
+               py::gil_scoped_release release;
+               st = softalign::Translator::prepare(pm.model, o, &pt->translator);
+             }
+             check(st);
+             return pt;
+           }),
+           py::arg("model"), py::kw_only(), py::arg("beam") = py::none(), py::arg("nbest") = py::none(),
+           py::arg("alpha") = py::none(), py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(),
+           py::arg("max_len_b") = py::none(), py::arg("threads") = 1, py::arg("max_source_tokens") = 0,
+           py::arg("use_shortlist") = true, py::arg("kernels") = "", py::arg("split_long_input") = false,
+           py::arg("replace_invalid_utf8") = false,
+           "Unset search options take the model's defaults; beam and the max_len_* fix the memory reserved.")
+      .def(
+          "translate",
+          [](PyTranslator& pt, py::object input, std::optional<int> beam, std::optional<float> alpha,
+             std::optional<float> beta, std::optional<float> max_len_a,
+             std::optional<float> max_len_b) -> py::object {
+            softalign::SearchOptions s = search_options(beam, 1, alpha, beta, max_len_a, max_len_b);
+            if (py::isinstance<py::str>(input)) {
+              std::string text = input.cast<std::string>();
+              softalign::TranslationResult r;
+              softalign::Status st;
+              {
+                py::gil_scoped_release release;
+                std::lock_guard<std::mutex> lock(pt.mutex);
+                st = pt.translator->translate(text, s, &r);
+              }
+              check(st);
+              return py::str(r.hypotheses.empty() ? std::string() : r.hypotheses[0].text);
+            }
+            std::vector<std::string> texts = texts_of(input);
+            std::vector<softalign::TranslationResult> rs;
+            softalign::Status st;
+            {
+              py::gil_scoped_release release;
+              std::lock_guard<std::mutex> lock(pt.mutex);
+              st = pt.translator->translate_batch(texts, s, &rs);
+            }
+            check(st);
+            py::list out;
+            for (const auto& r : rs) out.append(py::str(r.hypotheses.empty() ? std::string() : r.hypotheses[0].text));
+            return std::move(out);
+          },
+          py::arg("text"), py::kw_only(), py::arg("beam") = py::none(), py::arg("alpha") = py::none(),
+          py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(), py::arg("max_len_b") = py::none(),
+          "The best translation of a str (-> str) or of each str of a list (-> list[str], in order).")
+      .def(
+          "translate_nbest",
+          [](PyTranslator& pt, py::object input, std::optional<int> nbest, std::optional<int> beam,
+             std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
+             std::optional<float> max_len_b, bool attention, bool alignment) -> py::object {
+            softalign::SearchOptions s = search_options(beam, nbest, alpha, beta, max_len_a, max_len_b);
+            s.return_attention = attention;
+            s.return_alignment = alignment;
+            if (py::isinstance<py::str>(input)) {
+              std::string text = input.cast<std::string>();
+              softalign::TranslationResult r;
+              softalign::Status st;
+              {
+                py::gil_scoped_release release;
+                std::lock_guard<std::mutex> lock(pt.mutex);
+                st = pt.translator->translate(text, s, &r);
+              }
+              check(st);
+              return py::cast(std::move(r));
+            }
+            std::vector<std::string> texts = texts_of(input);
+            std::vector<softalign::TranslationResult> rs;
+            softalign::Status st;
+            {
+              py::gil_scoped_release release;
+              std::lock_guard<std::mutex> lock(pt.mutex);
+              st = pt.translator->translate_batch(texts, s, &rs);
+            }
+            check(st);
+            return py::cast(std::move(rs));
+          },
+          py::arg("text"), py::kw_only(), py::arg("nbest") = py::none(), py::arg("beam") = py::none(),
+          py::arg("alpha") = py::none(), py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(),
+          py::arg("max_len_b") = py::none(), py::arg("attention") = false, py::arg("alignment") = false,
+          "A Result (or a list of them for a list): the n-best hypotheses with scores, pieces, ids and, "
+          "on request, attention (soft alignment) and hard alignments.")
+      .def_property_readonly("model", [](const PyTranslator& pt) { return PyModel{pt.model}; })
+      .def_property_readonly("kernels", [](const PyTranslator& pt) { return std::string(pt.translator->kernels_name()); })
+      .def_property_readonly("arena_bytes", [](const PyTranslator& pt) { return pt.translator->arena_bytes(); })
+      .def_property_readonly("max_source_tokens", [](const PyTranslator& pt) { return pt.translator->max_source_tokens(); })
+      .def_property_readonly("max_target_tokens", [](const PyTranslator& pt) { return pt.translator->max_target_tokens(); })
+      .def_property_readonly("beam", [](const PyTranslator& pt) {
+        return pt.translator->options().search.beam_size.value_or(0);
+      });
+}

@@ -1,0 +1,175 @@
+"""The `softalign` Python module (platforms/python/) against the golden outputs.
+
+- every golden tiny model (tests/golden/*/golden.json, converted to f32 by the
+  golden_models fixture): greedy and beam-4 n-best ids, scores and attention
+  rows equal PyTorch's;
+- the shipped models: the exact outputs of tests/models/*.expected.tsv (the
+  CLI's), greedy and beam 4, one sentence at a time and as a list;
+- the GIL is released while translating; errors are softalign.Error.
+
+ctest sets PYTHONPATH to the module's build folder, SOFTALIGN_GOLDEN_BIN_DIR,
+and SOFTALIGN_BINDINGS_REQUIRED=1 (a missing module then fails instead of skipping).
+"""
+import glob
+import json
+import os
+import threading
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+GOLDEN_SRC = os.path.join(ROOT, "tests", "golden")
+GOLDEN_BIN = os.environ.get("SOFTALIGN_GOLDEN_BIN_DIR", os.path.join(ROOT, "build", "golden"))
+
+try:
+    import softalign
+except ImportError:
+    if os.environ.get("SOFTALIGN_BINDINGS_REQUIRED") == "1":
+        raise
+    pytest.skip("the softalign module is not built (pybind11-dev, python3-dev)", allow_module_level=True)
+
+GOLDEN = sorted(os.path.basename(os.path.dirname(p)) for p in glob.glob(os.path.join(GOLDEN_SRC, "*", "golden.json")))
+SCORE_TOL_PER_TOKEN = 1e-5
+ATTN_TOL = 1e-5
+
+
+def golden(name):
+    with open(os.path.join(GOLDEN_SRC, name, "golden.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("name", GOLDEN)
+def test_golden_nbest(name):
+    g = golden(name)
+    model = softalign.Model.load(os.path.join(GOLDEN_BIN, f"{name}.f32.softalign"))
+    search = {s["name"]: s for s in g["searches"]}
+    limits = search["greedy"]
+    tr = softalign.Translator(model, beam=max(s["beam"] for s in g["searches"]),
+                              max_len_a=limits["max_len_a"], max_len_b=limits["max_len_b"])
+    for sent in g["sentences"]:
+        for run in sent["search"]:
+            s = search[run["name"]]
+            r = tr.translate_nbest(sent["src_text"], beam=s["beam"], nbest=s["nbest"], alpha=s["alpha"],
+                                   beta=s["beta"], attention=True)
+            assert r.source_ids == sent["src_ids"]
+            want = run["hyps"]
+            assert [h.ids for h in r.hypotheses] == [w["ids"] for w in want], (name, run["name"], sent["src_text"])
+            for h, w in zip(r.hypotheses, want):
+                tol = SCORE_TOL_PER_TOKEN * (len(w["ids"]) + 1)
+                assert h.score == pytest.approx(w["score"], abs=tol)
+                assert h.log_prob == pytest.approx(w["logprob"], abs=tol)
+                att = h.attention
+                assert att.shape == (len(w["attn"]), len(sent["src_ids"]))
+                assert abs(att - w["attn"]).max() <= ATTN_TOL
+            if run["name"] == "greedy":
+                assert tr.translate(sent["src_text"], beam=1) == model.decode(want[0]["ids"])
+
+
+def shipped_expectations():
+    cases = []
+    for tsv in sorted(glob.glob(os.path.join(ROOT, "tests", "models", "*.expected.tsv"))):
+        name = os.path.basename(tsv)[: -len(".expected.tsv")]
+        pair = name.split(".")[0]
+        path = os.path.join(ROOT, "models", pair, f"{name}.softalign")
+        rows = [line.rstrip("\n").split("\t") for line in open(tsv, encoding="utf-8")
+                if line.strip() and not line.startswith("#")]
+        cases.append(pytest.param(path, rows, id=name))
+    return cases
+
+
+@pytest.mark.parametrize("path,rows", shipped_expectations())
+def test_shipped_model_exact_outputs(path, rows):
+    model = softalign.Model.load(path)
+    tr = softalign.Translator(model, beam=4, max_len_a=1.5, max_len_b=10)
+    sources = [r[0] for r in rows]
+    greedy = [tr.translate(s, beam=1) for s in sources]
+    beam4 = [tr.translate(s, beam=4, alpha=0.6, beta=0.0) for s in sources]
+    assert greedy == [r[1] for r in rows]
+    assert beam4 == [r[2] for r in rows]
+    assert tr.translate(sources, beam=1) == greedy  # a list: translate_batch, in order
+    nbest = tr.translate_nbest(sources[:2], beam=4, nbest=3, alpha=0.6, beta=0.0, alignment=True)
+    assert [r.hypotheses[0].text for r in nbest] == beam4[:2]
+    assert all(len(r.hypotheses) == 3 for r in nbest)
+    assert all(r.hypotheses[0].alignment for r in nbest)
+
+
+def test_model_properties_and_errors():
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    assert (model.src_lang, model.tgt_lang, model.weight_type) == ("en", "fr", "i8")
+    assert model.config["variant"] in ("bahdanau", "luong", "encdec")
+    assert model.file_bytes == os.path.getsize(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    ids, pieces = model.encode("A simple text editor.")
+    assert len(ids) == len(pieces) + 1
+    assert softalign.__version__.count(".") == 2
+    with pytest.raises(softalign.Error, match="not_found"):
+        softalign.Model.load(os.path.join(HERE, "no-such-model.softalign"))
+    with pytest.raises(softalign.Error, match="invalid_model"):
+        softalign.Model.from_bytes(b"not a model at all, just bytes" * 4)
+    with pytest.raises(softalign.Error, match="invalid_argument"):
+        softalign.Translator(model, beam=0)
+    tr = softalign.Translator(model, beam=2)
+    with pytest.raises(softalign.Error):
+        tr.translate("x", beam=8)  # more than prepared
+    with pytest.raises(TypeError):
+        tr.translate(42)
+
+
+def ticks_while(target):
+    """(loop iterations the calling thread makes while `target` runs in another thread, seconds it took)."""
+    entered, span = threading.Event(), []
+
+    def work():
+        entered.set()
+        t0 = time.perf_counter()
+        target()
+        span.append(time.perf_counter() - t0)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    entered.wait()
+    ticks = 0
+    while worker.is_alive():
+        ticks += 1
+    worker.join()
+    return ticks, span[0]
+
+
+def test_gil_released_while_translating():
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    tr = softalign.Translator(model, beam=4)
+    sentences = [line.strip() for line in open(os.path.join(ROOT, "tests", "models", "en-fr.sources.txt"),
+                                               encoding="utf-8") if line.strip() and not line.startswith("#")]
+    expected = tr.translate(sentences)
+    out = []
+    # The loop's speed beside a thread that sleeps (which lets go of the GIL) ...
+    free_ticks, free_time = ticks_while(lambda: time.sleep(0.3))
+    # ... and beside one that translates: were the GIL held, the loop would run
+    # only in the few ms around the call (one switch interval, 5 ms, each side).
+    ticks, busy_time = ticks_while(lambda: out.append(tr.translate(sentences * 20)))
+    assert out[0][: len(sentences)] == expected
+    assert busy_time > 0.05
+    expected_ticks = free_ticks / free_time * busy_time
+    assert ticks > 0.1 * expected_ticks, (
+        f"the main thread ran {ticks} loop iterations in {busy_time:.3f} s of translation "
+        f"({free_ticks / free_time:.0f}/s beside a sleeping thread)")
+
+
+def test_translators_in_threads_agree():
+    model = softalign.Model.load(os.path.join(GOLDEN_BIN, "bahdanau.f32.softalign"))
+    sources = [s["src_text"] for s in golden("bahdanau")["sentences"]] * 10
+    want = softalign.Translator(model, beam=2).translate(sources)
+    shared = softalign.Translator(model, beam=2)  # one translator, calls serialised by its lock
+    out = [None] * 4
+
+    def work(i):
+        own = softalign.Translator(model, beam=2)
+        out[i] = (own.translate(sources), shared.translate(sources))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(o == (want, want) for o in out)
