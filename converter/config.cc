@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bounded_json.h"
+#include "softalign/config.hpp"
 #include "error.h"
 
 namespace softalign::convert {
@@ -55,72 +57,61 @@ std::string get_string(const json& obj, const std::string& k) {
 
 std::string as_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
+// The names of WEIGHTS_FORMAT.md as the runtime's enums; the rules
+// themselves are the runtime's (softalign::validate_config), so the
+// converter never writes a file the runtime refuses.
+softalign::ModelConfig to_runtime(const ModelConfig& c) {
+  softalign::ModelConfig r;
+  if (c.variant == "encdec") r.variant = softalign::Variant::kEncDec;
+  else if (c.variant == "bahdanau") r.variant = softalign::Variant::kBahdanau;
+  else if (c.variant == "luong") r.variant = softalign::Variant::kLuong;
+  else bad("unknown variant \"" + c.variant + "\" (expected encdec, bahdanau or luong)");
+  const std::string kind = c.variant == "luong" ? "luong " : "";
+  if (c.score == "none") r.score = softalign::Score::kNone;
+  else if (c.score == "dot") r.score = softalign::Score::kDot;
+  else if (c.score == "general") r.score = softalign::Score::kGeneral;
+  else if (c.score == "concat") r.score = softalign::Score::kConcat;
+  else if (c.score == "location") r.score = softalign::Score::kLocation;
+  else bad("unknown " + kind + "score \"" + c.score + "\" (expected dot, general, concat or location; none outside luong)");
+  if (c.scope == "global") r.scope = softalign::Scope::kGlobal;
+  else if (c.scope == "local-m") r.scope = softalign::Scope::kLocalM;
+  else if (c.scope == "local-p") r.scope = softalign::Scope::kLocalP;
+  else bad("unknown " + kind + "scope \"" + c.scope + "\" (expected global, local-m or local-p)");
+  r.window_d = c.window_d;
+  r.input_feeding = c.input_feeding;
+  r.enc_layers = c.enc_layers;
+  r.dec_layers = c.dec_layers;
+  r.emb_size = c.emb_size;
+  r.enc_hidden = c.enc_hidden;
+  r.dec_hidden = c.dec_hidden;
+  r.att_hidden = c.att_hidden;
+  r.maxout_size = c.maxout_size;
+  r.src_vocab = c.src_vocab;
+  r.tgt_vocab = c.tgt_vocab;
+  r.shared_vocab = c.shared_vocab;
+  r.pad_id = c.pad_id;
+  r.unk_id = c.unk_id;
+  r.bos_id = c.bos_id;
+  r.eos_id = c.eos_id;
+  r.max_src_len = c.max_src_len;
+  r.decoding.beam = c.decoding.beam;
+  r.decoding.alpha = c.decoding.alpha;
+  r.decoding.beta = c.decoding.beta;
+  r.decoding.max_len_a = c.decoding.max_len_a;
+  r.decoding.max_len_b = c.decoding.max_len_b;
+  r.decoding.nbest = c.decoding.nbest;
+  return r;
+}
+
 void check(const ModelConfig& c) {
-  need(c.variant == "encdec" || c.variant == "bahdanau" || c.variant == "luong",
-       "unknown variant \"" + c.variant + "\" (expected encdec, bahdanau or luong)");
-  const std::pair<const char*, int> positive[] = {
-      {"enc_layers", c.enc_layers}, {"dec_layers", c.dec_layers}, {"emb_size", c.emb_size},
-      {"enc_hidden", c.enc_hidden}, {"dec_hidden", c.dec_hidden}, {"src_vocab", c.src_vocab},
-      {"tgt_vocab", c.tgt_vocab},   {"max_src_len", c.max_src_len}};
-  for (const auto& [k, v] : positive) need(v >= 1, std::string(k) + " must be >= 1, got " + std::to_string(v));
-  const std::pair<const char*, int> non_negative[] = {
-      {"window_d", c.window_d}, {"att_hidden", c.att_hidden}, {"maxout_size", c.maxout_size}};
-  for (const auto& [k, v] : non_negative) need(v >= 0, std::string(k) + " must be >= 0, got " + std::to_string(v));
-  const std::pair<const char*, int> ids[] = {
-      {"pad_id", c.pad_id}, {"unk_id", c.unk_id}, {"bos_id", c.bos_id}, {"eos_id", c.eos_id}};
-  for (const auto& [k, v] : ids)
-    need(v >= 0 && v < std::min(c.src_vocab, c.tgt_vocab),
-         std::string(k) + " = " + std::to_string(v) + " is outside the vocabularies");
-  need(std::set<int>{c.pad_id, c.unk_id, c.bos_id, c.eos_id}.size() == 4, "special ids must be distinct");
-  need(!c.shared_vocab || c.src_vocab == c.tgt_vocab, "shared_vocab needs src_vocab == tgt_vocab");
-
-  if (c.variant == "luong") {
-    need(c.score == "dot" || c.score == "general" || c.score == "concat" || c.score == "location",
-         "unknown luong score \"" + c.score + "\" (expected dot, general, concat or location)");
-    need(c.scope == "global" || c.scope == "local-m" || c.scope == "local-p",
-         "unknown luong scope \"" + c.scope + "\" (expected global, local-m or local-p)");
-    need(c.maxout_size == 0, "luong has no maxout layer: maxout_size must be 0");
-    if (c.score == "dot")
-      need(c.dec_hidden == 2 * c.enc_hidden, "score dot needs dec_hidden == 2 * enc_hidden (got dec_hidden " +
-                                                 std::to_string(c.dec_hidden) + ", enc_hidden " +
-                                                 std::to_string(c.enc_hidden) + ")");
-    if (c.score == "location") need(c.scope == "global", "the location score works with global scope only");
-    if (c.scope == "global")
-      need(c.window_d == 0, "window_d must be 0 with global scope");
-    else
-      need(c.window_d >= 1, c.scope + " scope needs window_d >= 1");
-    if (c.score == "concat" || c.scope == "local-p")
-      need(c.att_hidden >= 1, "concat score and local-p scope need att_hidden >= 1");
-    else
-      need(c.att_hidden == 0, "att_hidden must be 0 when neither concat nor local-p is used");
-  } else {
-    need(c.score == "none", c.variant + " has no score: score must be \"none\", got \"" + c.score + "\"");
-    need(c.scope == "global", c.variant + " has no local attention: scope must be \"global\", got \"" + c.scope + "\"");
-    need(c.window_d == 0, c.variant + ": window_d must be 0");
-    need(!c.input_feeding, "input_feeding is a luong option");
-    need(c.maxout_size >= 1, c.variant + " needs maxout_size >= 1");
-    if (c.variant == "bahdanau")
-      need(c.att_hidden >= 1, "bahdanau needs att_hidden >= 1");
-    else
-      need(c.att_hidden == 0, "encdec has no attention: att_hidden must be 0");
-  }
-
-  const Decoding& d = c.decoding;
-  need(d.beam >= 1, "decoding.beam must be >= 1");
-  need(d.nbest >= 1 && d.nbest <= d.beam, "decoding.nbest must be in [1, decoding.beam]");
-  need(d.alpha >= 0 && d.beta >= 0 && d.max_len_a >= 0 && d.max_len_b >= 0,
-       "decoding.alpha, beta, max_len_a and max_len_b must be >= 0");
+  const softalign::Status st = softalign::validate_config(to_runtime(c));
+  if (!st.ok()) bad(st.message());
 }
 
 }  // namespace
 
 ModelConfig parse_config(const std::string& json_text) {
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::exception& e) {
-    throw Error(std::string("bad JSON in the config metadata: ") + e.what());
-  }
+  const json j = parse_bounded_json(json_text.data(), json_text.data() + json_text.size(), "the config metadata");
   if (!j.is_object()) bad("the config is not a JSON object");
 
   const std::string format = get_string(j, "format");

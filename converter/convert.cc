@@ -17,6 +17,7 @@
 #include "model_writer.h"
 #include "quantize.h"
 #include "safetensors.h"
+#include "softalign/softalign.hpp"
 #include "softalign_format.h"
 
 #ifndef SOFTALIGN_VERSION
@@ -87,6 +88,17 @@ bool matches_any(const std::string& name, const std::vector<std::string>& patter
   for (const std::string& p : patterns)
     if (::fnmatch(p.c_str(), name.c_str(), 0) == 0) return true;
   return false;
+}
+
+// The runtime's own verdict on the file: it loads, and a translator with the
+// default options (the model's decoding defaults, TranslatorOptions' memory
+// cap) can be prepared for it. A file that fails here would fail in an app.
+void check_runtime_accepts(const uint8_t* data, size_t size) {
+  std::shared_ptr<const softalign::Model> model;
+  softalign::Status st = softalign::Model::load_from_bytes(data, size, &model);
+  std::unique_ptr<softalign::Translator> translator;
+  if (st.ok()) st = softalign::Translator::prepare(model, softalign::TranslatorOptions{}, &translator);
+  if (!st.ok()) throw Error("the runtime would refuse this model: " + st.to_string());
 }
 
 template <typename T>
@@ -213,6 +225,7 @@ void convert(const Options& o, std::ostream& report_out) {
   // Check our own output with the reader's rules before it can be shipped.
   std::string why;
   if (!format::verify_model(file.data(), file.size(), &why)) throw Error("internal error: output fails verification: " + why);
+  check_runtime_accepts(file.data(), file.size());
   write_file_atomically(o.output, file.data(), file.size());
 }
 

@@ -17,6 +17,16 @@
 #include "convert.h"
 #include "error.h"
 #include "inspect.h"
+#include "text.hpp"
+
+namespace {
+
+// Messages quote names from the input file (tensor names, config keys): a
+// control character in one is written as an escape, so every error stays
+// one line.
+std::string one_line(const std::string& message) { return softalign::internal::escape_controls(message); }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   namespace sc = softalign::convert;
@@ -71,7 +81,7 @@ int main(int argc, char** argv) {
 
   // Argument errors: one line too, exit status 2 (usage error).
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return "softalign-convert: error: " + std::string(e.what()) + " (see --help)\n";
+    return "softalign-convert: error: " + one_line(e.what()) + " (see --help)\n";
   });
   try {
     app.parse(argc, argv);
@@ -93,14 +103,14 @@ int main(int argc, char** argv) {
       o.shortlist_tgt = corpus[1];
     }
     sc::convert(o, std::cout);
-  } catch (const sc::Error& e) {
-    std::cerr << "softalign-convert: error: " << e.what() << "\n";
-    return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "softalign-convert: error: out of memory\n";
     return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "softalign-convert: error: " << e.what() << "\n";
+  } catch (const std::exception& e) {  // sc::Error, and whatever a dependency throws
+    std::cerr << "softalign-convert: error: " << one_line(e.what()) << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "softalign-convert: error: unexpected exception\n";
     return 1;
   }
   return 0;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bounded_json.h"
 #include "error.h"
 #include "half.h"
 
@@ -108,12 +109,8 @@ SafeTensors parse_safetensors(std::vector<uint8_t> bytes, const std::string& wha
     throw Error(what + ": header length " + std::to_string(header_len) + " goes beyond the end of the file (" +
                 std::to_string(size) + " bytes); not a safetensors file or truncated");
 
-  json header;
-  try {
-    header = json::parse(st.bytes.begin() + 8, st.bytes.begin() + 8 + header_len);
-  } catch (const json::exception& e) {
-    throw Error(what + ": bad JSON in the safetensors header: " + e.what());
-  }
+  const char* text = reinterpret_cast<const char*>(st.bytes.data()) + 8;
+  const json header = parse_bounded_json(text, text + header_len, "the safetensors header of " + what);
   if (!header.is_object()) throw Error(what + ": the safetensors header is not a JSON object");
 
   const uint8_t* data = st.bytes.data() + 8 + header_len;

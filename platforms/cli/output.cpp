@@ -1,5 +1,6 @@
 #include "output.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -45,6 +46,11 @@ Json to_json(const Hypothesis& h) {
   return j;
 }
 
+// n-best lines for hypotheses that do not exist, so every input has N lines.
+void write_missing(std::ostream& os, const OutputFormat& format, std::size_t index, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) os << index << " |||  ||| -inf" << (format.alignment ? " ||| " : "") << '\n';
+}
+
 }  // namespace
 
 void write_result(std::ostream& os, const OutputFormat& format, std::size_t index,
@@ -59,22 +65,21 @@ void write_result(std::ostream& os, const OutputFormat& format, std::size_t inde
     os << j.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
     return;
   }
-  if (!format.nbest) {
+  if (format.nbest == 0) {
     const Hypothesis& h = result.hypotheses.empty() ? kEmpty : result.hypotheses.front();
     os << h.text;
     if (format.alignment) os << " ||| " << to_pharaoh(links(format, h));
     os << '\n';
     return;
   }
-  if (result.hypotheses.empty()) {  // an empty input: one empty hypothesis
-    os << index << " |||  ||| " << format_score(0.0f) << (format.alignment ? " ||| " : "") << '\n';
-    return;
-  }
-  for (const Hypothesis& h : result.hypotheses) {
+  const std::size_t n = static_cast<std::size_t>(format.nbest);
+  for (std::size_t i = 0; i < std::min(n, result.hypotheses.size()); ++i) {
+    const Hypothesis& h = result.hypotheses[i];
     os << index << " ||| " << h.text << " ||| " << format_score(h.score);
     if (format.alignment) os << " ||| " << to_pharaoh(links(format, h));
     os << '\n';
   }
+  write_missing(os, format, index, n - std::min(n, result.hypotheses.size()));
 }
 
 void write_failure(std::ostream& os, const OutputFormat& format, std::size_t index, const std::string& message) {
@@ -83,8 +88,10 @@ void write_failure(std::ostream& os, const OutputFormat& format, std::size_t ind
     j["index"] = index;
     j["error"] = message;
     os << j.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
-  } else if (!format.nbest) {
+  } else if (format.nbest == 0) {
     os << '\n';
+  } else {
+    write_missing(os, format, index, static_cast<std::size_t>(format.nbest));
   }
 }
 

@@ -9,19 +9,20 @@
 namespace softalign::cli {
 
 struct OutputFormat {
-  bool nbest = false;           // "i ||| text ||| score" lines, one per hypothesis
+  int nbest = 0;                // N > 0: exactly N "i ||| text ||| score" lines per input
   bool alignment = false;       // append " ||| " and the Pharaoh hard alignment
   bool word_alignment = false;  // the alignment over whitespace words instead of pieces
   bool json = false;            // one JSON object per input line, with everything
 };
 
 // Writes the result of input line `index` (0-based). Plain: one line, the best
-// text. n-best: one line per hypothesis. JSON: one line.
+// text. n-best: N lines, the missing ones "i |||  ||| -inf". JSON: one line.
 void write_result(std::ostream& os, const OutputFormat& format, std::size_t index,
                   const TranslationResult& result);
 
 // Writes what stands for a line that could not be translated: an empty line in
-// plain mode, nothing in n-best mode, {"index": i, "error": message} in JSON.
+// plain mode, N "i |||  ||| -inf" lines in n-best mode, {"index": i, "error":
+// message} in JSON.
 void write_failure(std::ostream& os, const OutputFormat& format, std::size_t index, const std::string& message);
 
 }  // namespace softalign::cli

@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "softalign/softalign.hpp"
+#include "text.hpp"
 
 namespace softalign::cli {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 struct TranslateArgs {
   std::string model;
   std::vector<std::string> sentences;
-  int beam = 0, nbest = 0, batch = 16, threads = 1, workers = 1, max_src_len = 0;
+  int beam = 0, nbest = 0, batch = 16, threads = 1, workers = 1, max_src_len = 0, max_arena_mib = 0;
   float alpha = 0, beta = 0, max_len_a = 0, max_len_b = 0;
   bool alignment = false, word_alignment = false, json = false, split_long = false, replace_utf8 = false;
   bool stats = false;
@@ -46,7 +47,14 @@ CLI::Validator at_least(double min) {
       "", "at least " + bound);
 }
 
-void error(const std::string& message) { std::cerr << "softalign: error: " << message << "\n"; }
+// One line on stderr: text from the input or the file is escaped.
+void error(const std::string& message) {
+  std::cerr << "softalign: error: " << internal::escape_controls(message) << "\n";
+}
+
+// Exit statuses (the footer of `softalign translate --help` and the README).
+constexpr int kExitFailed = 1;        // the model, or an input line, failed
+constexpr int kExitBadArguments = 2;  // arguments the parser, the model or the memory cap refuse
 
 // What --stats reports.
 struct Stats {
@@ -134,9 +142,10 @@ int run(const TranslateArgs& a) {
   const double load_ms = ms_since(t_load);
   if (!st.ok()) {
     error(st.to_string());
-    return 1;
+    return kExitFailed;
   }
   TranslatorOptions options;
+  if (a.max_arena_mib > 0) options.max_arena_bytes = static_cast<std::size_t>(a.max_arena_mib) << 20;
   options.max_source_tokens = a.max_src_len;
   if (a.beam_opt->count()) options.search.beam_size = a.beam;
   if (a.nbest_opt->count()) options.search.nbest = a.nbest;
@@ -159,14 +168,19 @@ int run(const TranslateArgs& a) {
     st = Translator::prepare(model, options, &tr);
     if (!st.ok()) {
       error(st.to_string());
-      return 1;
+      // Options out of the model's range (--beam 2000, --kernels bogus) or
+      // beyond the memory cap are bad arguments; anything else is a failure.
+      const bool arguments = st.code() == StatusCode::kInvalidArgument ||
+                             st.code() == StatusCode::kResourceExhausted ||
+                             st.code() == StatusCode::kUnsupported;
+      return arguments ? kExitBadArguments : kExitFailed;
     }
   }
 
   const double prepare_ms = ms_since(t_prepare);
 
   OutputFormat format;
-  format.nbest = a.nbest_opt->count() > 0;
+  format.nbest = a.nbest_opt->count() > 0 ? a.nbest : 0;
   format.alignment = a.alignment || a.word_alignment;
   format.word_alignment = a.word_alignment;
   format.json = a.json;
@@ -201,7 +215,7 @@ int run(const TranslateArgs& a) {
   if (!lines.empty()) flush_batch();
   // Translation time includes reading stdin: for a file or pipe it is negligible.
   if (a.stats) print_stats(stats, load_ms, prepare_ms, ms_since(t_translate), translators[0]->arena_bytes());
-  return ok ? 0 : 1;
+  return ok ? 0 : kExitFailed;
 }
 
 }  // namespace
@@ -212,11 +226,13 @@ std::function<int()> add_translate_command(CLI::App& app) {
   cmd->footer(
       "Output: one line per input line, in order; a line that fails gives an empty line and\n"
       "a message on stderr. Exit status: 0 when every line was translated, 1 when a line or\n"
-      "the model failed, 2 for bad arguments.\n"
+      "the model failed, 2 for bad arguments (also values the model refuses, such as a beam\n"
+      "above 1024 or an unknown --kernels, and options needing more than --max-arena-mb).\n"
       "  plain:          TEXT\n"
       "  --alignment:    TEXT ||| ALIGNMENT   (Pharaoh 'i-j': source i, target j, 0-based)\n"
-      "  --nbest N:      I ||| TEXT ||| SCORE [||| ALIGNMENT]   N lines per input, best first;\n"
-      "                  I is the 0-based input line; a failed line gives no n-best line\n"
+      "  --nbest N:      I ||| TEXT ||| SCORE [||| ALIGNMENT]   exactly N lines per input, best\n"
+      "                  first; I is the 0-based input line; missing hypotheses (an empty input\n"
+      "                  has one, a failed line none) are written as I |||  ||| -inf\n"
       "  --json:         one JSON object per input line: index, source_pieces, hypotheses\n"
       "                  (text, pieces, ids, score, log_prob, attention, alignment, word_alignment)");
   cmd->add_option("-m,--model", a->model, "Model file (.softalign)")->required();
@@ -250,6 +266,9 @@ std::function<int()> add_translate_command(CLI::App& app) {
   cmd->add_flag("--replace-invalid-utf8", a->replace_utf8, "Replace invalid UTF-8 bytes instead of failing");
   cmd->add_flag("--stats", a->stats, "At the end, print lines/s, target pieces/s and load time on stderr");
   cmd->add_option("--kernels", a->kernels, "Kernel set (default: the best for this CPU; 'ref': reference)");
+  cmd->add_option("--max-arena-mb", a->max_arena_mib,
+                  "Most working memory per translator, MiB (default 256; --threads multiplies it)")
+      ->check(at_least(1));
   cmd->add_flag("--no-shortlist", a->no_shortlist,
                 "Output layer over the whole vocabulary, even when the model has a vocabulary shortlist");
   return [a] { return run(*a); };

@@ -137,6 +137,21 @@ std::vector<AlignmentLink> word_alignment(const std::vector<AlignmentLink>& piec
   return out;
 }
 
+std::string escape_controls(std::string_view s) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+    else out += ch;
+  }
+  return out;
+}
+
 }  // namespace internal
 
 std::string to_pharaoh(const std::vector<AlignmentLink>& links) {

@@ -21,6 +21,10 @@ bool is_blank(std::string_view s);
 // by whitespace; the parts keep their text, trimmed.
 std::vector<std::string> split_sentences(std::string_view s);
 
+// `s` with every ASCII control character written as an escape (\n, \t, \r,
+// \xHH), so text from a file (metadata, tensor names) prints as one line.
+std::string escape_controls(std::string_view s);
+
 // For each row i < target_rows, the argmax column over the first source_cols
 // (ties: the lower column): links (j, i).
 std::vector<AlignmentLink> hard_alignment(const float* att, std::size_t target_rows, std::size_t source_len,

@@ -133,8 +133,19 @@ class Translate(unittest.TestCase):
                            self.g.sources[1], "")
         self.assertEqual(p.returncode, 0, p.stderr)
         lines = p.stdout.split("\n")[:-1]
-        self.assertEqual([line.split(" ||| ")[0] for line in lines], ["0", "0", "1"])
-        self.assertEqual(lines[2], "1 |||  ||| 0.000000")  # an empty line: one empty hypothesis
+        # Exactly N lines per input: an empty line has one empty hypothesis, then a missing one.
+        self.assertEqual([line.split(" ||| ")[0] for line in lines], ["0", "0", "1", "1"])
+        self.assertEqual(lines[2], "1 |||  ||| 0.000000")
+        self.assertEqual(lines[3], "1 |||  ||| -inf")
+
+    def test_nbest_failed_line_keeps_n_lines(self):
+        stdin = (self.g.sources[0] + "\n").encode() + b"caf\xff\n"
+        p = subprocess.run([CLI, "translate", "-m", self.g.model, "--beam", "3", "--nbest", "3", *LEN],
+                           input=stdin, capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 1)
+        lines = p.stdout.decode().split("\n")[:-1]
+        self.assertEqual([line.split(" ||| ")[0] for line in lines], ["0"] * 3 + ["1"] * 3)
+        self.assertEqual(lines[3:], ["1 |||  ||| -inf"] * 3)
 
     def test_alignment(self):
         p = self.translate("--beam", "1", *LEN, "--alignment", *self.g.sources)
@@ -270,6 +281,22 @@ class Errors(unittest.TestCase):
                      ["--threads", "0"], ["--workers", "0"], ["--nbest", "0"], ["--max-len-a", "x"], ["--no-such-option"]):
             self.assert_error(run("translate", "-m", self.model, *args, "x"))
 
+    def test_values_the_model_refuses_are_bad_arguments(self):
+        # Exit status 2, one line, whether the parser or the runtime refuses the value.
+        for args, needle in ((["--beam", "2000"], "beam size must be in [1, 1024]"),
+                             (["--kernels", "bogus"], "bogus"),
+                             (["--beam", "1024", "--max-len-a", "100", "--max-len-b", "10000"], "resource_exhausted")):
+            p = run("translate", "-m", self.model, *args, "x")
+            err = self.assert_error(p, needle)
+            self.assertEqual(p.returncode, 2, err)
+            self.assertEqual(len(err.split("\n")), 1, err)
+
+    def test_memory_cap_option(self):
+        p = run("translate", "-m", self.model, "--max-arena-mb", "1", "--beam", "64", "x")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("max_arena_bytes (1 MiB)", p.stderr)
+        self.assertEqual(run("translate", "-m", self.model, "--max-arena-mb", "64", "x").returncode, 0)
+
     def test_nbest_larger_than_beam(self):
         self.assert_error(run("translate", "-m", self.model, "--beam", "2", "--nbest", "3", "x"), "nbest")
 
@@ -296,6 +323,21 @@ class Info(unittest.TestCase):
             self.assertIn("arena_bytes", fields)
             self.assertIn("metadata:", p.stdout)
             self.assertIn("  converter_version: ", p.stdout)
+
+    def test_info_escapes_control_characters(self):
+        # Metadata is text from the file: a newline or escape in it stays on one line.
+        convert = Path(CLI).with_name("softalign-convert")
+        src = SRC_DIR / "bahdanau"
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d) / "m.softalign"
+            c = subprocess.run([convert, src / "model.safetensors", "-o", out, "--meta", "name=two\nlines",
+                                "--meta", "note=bell\x07\x1b[31mred"], capture_output=True, text=True, timeout=60)
+            self.assertEqual(c.returncode, 0, c.stderr)
+            p = run("info", str(out))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("name: two\\nlines\n", p.stdout)
+            self.assertIn("  note: bell\\x07\\x1b[31mred\n", p.stdout)
+            self.assertNotIn("\x1b", p.stdout)
 
 
 if __name__ == "__main__":

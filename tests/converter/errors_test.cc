@@ -241,3 +241,69 @@ TEST_CASE("error: conflicting or missing arguments") {
   CHECK(r.status == 1);
   CHECK(r.err == "softalign-convert: error: no output file: give -o OUTPUT.softalign\n");
 }
+
+// ---- Hostile inputs (issue: the converter crashed, ran away or wrote files
+// the runtime refuses). Each case failed before its fix.
+
+namespace {
+
+// A safetensors file whose header is exactly `header` (no data section).
+std::vector<uint8_t> raw_safetensors(const std::string& header) {
+  std::vector<uint8_t> b(8);
+  uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<uint8_t>(n >> (8 * i));
+  b.insert(b.end(), header.begin(), header.end());
+  return b;
+}
+
+std::string nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+}  // namespace
+
+TEST_CASE("hostile: deeply nested JSON in the header is refused, not a stack overflow") {
+  Fixture f;
+  // A shape nested 10^5 deep (it used to overflow the stack in dump()).
+  const std::string shape = "{\"t\": {\"dtype\": \"F32\", \"shape\": " + nested(100000) + ", \"data_offsets\": [0, 0]}}";
+  expect_error(f.convert_bytes(raw_safetensors(shape)), "nested more than 32 levels deep", f.dir);
+  // A config value, and an unused extra config key, nested as deep.
+  std::string config = f.m.config.dump();
+  config.pop_back();
+  for (const std::string& extra : {",\"corpus\": " + nested(50000) + "}", ",\"unused\": " + nested(50000) + "}"}) {
+    auto bytes = safetensors_bytes(json(), f.m.tensors, json{{"__metadata__", {{"config", config + extra}}}});
+    expect_error(f.convert_bytes(bytes), "the config metadata is nested more than 32 levels deep", f.dir);
+  }
+  // Nesting within the limit is fine (an extra key is kept as metadata text).
+  auto ok = safetensors_bytes(json(), f.m.tensors, json{{"__metadata__", {{"config", config + ",\"x\": " + nested(20) + "}"}}}});
+  CHECK(f.convert_bytes(ok).status == 0);
+}
+
+TEST_CASE("hostile: sizes beyond the runtime's limits are refused at once") {
+  Fixture f;
+  json c = f.m.config;
+  c["enc_layers"] = 1000000;  // used to run for minutes and gigabytes
+  expect_error(f.convert_tensors(c, f.m.tensors), "enc_layers must be in [1, 16], got 1000000", f.dir);
+  c = f.m.config;
+  c["max_src_len"] = 65536;  // used to write a file the runtime could not prepare
+  expect_error(f.convert_tensors(c, f.m.tensors), "max_src_len must be in [1, 1024], got 65536", f.dir);
+  c = f.m.config;
+  c["tgt_vocab"] = 1 << 21;
+  expect_error(f.convert_tensors(c, f.m.tensors), "tgt_vocab must be in [4, 1048576]", f.dir);
+}
+
+TEST_CASE("hostile: a file the runtime could not prepare is not written") {
+  Fixture f;
+  // Within every config limit, but the default search (beam 1024, max_len_a
+  // 100) needs far more working memory than the runtime's default cap.
+  json c = f.m.config;
+  c["decoding"]["beam"] = 1024;
+  c["decoding"]["max_len_a"] = 100.0;
+  c["decoding"]["max_len_b"] = 10000.0;
+  expect_error(f.convert_tensors(c, f.m.tensors), "the runtime would refuse this model: resource_exhausted", f.dir);
+}
+
+TEST_CASE("hostile: a tensor name with control characters gives one error line") {
+  Fixture f;
+  TensorMap t = f.m.tensors;
+  t["evil\nname\x1b[2J"] = f32_tensor({2}, {1, 2});
+  expect_error(f.convert_tensors(f.m.config, t), "unexpected tensor \"evil\\nname\\x1b[2J\"", f.dir);
+}
