@@ -39,7 +39,7 @@ struct Hypothesis {
 };
 
 struct TranslationResult {
-  std::vector<Hypothesis> hypotheses;     // best first; empty for an empty input
+  std::vector<Hypothesis> hypotheses;     // best first; an empty (all-whitespace) input gives one, with empty text and score 0
   std::vector<std::string> source_pieces; // without the EOS
   std::vector<int32_t> source_ids;        // with the EOS
 };
