@@ -21,6 +21,8 @@ Steps (each is also a subcommand):
             OUTDIR/combined/en-{fr,de} (DDTP train + gettext train; DDTP dev +
             the first gettext dev pairs) for the trainer.
   check     the leak check on a built corpus (check_no_leak below).
+  licences  OUTDIR/licences.tsv: each source package's licence from its
+            copyright file, and a tally (not part of `all`).
 
 Deterministic: the output depends only on the manifest's .deb files (verified
 by hash) and the DDTP files; no clock, no randomness, sorted everywhere.
@@ -275,9 +277,9 @@ def deb_members(path):
         i += 60 + size + (size & 1)
 
 
-def deb_mo_files(path):
-    """{(lang, domain): bytes} of the fr/de .mo files in a .deb (symlinks followed
-    within the package; hard links too)."""
+def deb_files(path, key):
+    """{key(name): bytes} of the files of a .deb's data.tar whose path (without "./")
+    gives a key other than None; symlinks and hard links are followed within the package."""
     for name, blob in deb_members(path):
         if not name.startswith("data.tar"):
             continue
@@ -291,12 +293,12 @@ def deb_mo_files(path):
             raw = blob
         else:
             raise ValueError(f"{path}: unsupported member {name}")
-        found, links = {}, {}
+        found = {}
         with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tf:
             members = {m.name.lstrip("./"): m for m in tf.getmembers()}
             for n, m in sorted(members.items()):
-                mm = MO_PATH.match(n)
-                if not mm:
+                k = key(n)
+                if k is None:
                     continue
                 t = m
                 for _ in range(10):   # follow links inside the package
@@ -305,12 +307,18 @@ def deb_mo_files(path):
                     tgt = t.linkname if t.islnk() else os.path.normpath(
                         os.path.join(os.path.dirname(n), t.linkname))
                     t = members.get(tgt.lstrip("./").lstrip("/"))
-                if t is None or not t.isfile():
-                    links[(mm.group(1), mm.group(2))] = None
-                    continue
-                found[(mm.group(1), mm.group(2))] = tf.extractfile(t).read()
+                if t is not None and t.isfile():
+                    found[k] = tf.extractfile(t).read()
         return found
     raise ValueError(f"{path}: no data.tar member")
+
+
+def deb_mo_files(path):
+    """{(lang, domain): bytes} of the fr/de .mo files in a .deb."""
+    def key(n):
+        m = MO_PATH.match(n)
+        return (m.group(1), m.group(2)) if m else None
+    return deb_files(path, key)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -566,6 +574,72 @@ def cmd_build(a):
     print(f"build: {time.time() - t0:.0f} s", flush=True)
 
 
+# Licence families for the tally; keywords for copyright files that are not DEP-5.
+FAMILIES = [("LGPL", r"^L?GPL-?L|^LGPL|^LGPLv|^LGPL"), ("GPL", r"^GPL|^AGPL"), ("MIT/X11", r"^(MIT|Expat|X11)"),
+            ("BSD", r"BSD"), ("Apache", r"(?i)^Apache"), ("MPL", r"^MPL"), ("Artistic", r"Artistic"),
+            ("public domain", r"(?i)public.?domain"), ("CC", r"^CC")]
+PROSE = [("LGPL", r"GNU (Lesser|Library) General Public"), ("GPL", r"GNU (Affero )?General Public|GPL"),
+         ("MIT/X11", r"Permission is hereby granted, free of charge|\bMIT\b"), ("BSD", r"\bBSD\b|Redistribution and use"),
+         ("Apache", r"Apache License"), ("MPL", r"Mozilla Public"), ("Artistic", r"Artistic"),
+         ("public domain", r"(?i)public domain")]
+
+
+def licence_of(text):
+    """(main licence, all licences) of a copyright file: DEP-5's "Files: *" paragraph
+    (else every License: line), or keywords for a free-form file ("free-form: GPL")."""
+    paras = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
+    if re.match(r"(?i)format:", text.lstrip()) and any(re.search(r"(?im)^license:", p) for p in paras):
+        names, main = [], None
+        for p in paras:
+            m = re.search(r"(?im)^license:[ \t]*(\S[^\n]*)?", p)
+            if not m or not m.group(1):
+                continue
+            lic = m.group(1).strip()
+            names.append(lic)
+            if main is None and re.search(r"(?im)^files:\s*\*\s*$", p):
+                main = lic
+        return (main or (names[0] if names else "unknown")), sorted(set(names))
+    hits = sorted((m.start(), f) for f, rx in PROSE for m in [re.search(rx, text)] if m)
+    found = sorted({f for _, f in hits})
+    return ("free-form: " + hits[0][1] if hits else "free-form: unknown"), found
+
+
+def family(lic):
+    lic = lic.replace("free-form: ", "")
+    first = re.split(r"\s+or\s+|\s+and\s+|\s*[|,]\s*", lic)[0]
+    for f, rx in FAMILIES:
+        if re.search(rx, first):
+            return f
+    return "other"
+
+
+def cmd_licences(a):
+    """OUT/licences.tsv: each source package's licence as its copyright file states it
+    (the first of its manifest's packages, by name, that holds one), and a tally."""
+    rows = read_manifest(a.manifest)
+    by_src = collections.defaultdict(list)
+    for r in rows:
+        by_src[r["source"]].append(r)
+    out, tally = [], collections.Counter()
+    for src in sorted(by_src):
+        got = None
+        for r in sorted(by_src[src], key=lambda r: r["package"]):
+            want = f"usr/share/doc/{r['package']}/copyright"
+            files = deb_files(os.path.join(a.cache, deb_name(r)), lambda n, w=want: "c" if n == w else None)
+            if "c" in files:
+                got = (r["package"],) + licence_of(files["c"].decode("utf-8", "replace"))
+                break
+        if got is None:
+            got = ("-", "no copyright file in these packages (a linked doc folder)", [])
+        tally[family(got[1]) if got[0] != "-" else "not found"] += 1
+        out.append(f"{src}\t{got[0]}\t{got[1]}\t{'; '.join(got[2])}")
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "licences.tsv"), "w", encoding="utf-8") as f:
+        f.write("source\tcopyright_of\tmain_licence\tall_licences\n" + "\n".join(out) + "\n")
+    print(f"licences: {len(by_src)} source packages, main licence family: "
+          + ", ".join(f"{k} {v}" for k, v in tally.most_common()))
+
+
 def check_no_leak(corpus_dir, lang, extra_train_dirs=()):
     """English sentences of the test (and dev) split that also occur in train (the
     gettext train, and any extra train folders given): [] when clean."""
@@ -626,7 +700,7 @@ def _corpus_files(root):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["select", "download", "build", "check", "all"])
+    p.add_argument("command", choices=["select", "download", "build", "check", "licences", "all"])
     p.add_argument("--manifest", default=MANIFEST)
     p.add_argument("--cache", default=os.path.join(HERE, "..", "..", "runs", "gettext-debs"),
                    help="folder for the .deb files (default runs/gettext-debs, gitignored)")
@@ -638,6 +712,9 @@ def main(argv=None):
     t0 = time.time()
     if a.command == "select":
         cmd_select(a)
+        return 0
+    if a.command == "licences":
+        cmd_licences(a)
         return 0
     if a.command in ("download", "all"):
         cmd_download(a)

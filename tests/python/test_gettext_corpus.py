@@ -214,3 +214,14 @@ def test_built_corpus_has_no_test_message_in_train(lang):
     combined = os.path.join(BUILT, "combined", f"en-{lang}")
     extra = [combined] if os.path.isdir(combined) else []
     assert G.check_no_leak(BUILT, lang, extra) == []
+
+
+def test_licence_of_copyright_files():
+    dep5 = ("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: x\n\n"
+            "Files: *\nCopyright: 2020 A\nLicense: GPL-3+\n\nFiles: lib/*\nCopyright: 2020 B\nLicense: LGPL-2.1+\n\n"
+            "License: GPL-3+\n This program is free software\n")
+    assert G.licence_of(dep5) == ("GPL-3+", ["GPL-3+", "LGPL-2.1+"])
+    assert G.family("GPL-3+") == "GPL" and G.family("LGPL-2.1+") == "LGPL" and G.family("Expat") == "MIT/X11"
+    assert G.family("BSD-3-clause or GPL-2") == "BSD" and G.family("Zlib") == "other"
+    free = "Copyright 1999 X.\n\nThis library is under the GNU Lesser General Public License; parts are BSD."
+    assert G.licence_of(free) == ("free-form: LGPL", ["BSD", "LGPL"])
