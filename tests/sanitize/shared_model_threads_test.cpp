@@ -1,0 +1,148 @@
+// Eight threads share one Model, each with its own Translator (odd ones with
+// a 2-thread intra-sentence pool), and translate the golden sentences (text
+// in, text out, beam 1 and beam 4 with attention) several times over; every result must equal the single-threaded one, id for
+// id and bit for bit in the scores. Built in every build (ctest
+// sanitize_shared_model_threads); its purpose is the TSan build
+// (tests/sanitize/run_tsan.sh), where any data race on the shared Model is a
+// failure. Usage: shared_model_threads_test [THREADS] [ROUNDS] [NAME...]
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "golden_util.hpp"
+#include "softalign/softalign.hpp"
+
+using namespace softalign;
+
+namespace {
+
+struct Outcome {
+  std::vector<std::vector<int32_t>> ids;
+  std::vector<float> scores;
+  std::vector<float> attention;
+  std::string text;
+  bool operator==(const Outcome& o) const {
+    return ids == o.ids && text == o.text && attention.size() == o.attention.size() &&
+           scores.size() == o.scores.size() &&
+           std::memcmp(scores.data(), o.scores.data(), scores.size() * sizeof(float)) == 0 &&
+           std::memcmp(attention.data(), o.attention.data(), attention.size() * sizeof(float)) == 0;
+  }
+};
+
+bool run_one(Translator& tr, const std::string& text, int beam, Outcome* out, std::string* err) {
+  SearchOptions so;
+  so.beam_size = beam;
+  so.nbest = beam;
+  so.return_attention = true;
+  TranslationResult r;
+  const Status st = tr.translate(text, so, &r);
+  if (!st.ok()) {
+    *err = st.to_string();
+    return false;
+  }
+  *out = Outcome();
+  for (const Hypothesis& h : r.hypotheses) {
+    out->ids.push_back(h.ids);
+    out->scores.push_back(h.score);
+    out->attention.insert(out->attention.end(), h.attention.begin(), h.attention.end());
+    out->text += h.text + "\n";
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 8;
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
+  std::vector<std::string> names;
+  for (int i = 3; i < argc; ++i) names.push_back(argv[i]);
+  if (names.empty()) names = golden::names();
+  const int beams[] = {1, 4};
+  int failures = 0;
+  long translations = 0;
+  for (const std::string& name : names) {
+    const nlohmann::json g = golden::load_json(name);
+    std::vector<std::string> texts;
+    for (const auto& s : g["sentences"]) texts.push_back(s["src_text"].get<std::string>());
+    texts.push_back("");  // the empty input too
+    for (const char* precision : {"f32", "f16", "int8"}) {
+      std::shared_ptr<const Model> model;
+      Status st = Model::load(golden::model_path(name, precision).string(), &model);
+      if (!st.ok()) {
+        std::fprintf(stderr, "FAIL %s %s: load: %s\n", name.c_str(), precision, st.to_string().c_str());
+        ++failures;
+        continue;
+      }
+      TranslatorOptions opt;
+      opt.search.beam_size = 4;
+      opt.search.nbest = 4;
+      // The reference: one translator, this thread.
+      std::unique_ptr<Translator> ref_tr;
+      st = Translator::prepare(model, opt, &ref_tr);
+      if (!st.ok()) {
+        std::fprintf(stderr, "FAIL %s %s: prepare: %s\n", name.c_str(), precision, st.to_string().c_str());
+        ++failures;
+        continue;
+      }
+      std::vector<Outcome> expected;
+      bool ok = true;
+      for (const std::string& t : texts)
+        for (int beam : beams) {
+          Outcome o;
+          std::string err;
+          ok = ok && run_one(*ref_tr, t, beam, &o, &err);
+          if (!ok) std::fprintf(stderr, "FAIL %s %s: %s\n", name.c_str(), precision, err.c_str());
+          expected.push_back(o);
+        }
+      if (!ok) {
+        ++failures;
+        continue;
+      }
+      ref_tr.reset();
+      // Every thread prepares its own translator from the shared model (prepare
+      // runs concurrently too) and walks the sentences in its own order.
+      std::atomic<int> mismatches{0};
+      std::atomic<long> done{0};
+      std::vector<std::thread> pool;
+      for (int w = 0; w < threads; ++w)
+        pool.emplace_back([&, w] {
+          // Odd threads also split the output layer over a 2-thread pool
+          // (XNNPACK's pthreadpool): the results must not change.
+          TranslatorOptions wopt = opt;
+          wopt.threads = (w % 2) ? 2 : 1;
+          std::unique_ptr<Translator> tr;
+          const Status pst = Translator::prepare(model, wopt, &tr);
+          if (!pst.ok()) {
+            std::fprintf(stderr, "FAIL %s %s thread %d: prepare: %s\n", name.c_str(), precision, w,
+                         pst.to_string().c_str());
+            ++mismatches;
+            return;
+          }
+          const std::size_t n = expected.size();
+          for (int r = 0; r < rounds; ++r)
+            for (std::size_t k = 0; k < n; ++k) {
+              const std::size_t i = (k + static_cast<std::size_t>(w) * 3) % n;
+              Outcome o;
+              std::string err;
+              if (!run_one(*tr, texts[i / 2], beams[i % 2], &o, &err) || !(o == expected[i])) {
+                std::fprintf(stderr, "FAIL %s %s thread %d: sentence %zu beam %d differs from one thread %s\n",
+                             name.c_str(), precision, w, i / 2, beams[i % 2], err.c_str());
+                ++mismatches;
+              }
+              ++done;
+            }
+        });
+      for (auto& t : pool) t.join();
+      translations += done.load();
+      if (mismatches.load() != 0) ++failures;
+    }
+  }
+  std::printf("%zu models x 3 precisions, %d threads, %ld translations, %d failures\n", names.size(), threads,
+              translations, failures);
+  return failures == 0 ? 0 : 1;
+}
