@@ -4,18 +4,18 @@
 #include <cmath>
 #include <cstring>
 
-#include "translator_impl.hpp"
+#include "cpu_engine.hpp"
 
 namespace softalign::internal {
 
 // Y[i] = W X[i] (+ bias) for `count` rows of X (row stride W.cols), each
 // weight row read once for all of them. The same numbers as one matvec per
 // row: the same per-row quantization and the same accumulation order.
-void TranslatorImpl::rows_product(const kernels::Matrix& w, const float* x, int count, const float* bias, float* y) {
+void CpuEngine::rows_product(const kernels::Matrix& w, const float* x, int count, const float* bias, float* y) {
   if (w.type == WeightType::kI8)
     for (int r = 0; r < count; ++r)
-      xs_[r] = k->quantize_i8(x + static_cast<std::size_t>(r) * w.cols, w.cols, xq_ + static_cast<std::size_t>(r) * w.cols);
-  kernels::matmat(*k, w, x, xq_, xs_, count, bias, y, w.rows);
+      xs_[r] = k_.quantize_i8(x + static_cast<std::size_t>(r) * w.cols, w.cols, xq_ + static_cast<std::size_t>(r) * w.cols);
+  kernels::matmat(k_, w, x, xq_, xs_, count, bias, y, w.rows);
 }
 
 // Row `layer` block of each hypothesis' state, gathered contiguously into dst.
@@ -28,9 +28,9 @@ static void gather(const float* state, int count, int state_size, int offset, in
 // GRU stack for `count` hypotheses: layer 0 reads the rows of x0 (row stride
 // w_ih.cols), layer k > 0 the new states of layer k − 1; state_cur_ rows in,
 // state_next_ rows out.
-void TranslatorImpl::gru_stack(const float* x0, int count) {
-  for (int layer = 0; layer < c->dec_layers; ++layer) {
-    const GruWeights& g = m->w.dec[layer];
+void CpuEngine::gru_stack(const float* x0, int count) {
+  for (int layer = 0; layer < c_.dec_layers; ++layer) {
+    const GruWeights& g = m_.w.dec[layer];
     const float* x = x0;
     if (layer > 0) {
       gather(state_next_, count, state_size_, (layer - 1) * d_, d_, hq_);
@@ -40,31 +40,31 @@ void TranslatorImpl::gru_stack(const float* x0, int count) {
     gather(state_cur_, count, state_size_, layer * d_, d_, hq2_);
     rows_product(g.w_hh, hq2_, count, g.b_hh, gh_all_);
     for (int i = 0; i < count; ++i)
-      k->gru_cell(gi_all_ + static_cast<std::size_t>(i) * 3 * d_, gh_all_ + static_cast<std::size_t>(i) * 3 * d_,
+      k_.gru_cell(gi_all_ + static_cast<std::size_t>(i) * 3 * d_, gh_all_ + static_cast<std::size_t>(i) * 3 * d_,
                   hq2_ + static_cast<std::size_t>(i) * d_, d_,
                   state_next_ + static_cast<std::size_t>(i) * state_size_ + layer * d_);
   }
 }
 
 // Bahdanau: e_j = v_aᵀ tanh(W_a s + U_a h_j + b_a), α = softmax, c = Σ α_j h_j.
-void TranslatorImpl::attend_bahdanau(const float* q, int s, float* att, float* ctx) {
-  k->additive_scores(q, keys_buf_, m->w.att_v_a, s, a_, att);
-  k->softmax(att, s);
-  k->weighted_sum(att, ann_, s, 2 * n_, ctx);
+void CpuEngine::attend_bahdanau(const float* q, int s, float* att, float* ctx) {
+  k_.additive_scores(q, keys_buf_, m_.w.att_v_a, s, a_, att);
+  k_.softmax(att, s);
+  k_.weighted_sum(att, ann_, s, 2 * n_, ctx);
 }
 
 // Luong: scores over the scope's window, softmax there (local-p: times the
 // Gaussian, not renormalised), zeros outside; c = Σ a_j h_j.
-void TranslatorImpl::attend_luong(const float* h, int t, int s, float* att, float* ctx) {
-  const Weights& w = m->w;
+void CpuEngine::attend_luong(const float* h, int t, int s, float* att, float* ctx) {
+  const Weights& w = m_.w;
   int lo = 0, hi = s - 1;
   double p = 0.0;
-  if (c->scope == Scope::kLocalM || c->scope == Scope::kLocalP) {
+  if (c_.scope == Scope::kLocalM || c_.scope == Scope::kLocalP) {
     int centre;
-    if (c->scope == Scope::kLocalM) {
+    if (c_.scope == Scope::kLocalM) {
       centre = std::min(t, s - 1);
     } else {
-      kernels::matvec(*k, w.att_W_p, h, nullptr, q_, xq_);
+      kernels::matvec(k_, w.att_W_p, h, nullptr, q_, xq_);
       float z = 0.0f;
       for (int i = 0; i < a_; ++i) z += w.att_v_p[i] * std::tanh(q_[i]);
       const float sig = 1.0f / (1.0f + std::exp(-z));
@@ -77,26 +77,26 @@ void TranslatorImpl::attend_luong(const float* h, int t, int s, float* att, floa
       }
       centre = std::min(static_cast<int>(std::floor(p)), s - 1);
     }
-    lo = std::max(centre - c->window_d, 0);
-    hi = std::min(centre + c->window_d, s - 1);
+    lo = std::max(centre - c_.window_d, 0);
+    hi = std::min(centre + c_.window_d, s - 1);
   }
   const int count = hi - lo + 1;
   float* sc = att + lo;
-  switch (c->score) {
-    case Score::kDot: k->dot_scores(h, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, sc); break;
-    case Score::kGeneral: k->dot_scores(h, keys_buf_ + static_cast<std::size_t>(lo) * d_, count, d_, sc); break;
+  switch (c_.score) {
+    case Score::kDot: k_.dot_scores(h, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, sc); break;
+    case Score::kGeneral: k_.dot_scores(h, keys_buf_ + static_cast<std::size_t>(lo) * d_, count, d_, sc); break;
     case Score::kConcat:
-      kernels::matvec(*k, w.att_W_q, h, nullptr, q_, xq_);
-      k->additive_scores(q_, keys_buf_ + static_cast<std::size_t>(lo) * a_, w.att_v_a, count, a_, sc);
+      kernels::matvec(k_, w.att_W_q, h, nullptr, q_, xq_);
+      k_.additive_scores(q_, keys_buf_ + static_cast<std::size_t>(lo) * a_, w.att_v_a, count, a_, sc);
       break;
     case Score::kLocation:
-      kernels::matvec(*k, w.att_W_loc.slice_rows(0, s), h, nullptr, sc, xq_);
+      kernels::matvec(k_, w.att_W_loc.slice_rows(0, s), h, nullptr, sc, xq_);
       break;
     case Score::kNone: break;
   }
-  k->softmax(sc, count);
-  if (c->scope == Scope::kLocalP) {
-    const float sigma = static_cast<float>(c->window_d) / 2.0f;
+  k_.softmax(sc, count);
+  if (c_.scope == Scope::kLocalP) {
+    const float sigma = static_cast<float>(c_.window_d) / 2.0f;
     const float pf = static_cast<float>(p);
     for (int j = lo; j <= hi; ++j) {
       const float dj = static_cast<float>(j) - pf;
@@ -105,28 +105,28 @@ void TranslatorImpl::attend_luong(const float* h, int t, int s, float* att, floa
   }
   for (int j = 0; j < lo; ++j) att[j] = 0.0f;
   for (int j = hi + 1; j < s; ++j) att[j] = 0.0f;
-  k->weighted_sum(sc, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, ctx);
+  k_.weighted_sum(sc, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, ctx);
 }
 
 // The products with decoder matrices run over all hypotheses at once
 // (rows_product); attention and the cells per hypothesis.
-void TranslatorImpl::step(int count, const int32_t* tokens, int t, int s, float* logits) {
-  const Weights& w = m->w;
-  const bool luong = c->variant == Variant::kLuong;
-  const int top = (c->dec_layers - 1) * d_;
+void CpuEngine::decode(int count, const int32_t* tokens, int t, int s, float* logits) {
+  const Weights& w = m_.w;
+  const bool luong = c_.variant == Variant::kLuong;
+  const int top = (c_.dec_layers - 1) * d_;
   const std::size_t n2 = 2 * static_cast<std::size_t>(n_);
-  for (int i = 0; i < count; ++i) kernels::get_row(*k, w.tgt_emb, tokens[i], emb_all_ + static_cast<std::size_t>(i) * e_);
+  for (int i = 0; i < count; ++i) kernels::get_row(k_, w.tgt_emb, tokens[i], emb_all_ + static_cast<std::size_t>(i) * e_);
   if (!luong) {
     // Contexts: Bahdanau attends with the previous top state; encdec's is fixed.
-    if (c->variant == Variant::kBahdanau) {
+    if (c_.variant == Variant::kBahdanau) {
       gather(state_cur_, count, state_size_, top, d_, hq_);
       rows_product(w.att_W_a, hq_, count, nullptr, q_all_);
       for (int i = 0; i < count; ++i)
-        attend_bahdanau(q_all_ + static_cast<std::size_t>(i) * a_, s, att_step_ + static_cast<std::size_t>(i) * S,
+        attend_bahdanau(q_all_ + static_cast<std::size_t>(i) * a_, s, att_step_ + static_cast<std::size_t>(i) * S_,
                         ctx_all_ + i * n2);
     } else {
       for (int i = 0; i < count; ++i) {
-        std::memset(att_step_ + static_cast<std::size_t>(i) * S, 0, sizeof(float) * s);
+        std::memset(att_step_ + static_cast<std::size_t>(i) * S_, 0, sizeof(float) * s);
         std::memcpy(ctx_all_ + i * n2, fixed_ctx_, sizeof(float) * n2);
       }
     }
@@ -145,14 +145,14 @@ void TranslatorImpl::step(int count, const int32_t* tokens, int t, int s, float*
     for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
     rows_product(w.out_C_o, ctx_all_, count, nullptr, u2_all_);
     for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
-    for (int i = 0; i < count; ++i) k->maxout2(u_all_ + i * l2, l_, gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_);
+    for (int i = 0; i < count; ++i) k_.maxout2(u_all_ + i * l2, l_, gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_);
   } else {
     const float* x0 = emb_all_;
-    if (c->input_feeding) {
+    if (c_.input_feeding) {
       const std::size_t in = static_cast<std::size_t>(e_) + d_;
       for (int i = 0; i < count; ++i) {
         std::memcpy(x_all_ + i * in, emb_all_ + static_cast<std::size_t>(i) * e_, sizeof(float) * e_);
-        std::memcpy(x_all_ + i * in + e_, state_cur_ + static_cast<std::size_t>(i) * state_size_ + c->dec_layers * d_,
+        std::memcpy(x_all_ + i * in + e_, state_cur_ + static_cast<std::size_t>(i) * state_size_ + c_.dec_layers * d_,
                     sizeof(float) * d_);
       }
       x0 = x_all_;
@@ -162,19 +162,19 @@ void TranslatorImpl::step(int count, const int32_t* tokens, int t, int s, float*
       float* st_out = state_next_ + static_cast<std::size_t>(i) * state_size_;
       float* row = gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_;
       const float* h = st_out + top;
-      attend_luong(h, t, s, att_step_ + static_cast<std::size_t>(i) * S, ctx_);
+      attend_luong(h, t, s, att_step_ + static_cast<std::size_t>(i) * S_, ctx_);
       // h̃ = tanh(W_c [c; h])
       std::memcpy(cat_, ctx_, sizeof(float) * n2);
       std::memcpy(cat_ + n2, h, sizeof(float) * d_);
-      kernels::matvec(*k, w.dec_W_c, cat_, nullptr, row, xq_);
+      kernels::matvec(k_, w.dec_W_c, cat_, nullptr, row, xq_);
       for (int j = 0; j < d_; ++j) row[j] = std::tanh(row[j]);
-      if (c->input_feeding) std::memcpy(st_out + c->dec_layers * d_, row, sizeof(float) * d_);
+      if (c_.input_feeding) std::memcpy(st_out + c_.dec_layers * d_, row, sizeof(float) * d_);
     }
   }
   if (shortlist_.active())
-    shortlist_.output_layer(*k, gen_in_buf_, count, logits, xq_, xs_, pool);
+    shortlist_.output_layer(k_, gen_in_buf_, count, logits, xq_, xs_, *pool_);
   else
-    generator_.run(*k, gen_in_buf_, count, logits, xq_, xs_, pool);
+    cw_.generator.run(k_, gen_in_buf_, count, logits, xq_, xs_, *pool_);
 }
 
 }  // namespace softalign::internal

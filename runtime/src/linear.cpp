@@ -73,10 +73,12 @@ Status Linear::init(const kernels::Matrix& w, const float* bias, bool use_xnnpac
 void Linear::run(const kernels::KernelTable& k, const float* x, int rows, float* y, int8_t* xq, float* xs,
                  pthreadpool* pool) const {
   if (rows <= 0) return;
-  if (op_ != nullptr &&
-      xnn_setup_fully_connected_nc_f32(op_, rows, x, y, pool) == xnn_status_success &&
-      xnn_run_operator(op_, pool) == xnn_status_success)
-    return;
+  if (op_ != nullptr) {
+    std::lock_guard<std::mutex> lock(xnn_mutex_);
+    if (xnn_setup_fully_connected_nc_f32(op_, rows, x, y, pool) == xnn_status_success &&
+        xnn_run_operator(op_, pool) == xnn_status_success)
+      return;
+  }
   if (w_.type == WeightType::kI8)
     for (int r = 0; r < rows; ++r)
       xs[r] = k.quantize_i8(x + static_cast<std::size_t>(r) * w_.cols, w_.cols, xq + static_cast<std::size_t>(r) * w_.cols);

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 
 #include "kernels/kernels.hpp"
 #include "softalign/status.hpp"
@@ -49,6 +50,9 @@ class Linear {
   kernels::Matrix w_;
   const float* bias_ = nullptr;
   xnn_operator* op_ = nullptr;
+  // An XNNPACK operator holds its inputs between setup and run: translators
+  // sharing the layer (it belongs to the Model) take turns on it.
+  mutable std::mutex xnn_mutex_;
 };
 
 }  // namespace softalign::internal

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "cpu_weights.hpp"
 #include "kernels/kernels.hpp"
 #include "shortlist.hpp"
 #include "softalign/config.hpp"
@@ -62,6 +64,15 @@ class Storage {
   void* owned = nullptr;      // free on destruction
 };
 
+// What backends make of the weights (packed or uploaded copies), built once
+// per Model on first use and shared by all its Translators. Mutable: a const
+// Model fills it lazily, under std::call_once.
+struct BackendWeights {
+  std::once_flag cpu_once;
+  Status cpu_status;
+  std::unique_ptr<CpuWeights> cpu;
+};
+
 struct ModelImpl {
   ~ModelImpl();
   std::unique_ptr<Storage> storage;
@@ -75,6 +86,7 @@ struct ModelImpl {
   std::deque<std::vector<float>> widened;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> src_spm, tgt_spm;  // tgt may alias src (shared)
   const sentencepiece::SentencePieceProcessor* tgt() const { return tgt_spm ? tgt_spm.get() : src_spm.get(); }
+  mutable BackendWeights backend_weights;
 };
 
 // The runtime's (and the benchmark's) way to a Model's implementation: a

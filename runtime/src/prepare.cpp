@@ -1,5 +1,4 @@
-// Prepare: resolve the options, pick the kernels, create the linear layers
-// (XNNPACK operators) and plan + reserve the arena.
+// Prepare: resolve the options, pick the kernels and the engine, plan + reserve the arena.
 #include <pthreadpool.h>
 
 #include <algorithm>
@@ -7,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cpu_engine.hpp"
 #include "translator_impl.hpp"
 
 namespace softalign::internal {
@@ -91,45 +91,16 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
     if (pool == nullptr) return Status(StatusCode::kInternal, "cannot create the thread pool");
   }
 
-  n_ = c->enc_hidden;
-  d_ = c->dec_hidden;
-  e_ = c->emb_size;
-  a_ = c->att_hidden;
-  l_ = c->maxout_size;
-  V_ = c->tgt_vocab;
-  const bool luong = c->variant == Variant::kLuong;
-  state_size_ = c->dec_layers * d_ + (luong && c->input_feeding ? d_ : 0);
-  gen_in_ = luong ? d_ : l_;
-
-  // Linear layers (measurements in linear.hpp). The encoder input projections
-  // and the attention keys run many rows through small matrices: there
-  // XNNPACK's f32 operator is 1.5x faster than our kernels and its packed copy
-  // is small, so f32/f16 models use it (Linear::init keeps int8 in our
-  // kernels). The output layer stays on our kernels over the mapped weights:
-  // XNNPACK's copy of it costs 8 MB and 10 ms per Translator for 1.3x on beams.
-  constexpr bool kXnnpack = true;
-  constexpr bool kXnnpackOutput = false;
-  const Weights& w = m->w;
-  for (int layer = 0; layer < c->enc_layers; ++layer) {
-    enc_proj_fwd_.push_back(std::make_unique<Linear>());
-    enc_proj_bwd_.push_back(std::make_unique<Linear>());
-    st = enc_proj_fwd_.back()->init(w.enc_fwd[layer].w_ih, w.enc_fwd[layer].b_ih, kXnnpack);
-    if (st.ok()) st = enc_proj_bwd_.back()->init(w.enc_bwd[layer].w_ih, w.enc_bwd[layer].b_ih, kXnnpack);
-    if (!st.ok()) return st;
-  }
-  key_dim_ = 0;
-  if (c->variant == Variant::kBahdanau) {
-    st = keys_.init(w.att_U_a, w.att_U_a_b, kXnnpack);
-    key_dim_ = a_;
-  } else if (c->score == Score::kGeneral) {
-    st = keys_.init(w.att_W_a, nullptr, kXnnpack);
-    key_dim_ = d_;
-  } else if (c->score == Score::kConcat) {
-    st = keys_.init(w.att_W_k, nullptr, kXnnpack);
-    key_dim_ = a_;
-  }
-  if (st.ok()) st = generator_.init(w.gen_w, w.gen_b, kXnnpackOutput);
+  // The engine (engine.hpp). Backend::kAuto is the CPU until a second
+  // backend exists; the CPU's transformed weights belong to the Model.
+  const CpuWeights* cw = nullptr;
+  st = cpu_weights(*m, &cw);
   if (!st.ok()) return st;
+  EngineLimits limits;
+  limits.max_source = S;
+  limits.max_rows = K;
+  limits.shortlist = options.use_shortlist;
+  engine_ = std::make_unique<CpuEngine>(*m, *cw, *k, &pool, limits);
 
   // Plan, check against the cap (this translator and translate_batch's
   // workers each reserve one such arena), reserve, lay out for real.
@@ -153,44 +124,7 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
 
 void TranslatorImpl::layout(Arena& a) {
   const std::size_t s = S, kk = K, t = T;
-  const std::size_t wide = std::max({e_, 2 * n_, d_});
-  enc_a_ = a.take<float>(s * std::max(e_, 2 * n_));
-  enc_b_ = a.take<float>(s * std::max(e_, 2 * n_));
-  gi_f_ = a.take<float>(s * 3 * n_);
-  gi_b_ = a.take<float>(s * 3 * n_);
-  gh_ = a.take<float>(3 * std::max(n_, d_));
-  h_ = a.take<float>(std::max(n_, d_));
-  keys_buf_ = a.take<float>(s * std::max(key_dim_, 1));
-  fixed_ctx_ = a.take<float>(2 * n_);
-  const std::size_t linear_in = std::max(s * std::max(e_, 2 * n_), kk * gen_in_);
-  const std::size_t step_in = kk * (e_ + 2 * wide + std::max(2 * l_, 1));
-  xq_ = a.take<int8_t>(std::max({e_ + 2 * wide + std::max(l_, 1), linear_in, step_in}));
-  xs_ = a.take<float>(std::max(s, kk));
-  state_cur_ = a.take<float>(kk * state_size_);
-  state_next_ = a.take<float>(kk * state_size_);
-  x_ = a.take<float>(e_ + wide);
-  gi_ = a.take<float>(3 * d_);
-  q_ = a.take<float>(std::max({a_, d_, 1}));
-  scores_ = a.take<float>(s);
-  ctx_ = a.take<float>(2 * n_);
-  emb_ = a.take<float>(e_);
-  emb_all_ = a.take<float>(kk * e_);
-  x_all_ = a.take<float>(kk * (e_ + wide));
-  gi_all_ = a.take<float>(kk * 3 * d_);
-  gh_all_ = a.take<float>(kk * 3 * d_);
-  hq_ = a.take<float>(kk * d_);
-  hq2_ = a.take<float>(kk * d_);
-  q_all_ = a.take<float>(kk * std::max(a_, 1));
-  ctx_all_ = a.take<float>(kk * 2 * n_);
-  u_all_ = a.take<float>(kk * std::max(2 * l_, 1));
-  u2_all_ = a.take<float>(kk * std::max(2 * l_, 1));
-  u_ = a.take<float>(std::max(2 * l_, 1));
-  u2_ = a.take<float>(std::max(2 * l_, 1));
-  cat_ = a.take<float>(2 * n_ + d_);
-  gen_in_buf_ = a.take<float>(kk * gen_in_);
-  logits_ = a.take<float>(kk * V_);
-  shortlist_.layout(a, m->shortlist.present() && options.use_shortlist, m->w.gen_w, m->w.gen_b);
-  att_step_ = a.take<float>(kk * s);
+  engine_->layout(a);
   hist_tok_ = a.take<int32_t>(t * kk);
   hist_parent_ = a.take<int32_t>(t * kk);
   hist_att_ = a.take<float>(t * kk * s);
@@ -198,6 +132,7 @@ void TranslatorImpl::layout(Arena& a) {
   alive_logp_ = a.take<float>(kk);
   alive_tok_ = a.take<int32_t>(kk);
   alive_logp_next_ = a.take<float>(kk);
+  alive_parent_ = a.take<int32_t>(kk);
   top_idx_ = a.take<int32_t>(kk);
   top_val_ = a.take<float>(kk);
   coverage_ = a.take<double>(s);

@@ -42,22 +42,19 @@ Status TranslatorImpl::force_decode(const int32_t* src, std::size_t n, const int
   Status st = check_source(src, n);
   if (!st.ok()) return st;
   if (logits == nullptr) return Status(StatusCode::kInvalidArgument, "logits is null");
+  const int V = c->tgt_vocab;
   if (t_len > static_cast<std::size_t>(T))
     return Status(StatusCode::kInvalidArgument, "the target has " + std::to_string(t_len) +
                                                     " steps, more than the prepared maximum " + std::to_string(T));
   for (std::size_t i = 0; i < t_len; ++i)
-    if (tgt[i] < 0 || tgt[i] >= V_)
+    if (tgt[i] < 0 || tgt[i] >= V)
       return Status(StatusCode::kInvalidArgument, "target id " + std::to_string(tgt[i]) + " out of range");
   const int s = static_cast<int>(n);
-  shortlist_.select(m->shortlist, false, src, s, c->eos_id);  // full logits
-  nonfinite_ = false;
-  encode(src, s);
-  init_state(state_cur_);
+  engine_->select_vocab(false, src, s);  // full logits
+  engine_->start(src, s);
   for (std::size_t t = 0; t < t_len; ++t) {
-    step(1, tgt + t, static_cast<int>(t), s, logits + t * V_);
-    if (nonfinite_) return nonfinite_scores();
-    if (attention) std::memcpy(attention + t * s, att_step_, sizeof(float) * s);
-    std::memcpy(state_cur_, state_next_, sizeof(float) * state_size_);
+    if (!engine_->force_step(tgt[t], static_cast<int>(t), logits + t * V)) return nonfinite_scores();
+    if (attention) std::memcpy(attention + t * s, engine_->attention(0), sizeof(float) * s);
   }
   return Status::Ok();
 }
@@ -73,11 +70,9 @@ Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Se
                                                     " target tokens, more than the prepared " + std::to_string(T));
   const int beam = sr.beam;
   const int eos = c->eos_id;
-  // Logits rows have `width` columns: the shortlist's union, or the vocabulary.
-  const int width = shortlist_.select(m->shortlist, sr.shortlist, src, s, eos);
-  nonfinite_ = false;
-  encode(src, s);
-  init_state(state_cur_);
+  // Candidates are flattened indices row * width + column.
+  const int width = engine_->select_vocab(sr.shortlist, src, s);
+  engine_->start(src, s);
   int alive = 1;
   alive_tok_[0] = c->bos_id;
   alive_logp_[0] = 0.0f;
@@ -85,39 +80,28 @@ Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Se
   int finished = 0;
 
   for (int t = 0; t < t_max && alive > 0; ++t) {
-    step(alive, alive_tok_, t, s, logits_);
-    // Candidate totals: logp of the hypothesis + log_softmax of its logits.
-    for (int i = 0; i < alive; ++i) {
-      float* row = logits_ + static_cast<std::size_t>(i) * width;
-      k->log_softmax(row, width, row);
-      for (int v = 0; v < width; ++v) row[v] += alive_logp_[i];
-    }
-    // Flattened index i * V + v: ties go to the lower hypothesis, then the lower token.
     const int want = beam - finished;
-    const int got = k->topk(logits_, static_cast<std::size_t>(alive) * width, want, top_idx_, top_val_);
-    if (nonfinite_ || got < 1) return nonfinite_scores();
-    for (int j = 0; j < got; ++j)
-      if (!std::isfinite(top_val_[j])) return nonfinite_scores();
+    const int got = engine_->step(alive, alive_tok_, alive_logp_, t, want, top_idx_, top_val_);
+    if (got < 1) return nonfinite_scores();
     for (int j = 0; j < got; ++j) {
       const int parent = top_idx_[j] / width;
-      hist_tok_[static_cast<std::size_t>(t) * K + j] = shortlist_.token(top_idx_[j] % width);
+      hist_tok_[static_cast<std::size_t>(t) * K + j] = engine_->token(top_idx_[j] % width);
       hist_parent_[static_cast<std::size_t>(t) * K + j] = alive_idx_[parent];
-      std::memcpy(hist_att_ + (static_cast<std::size_t>(t) * K + j) * S,
-                  att_step_ + static_cast<std::size_t>(parent) * S, sizeof(float) * s);
+      std::memcpy(hist_att_ + (static_cast<std::size_t>(t) * K + j) * S, engine_->attention(parent),
+                  sizeof(float) * s);
     }
     // A kept EOS finishes; at the last step every kept candidate finishes as it is.
     int next_alive = 0;
     for (int j = 0; j < got; ++j) {
       const int parent = top_idx_[j] / width;
-      const int tok = shortlist_.token(top_idx_[j] % width);
+      const int tok = engine_->token(top_idx_[j] % width);
       if (tok == eos || t + 1 == t_max) {
         Finished& f = finished_[finished++];
         f.step = t;
         f.index = j;
         f.log_prob = top_val_[j];
       } else {
-        std::memcpy(state_cur_ + static_cast<std::size_t>(next_alive) * state_size_,
-                    state_next_ + static_cast<std::size_t>(parent) * state_size_, sizeof(float) * state_size_);
+        alive_parent_[next_alive] = parent;
         alive_tok_[next_alive] = tok;
         alive_logp_next_[next_alive] = top_val_[j];
         alive_idx_[next_alive] = j;
@@ -125,6 +109,7 @@ Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Se
       }
     }
     alive = next_alive;
+    engine_->reorder(alive_parent_, alive);
     std::memcpy(alive_logp_, alive_logp_next_, sizeof(float) * alive);
   }
 

@@ -1,0 +1,110 @@
+// The CPU engine's frame: its buffers, the vocabulary, and the step the
+// search sees (the decoder itself is in encoder.cpp and decoder.cpp).
+#include "cpu_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace softalign::internal {
+
+CpuEngine::CpuEngine(const ModelImpl& model, const CpuWeights& weights, const kernels::KernelTable& kernels,
+                     pthreadpool* const* pool, const EngineLimits& limits)
+    : m_(model),
+      c_(model.config),
+      cw_(weights),
+      k_(kernels),
+      pool_(pool),
+      S_(limits.max_source),
+      K_(limits.max_rows),
+      shortlist_room_(limits.shortlist && model.shortlist.present()) {
+  n_ = c_.enc_hidden;
+  d_ = c_.dec_hidden;
+  e_ = c_.emb_size;
+  a_ = c_.att_hidden;
+  l_ = c_.maxout_size;
+  V_ = c_.tgt_vocab;
+  const bool luong = c_.variant == Variant::kLuong;
+  state_size_ = c_.dec_layers * d_ + (luong && c_.input_feeding ? d_ : 0);
+  gen_in_ = luong ? d_ : l_;
+  key_dim_ = cw_.key_dim;
+}
+
+void CpuEngine::layout(Arena& a) {
+  const std::size_t s = S_, kk = K_;
+  const std::size_t wide = std::max({e_, 2 * n_, d_});
+  enc_a_ = a.take<float>(s * std::max(e_, 2 * n_));
+  enc_b_ = a.take<float>(s * std::max(e_, 2 * n_));
+  gi_f_ = a.take<float>(s * 3 * n_);
+  gi_b_ = a.take<float>(s * 3 * n_);
+  gh_ = a.take<float>(3 * std::max(n_, d_));
+  h_ = a.take<float>(std::max(n_, d_));
+  keys_buf_ = a.take<float>(s * std::max(key_dim_, 1));
+  fixed_ctx_ = a.take<float>(2 * n_);
+  const std::size_t linear_in = std::max(s * std::max(e_, 2 * n_), kk * gen_in_);
+  const std::size_t step_in = kk * (e_ + 2 * wide + std::max(2 * l_, 1));
+  xq_ = a.take<int8_t>(std::max({e_ + 2 * wide + std::max(l_, 1), linear_in, step_in}));
+  xs_ = a.take<float>(std::max(s, kk));
+  state_cur_ = a.take<float>(kk * state_size_);
+  state_next_ = a.take<float>(kk * state_size_);
+  q_ = a.take<float>(std::max({a_, d_, 1}));
+  ctx_ = a.take<float>(2 * n_);
+  emb_all_ = a.take<float>(kk * e_);
+  x_all_ = a.take<float>(kk * (e_ + wide));
+  gi_all_ = a.take<float>(kk * 3 * d_);
+  gh_all_ = a.take<float>(kk * 3 * d_);
+  hq_ = a.take<float>(kk * d_);
+  hq2_ = a.take<float>(kk * d_);
+  q_all_ = a.take<float>(kk * std::max(a_, 1));
+  ctx_all_ = a.take<float>(kk * 2 * n_);
+  u_all_ = a.take<float>(kk * std::max(2 * l_, 1));
+  u2_all_ = a.take<float>(kk * std::max(2 * l_, 1));
+  cat_ = a.take<float>(2 * n_ + d_);
+  gen_in_buf_ = a.take<float>(kk * gen_in_);
+  logits_ = a.take<float>(kk * V_);
+  shortlist_.layout(a, shortlist_room_, m_.w.gen_w, m_.w.gen_b);
+  att_step_ = a.take<float>(kk * s);
+}
+
+int CpuEngine::select_vocab(bool use, const int32_t* src, int s) {
+  width_ = shortlist_.select(m_.shortlist, use, src, s, c_.eos_id);
+  return width_;
+}
+
+void CpuEngine::start(const int32_t* src, int s) {
+  s_ = s;
+  nonfinite_ = false;
+  encode(src, s);
+  init_state(state_cur_);
+}
+
+int CpuEngine::step(int rows, const int32_t* tokens, const float* row_logp, int t, int want, int32_t* idx,
+                    float* val) {
+  decode(rows, tokens, t, s_, logits_);
+  // Candidate totals: logp of the row + log_softmax of its logits.
+  for (int i = 0; i < rows; ++i) {
+    float* row = logits_ + static_cast<std::size_t>(i) * width_;
+    k_.log_softmax(row, width_, row);
+    for (int v = 0; v < width_; ++v) row[v] += row_logp[i];
+  }
+  // Flattened index i * width + v: ties go to the lower row, then the lower column.
+  const int got = k_.topk(logits_, static_cast<std::size_t>(rows) * width_, want, idx, val);
+  if (nonfinite_ || got < 1) return -1;
+  for (int j = 0; j < got; ++j)
+    if (!std::isfinite(val[j])) return -1;
+  return got;
+}
+
+void CpuEngine::reorder(const int32_t* parents, int n) {
+  for (int i = 0; i < n; ++i)
+    std::memcpy(state_cur_ + static_cast<std::size_t>(i) * state_size_,
+                state_next_ + static_cast<std::size_t>(parents[i]) * state_size_, sizeof(float) * state_size_);
+}
+
+bool CpuEngine::force_step(int32_t token, int t, float* logits) {
+  decode(1, &token, t, s_, logits);
+  std::memcpy(state_cur_, state_next_, sizeof(float) * state_size_);
+  return !nonfinite_;
+}
+
+}  // namespace softalign::internal

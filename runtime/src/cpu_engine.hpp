@@ -1,0 +1,100 @@
+// The CPU engine: the decoder engine (engine.hpp) on the kernel table of
+// this CPU (kernels/), with the model's weights as the file maps them and
+// every working buffer in the translator's arena.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engine.hpp"
+#include "kernels/kernels.hpp"
+#include "linear.hpp"
+#include "model_impl.hpp"
+#include "shortlist.hpp"
+
+struct pthreadpool;
+
+namespace softalign::internal {
+
+class CpuEngine final : public Engine {
+ public:
+  // `pool` points at the translator's thread pool (null: one thread); it is
+  // read at each call, since translate_batch lends the pool to its workers.
+  CpuEngine(const ModelImpl& model, const CpuWeights& weights, const kernels::KernelTable& kernels,
+            pthreadpool* const* pool, const EngineLimits& limits);
+
+  const char* name() const override { return "cpu"; }
+  void layout(Arena& arena) override;
+  int select_vocab(bool use, const int32_t* src, int s) override;
+  int32_t token(int column) const override { return shortlist_.token(column); }
+  void start(const int32_t* src, int s) override;
+  int step(int rows, const int32_t* tokens, const float* row_logp, int t, int want, int32_t* idx,
+           float* val) override;
+  const float* attention(int row) const override { return att_step_ + static_cast<std::size_t>(row) * S_; }
+  void reorder(const int32_t* parents, int n) override;
+  bool force_step(int32_t token, int t, float* logits) override;
+
+ private:
+  void encode(const int32_t* src, int s);
+  void init_state(float* state);
+  // The decoder for `count` rows: tokens[i], state_cur_ rows → state_next_
+  // rows, attention rows att_step_, logits rows (width columns) into `logits`.
+  void decode(int count, const int32_t* tokens, int t, int s, float* logits);
+  void attend_bahdanau(const float* q, int s, float* att, float* ctx);
+  void attend_luong(const float* h, int t, int s, float* att, float* ctx);
+  void gru_stack(const float* x0, int count);
+  void rows_product(const kernels::Matrix& w, const float* x, int count, const float* bias, float* y);
+
+  const ModelImpl& m_;
+  const ModelConfig& c_;
+  const CpuWeights& cw_;  // the model's linear layers for this backend, shared by every translator
+  const kernels::KernelTable& k_;
+  pthreadpool* const* pool_;
+  const int S_, K_;
+  Shortlist shortlist_;  // this sentence's target vocabulary, when the shortlist is on
+  bool shortlist_room_;
+
+  int s_ = 0;           // this sentence's source length
+  int width_ = 0;       // columns of a logits row (the shortlist's union, or the vocabulary)
+  bool nonfinite_ = false;  // a step met a NaN where it would become an index (damaged weights)
+
+  // Sizes.
+  int n_ = 0, d_ = 0, e_ = 0, a_ = 0, l_ = 0, V_ = 0;
+  int key_dim_ = 0;     // columns of the keys (0: none; dot uses the annotations)
+  int state_size_ = 0;  // floats per row: dec_layers * d (+ d for input feeding)
+  int gen_in_ = 0;      // generator input size (l or d)
+
+  // Buffers (see layout()).
+  float* enc_a_ = nullptr;   // [S, max(e, 2n)] layer input / output (ping-pong)
+  float* enc_b_ = nullptr;
+  float* gi_f_ = nullptr;    // [S, 3n]
+  float* gi_b_ = nullptr;
+  float* gh_ = nullptr;      // [3 max(n, d)]
+  float* h_ = nullptr;       // [max(n, d)]
+  const float* ann_ = nullptr;  // [S, 2n] annotations (points into enc_a_/enc_b_)
+  float* keys_buf_ = nullptr;   // [S, key_dim]
+  float* fixed_ctx_ = nullptr;  // [2n] encdec context
+  int8_t* xq_ = nullptr;        // quantized activations scratch (rows × cols of the widest product)
+  float* xs_ = nullptr;         // their per-row scales
+  float* state_cur_ = nullptr;  // [K, state_size]
+  float* state_next_ = nullptr;
+  float* q_ = nullptr;          // [max(a, d)]
+  float* ctx_ = nullptr;        // [2n]
+  // Per-row buffers of the decoder step ([K, ...]).
+  float* emb_all_ = nullptr;    // [K, e]
+  float* x_all_ = nullptr;      // [K, e + max(2n, d)] GRU stack input
+  float* gi_all_ = nullptr;     // [K, 3d]
+  float* gh_all_ = nullptr;     // [K, 3d]
+  float* hq_ = nullptr;         // [K, d] gathered states
+  float* hq2_ = nullptr;        // [K, d]
+  float* q_all_ = nullptr;      // [K, a] attention queries
+  float* ctx_all_ = nullptr;    // [K, 2n] contexts
+  float* u_all_ = nullptr;      // [K, 2l]
+  float* u2_all_ = nullptr;     // [K, 2l]
+  float* cat_ = nullptr;        // [2n + d]
+  float* gen_in_buf_ = nullptr; // [K, gen_in]
+  float* logits_ = nullptr;     // [K, V]
+  float* att_step_ = nullptr;   // [K, S]
+};
+
+}  // namespace softalign::internal
