@@ -11,6 +11,9 @@
 #include "kernels/avx2/avx2.hpp"
 #include "kernels/avx512/avx512.hpp"
 #endif
+#if SOFTALIGN_HAVE_NEON_KERNELS
+#include "kernels/neon/neon.hpp"
+#endif
 
 namespace softalign::kernels {
 
@@ -25,6 +28,21 @@ int available_kernels(const KernelTable** out, int max) {
     if (avx2 && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
         cpuinfo_has_x86_avx512vnni())
       sets[n++] = &avx512::table();
+  }
+#endif
+#if SOFTALIGN_HAVE_NEON_KERNELS
+  // cpuinfo reads the features from the kernel's HWCAP bits (getauxval),
+  // which qemu-user sets from its -cpu model too.
+  if (cpuinfo_initialize()) {
+#if defined(__aarch64__)
+    const bool neon = cpuinfo_has_arm_neon() && cpuinfo_has_arm_neon_fma();  // baseline of ARMv8-A
+#else
+    const bool neon = cpuinfo_has_arm_neon() && cpuinfo_has_arm_neon_fma() && cpuinfo_has_arm_vfpv4();
+#endif
+    if (neon) sets[n++] = &neon::table();
+#if SOFTALIGN_HAVE_NEON_DOT_KERNELS
+    if (neon && cpuinfo_has_arm_neon_dot()) sets[n++] = &neon::dot_table();
+#endif
   }
 #endif
   for (int i = 0; i < n && i < max; ++i) out[i] = sets[i];

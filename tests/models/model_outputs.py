@@ -20,10 +20,11 @@ not, nothing is written and the sentences that differ are listed (exit 1): pick 
 """
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 
-KERNEL_SETS = ("ref", "avx2", "avx512")
+KERNEL_SETS = ("ref", "avx2", "avx512", "neon", "neon_dot")
 # The search, given in full so the expected outputs do not depend on a model's stored defaults.
 SEARCH = {
     "greedy": ["--beam", "1", "--max-len-a", "1.5", "--max-len-b", "10"],
@@ -88,9 +89,9 @@ def read_expected(root, name):
     return rows
 
 
-def translate(cli, model, kernels, sources, search):
+def translate(cli, model, kernels, sources, search, emulator=""):
     """The outputs of one search, one per source; None when this CPU lacks the kernel set."""
-    args = [cli, "translate", "-m", model, "--kernels", kernels, *SEARCH[search]]
+    args = [*shlex.split(emulator), cli, "translate", "-m", model, "--kernels", kernels, *SEARCH[search]]
     p = subprocess.run(args, input="".join(s + "\n" for s in sources), capture_output=True, text=True,
                        encoding="utf-8", timeout=600)
     if p.returncode != 0 and UNSUPPORTED in p.stderr:
@@ -124,7 +125,7 @@ def check(args):
             raise Failure(f"tests/models/{name}.expected.tsv is not for the sentences of "
                           f"tests/models/{pair}.sources.txt: run tests/models/regenerate.sh")
         for col, search in enumerate(SEARCH, 1):
-            got = translate(args.cli, model, args.kernels, sources, search)
+            got = translate(args.cli, model, args.kernels, sources, search, args.emulator)
             if got is None:
                 print(f"kernel set {args.kernels!r} is not available on this CPU: skipped")
                 return 77
@@ -189,6 +190,7 @@ def main():
     c = sub.add_parser("check")
     c.add_argument("--cli", required=True, help="the softalign program")
     c.add_argument("--kernels", required=True, choices=KERNEL_SETS)
+    c.add_argument("--emulator", default="", help="a command the CLI runs under (cross builds: qemu-aarch64 -L SYSROOT)")
     c.add_argument("--root", default=default_root, help="the repository (default: this file's)")
     r = sub.add_parser("regenerate")
     r.add_argument("--cli", required=True, help="the softalign program")

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/kernels.hpp"
+#include "kernels/ref/ref.hpp"
 
 using namespace softalign::kernels;
 
@@ -43,6 +44,39 @@ double max_abs_diff(const float* a, const float* b, std::size_t n) {
 }
 
 }  // namespace
+
+TEST_CASE("kernel sets: every entry filled, the reference's by the reference functions") {
+  const KernelTable* sets[16];
+  const int n = available_kernels(sets, 16);
+  for (int i = 0; i < n && i < 16; ++i) {
+    const KernelTable& k = *sets[i];
+    INFO(std::string(k.name));
+    CHECK((k.matvec_f32 != nullptr));
+    CHECK((k.matvec_f16 != nullptr));
+    CHECK((k.matvec_i8 != nullptr));
+    CHECK((k.matmat_f32 != nullptr));
+    CHECK((k.matmat_f16 != nullptr));
+    CHECK((k.matmat_i8 != nullptr));
+    CHECK((k.quantize_i8 != nullptr));
+    CHECK((k.row_f16 != nullptr));
+    CHECK((k.row_i8 != nullptr));
+    CHECK((k.gru_cell != nullptr));
+    CHECK((k.additive_scores != nullptr));
+    CHECK((k.dot_scores != nullptr));
+    CHECK((k.softmax != nullptr));
+    CHECK((k.log_softmax != nullptr));
+    CHECK((k.weighted_sum != nullptr));
+    CHECK((k.maxout2 != nullptr));
+    CHECK((k.topk != nullptr));
+  }
+  // The entries that share a signature, each where it belongs.
+  const KernelTable& ref = ref_kernels();
+  CHECK((ref.dot_scores == &softalign::kernels::ref::dot_scores));
+  CHECK((ref.weighted_sum == &softalign::kernels::ref::weighted_sum));
+  CHECK((ref.matvec_f32 == &softalign::kernels::ref::matvec_f32));
+  CHECK((ref.matmat_f32 == &softalign::kernels::ref::matmat_f32));
+  CHECK((ref.softmax == &softalign::kernels::ref::softmax));
+}
 
 TEST_CASE("kernel sets: products at odd sizes equal the reference") {
   const KernelTable& ref = ref_kernels();
