@@ -464,9 +464,8 @@ def ddtp_sets(ddtp, lang):
 
 
 def build_splits(catalogs, ddtp_train_src=frozenset(), ddtp_held=frozenset()):
-    """catalogs: iterable of (source_package, lang-independent) -> list of (src, tgt) raw pairs.
-    Given {source_package: [(src, tgt), ...]} for one language, returns
-    {split: sorted list of (src, tgt)} and counts:
+    """The splits of one language from {source_package: [(src, tgt), ...]} (normalised
+    pairs): returns ({split: sorted list of (src, tgt)}, counts), where:
     - each pair's split is its source package's (split_of);
     - an English sentence in a train package is train only (removed from dev/test): no
       dev or test English sentence occurs in train; one in a dev and a test package is dev;

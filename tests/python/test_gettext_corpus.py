@@ -156,10 +156,7 @@ def test_split_rules():
         n["dev"]: [("Open", "Ouvrir"), ("Dev only", "Dev seulement")],
         n["test"]: [("Close", "Fermer"), ("Dev only", "Dev seul"), ("Test only", "Test A"),
                     ("Test only", "Test B"), ("In DDTP train", "x y")],
-        n["test"] + "-other": [],
     }
-    cats2 = dict(cats)
-    cats2["zz" + n["test"]] = []
     out, _ = G.build_splits(cats, ddtp_train_src={"In DDTP train"}, ddtp_held={"Fuite"})
     assert out["train"] == [("Close", "Clore"), ("Close", "Fermer"), ("Open", "Ouvrir")]   # "Leak" held out
     assert out["dev"] == [("Dev only", "Dev seulement")]                                    # "Open" is train's
