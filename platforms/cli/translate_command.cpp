@@ -25,7 +25,8 @@ struct TranslateArgs {
   std::vector<std::string> sentences;
   int beam = 0, nbest = 0, batch = 16, threads = 1, workers = 1, max_src_len = 0, max_arena_mib = 0;
   float alpha = 0, beta = 0, max_len_a = 0, max_len_b = 0;
-  bool alignment = false, word_alignment = false, json = false, split_long = false, replace_utf8 = false;
+  bool alignment = false, word_alignment = false, json = false, split_long = false, no_split_long = false;
+  bool replace_utf8 = false;
   bool stats = false;
   bool no_shortlist = false;
   std::string kernels;
@@ -157,7 +158,7 @@ int run(const TranslateArgs& a) {
   options.search.return_alignment = want_alignment;
   options.search.return_attention = want_alignment;
   options.threads = a.threads;
-  options.long_input = a.split_long ? LongInputPolicy::kSplitSentences : LongInputPolicy::kError;
+  options.long_input = a.no_split_long ? LongInputPolicy::kError : LongInputPolicy::kSplit;
   options.invalid_utf8 = a.replace_utf8 ? InvalidUtf8Policy::kReplace : InvalidUtf8Policy::kError;
   options.kernels = a.kernels;
   options.use_shortlist = !a.no_shortlist;
@@ -249,7 +250,8 @@ std::function<int()> add_translate_command(CLI::App& app) {
   a->max_len_b_opt = cmd->add_option("--max-len-b", a->max_len_b, "Max target length = floor(a * S + b): b")
                          ->check(at_least(0));
   cmd->add_option("--max-src-len", a->max_src_len,
-                  "Longest source in pieces, EOS included (default: the model's maximum)")
+                  "Longest source translated whole, in pieces, EOS included (default: the model's maximum; "
+                  "up to 1024 except for location-score models)")
       ->check(at_least(1));
   cmd->add_flag("--alignment", a->alignment, "Append the hard alignment over pieces (Pharaoh)");
   cmd->add_flag("--word-alignment", a->word_alignment,
@@ -262,7 +264,12 @@ std::function<int()> add_translate_command(CLI::App& app) {
   cmd->add_option("--workers", a->workers, "Translators working on a batch's sentences in parallel")
       ->capture_default_str()
       ->check(at_least(1));
-  cmd->add_flag("--split-long", a->split_long, "Split sources longer than --max-src-len at sentence ends");
+  auto* split_opt = cmd->add_flag("--split-long", a->split_long,
+                                  "Split sources longer than --max-src-len (the default; kept for old scripts)");
+  cmd->add_flag("--no-split-long", a->no_split_long,
+                "Fail on sources longer than --max-src-len instead of splitting them (at sentence ends, "
+                "then clause punctuation, then in halves) and joining the translations")
+      ->excludes(split_opt);
   cmd->add_flag("--replace-invalid-utf8", a->replace_utf8, "Replace invalid UTF-8 bytes instead of failing");
   cmd->add_flag("--stats", a->stats, "At the end, print lines/s, target pieces/s and load time on stderr");
   cmd->add_option("--kernels", a->kernels, "Kernel set (default: the best for this CPU; 'ref': reference)");

@@ -271,6 +271,7 @@ void softalign_translator_options_init(softalign_translator_options* options, si
   d.max_len_b = -1.0f;
   d.threads = 1;
   d.use_shortlist = 1;
+  d.split_long_input = 1;
   std::memcpy(options, &d, d.struct_size);
 }
 

@@ -60,9 +60,11 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
   c = &m->config;
   options = opts;
   auto bad = [](const std::string& msg) { return Status(StatusCode::kInvalidArgument, msg); };
-  if (opts.max_source_tokens < 0 || opts.max_source_tokens > c->max_src_len)
-    return bad("max_source_tokens must be in [0, " + std::to_string(c->max_src_len) + "] (0 = the model's), got " +
-               std::to_string(opts.max_source_tokens));
+  // S_max is a planning limit, except where the weights have S_max rows.
+  const int longest = c->score == Score::kLocation ? c->max_src_len : ConfigLimits::kMaxSourceLength;
+  if (opts.max_source_tokens < 0 || opts.max_source_tokens > longest)
+    return bad("max_source_tokens must be in [0, " + std::to_string(longest) + "] (0 = the model's " +
+               std::to_string(c->max_src_len) + "), got " + std::to_string(opts.max_source_tokens));
   if (opts.threads < 1 || opts.threads > 256) return bad("threads must be in [1, 256]");
   if (opts.backend == Backend::kVulkan)
     return Status(StatusCode::kUnsupported, "the Vulkan backend is not built in this version");

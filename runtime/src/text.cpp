@@ -68,14 +68,62 @@ bool is_blank(std::string_view s) {
   return true;
 }
 
+namespace {
+
+// Appends `part` trimmed, unless it is blank.
+void push_trimmed(std::vector<std::string>& parts, std::string_view part) {
+  const std::size_t b = part.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return;
+  const std::size_t e = part.find_last_not_of(" \t\r\n");
+  parts.emplace_back(part.substr(b, e - b + 1));
+}
+
+bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
+
+}  // namespace
+
+std::vector<std::string> split_clauses(std::string_view s) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i + 1 < s.size(); ++i)
+    if ((s[i] == ';' || s[i] == ':' || s[i] == ',') && is_space(s[i + 1])) {
+      push_trimmed(parts, s.substr(start, i + 1 - start));
+      start = i + 1;
+    }
+  push_trimmed(parts, s.substr(start));
+  return parts;
+}
+
+std::vector<std::string> split_halves(std::string_view s) {
+  std::vector<std::string> parts;
+  const std::size_t mid = s.size() / 2;
+  std::size_t cut = std::string_view::npos;
+  for (std::size_t d = 0; d <= mid && cut == std::string_view::npos; ++d) {
+    if (mid + d < s.size() && is_space(s[mid + d])) cut = mid + d;
+    else if (d <= mid && is_space(s[mid - d])) cut = mid - d;
+  }
+  if (cut == std::string_view::npos || cut == 0) {
+    // No space inside: the character boundary nearest the middle (not a
+    // UTF-8 continuation byte 10xxxxxx).
+    cut = mid;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    if (cut == 0) {
+      cut = mid;
+      while (cut < s.size() && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) ++cut;
+    }
+  }
+  if (cut == 0 || cut >= s.size()) {
+    push_trimmed(parts, s);
+    return parts;
+  }
+  push_trimmed(parts, s.substr(0, cut));
+  push_trimmed(parts, s.substr(cut));
+  return parts;
+}
+
 std::vector<std::string> split_sentences(std::string_view s) {
   std::vector<std::string> parts;
-  auto push = [&](std::string_view part) {
-    const std::size_t b = part.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos) return;
-    const std::size_t e = part.find_last_not_of(" \t\r\n");
-    parts.emplace_back(part.substr(b, e - b + 1));
-  };
+  auto push = [&](std::string_view part) { push_trimmed(parts, part); };
   std::size_t start = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] != '.' && s[i] != '!' && s[i] != '?') continue;

@@ -20,6 +20,11 @@ bool is_blank(std::string_view s);
 // Splits after '.', '!', '?' (and their runs, closing quotes/brackets) followed
 // by whitespace; the parts keep their text, trimmed.
 std::vector<std::string> split_sentences(std::string_view s);
+// Splits after ';', ':', ',' followed by whitespace; trimmed, as above.
+std::vector<std::string> split_clauses(std::string_view s);
+// Two halves: at the whitespace nearest the middle, or else at the UTF-8
+// character boundary nearest it; one part when `s` is one character.
+std::vector<std::string> split_halves(std::string_view s);
 
 // `s` with every ASCII control character written as an escape (\n, \t, \r,
 // \xHH), so text from a file (metadata, tensor names) prints as one line.

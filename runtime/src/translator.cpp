@@ -153,13 +153,16 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
         impl_->options.long_input == LongInputPolicy::kError)
       return translate_tokens(*this, ids, pieces, search, out);
 
-    // Too long: translate sentence by sentence and join the best translations
-    // (one hypothesis; no attention or alignment across the parts).
-    const std::vector<std::string> parts = internal::split_sentences(text);
+    // Too long: split (LongInputPolicy), translate each part (splitting it
+    // again when it is still too long) and join the best translations (one
+    // hypothesis; no attention or alignment across the parts).
+    std::vector<std::string> parts = internal::split_sentences(text);
+    if (parts.size() < 2) parts = internal::split_clauses(text);
+    if (parts.size() < 2) parts = internal::split_halves(text);
     if (parts.size() < 2)
       return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(ids.size()) +
                                                    " tokens, more than max_source_tokens " + std::to_string(impl_->S) +
-                                                   ", and no sentence boundary to split at");
+                                                   ", and cannot be split further");
     SearchOptions one = search;
     one.nbest = 1;
     one.return_attention = false;

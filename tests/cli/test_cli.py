@@ -208,7 +208,8 @@ class Translate(unittest.TestCase):
         stdin = (self.g.sources[0] + "\n").encode() + b"caf\xff\n" + (self.g.sources[1] + "\n" + long_src + "\n").encode()
         for workers in ("1", "2"):
             p = subprocess.run([CLI, "translate", "-m", self.g.model, "--beam", "1", *LEN, "--max-src-len", "12",
-                                "--batch", "4", "--workers", workers], input=stdin, capture_output=True, timeout=60)
+                                "--no-split-long", "--batch", "4", "--workers", workers], input=stdin,
+                               capture_output=True, timeout=60)
             self.assertEqual(p.returncode, 1)
             out = p.stdout.decode().split("\n")[:-1]
             self.assertEqual(out, [self.g.greedy_text(0), "", self.g.greedy_text(1), ""])
@@ -224,12 +225,19 @@ class Translate(unittest.TestCase):
         self.assertEqual(alone.returncode, 0, alone.stderr)
         n = len(self.g.sentences[1]["src_ids"]) + 1  # room for one part only
         args = ["--beam", "1", *LEN, "--max-src-len", str(n + 2), part + " " + part]
-        p = self.translate("--split-long", *args)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(p.stdout, alone.stdout.rstrip("\n") + " " + alone.stdout)
-        p = self.translate(*args)
+        for split in ([], ["--split-long"]):  # splitting is the default
+            p = self.translate(*split, *args)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout, alone.stdout.rstrip("\n") + " " + alone.stdout)
+        p = self.translate("--no-split-long", *args)
         self.assertEqual(p.returncode, 1)
         self.assertIn("input_too_long", p.stderr)
+        # No sentence end: still one non-empty line, from clauses or halves.
+        words = " ".join([self.g.sources[1]] * 6)
+        p = self.translate("--beam", "1", *LEN, "--max-src-len", str(n + 2), words)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(p.stdout.split("\n")), 2)
+        self.assertTrue(p.stdout.strip())
 
     def test_stats(self):
         p = self.translate("--beam", "1", *LEN, "--stats", *self.g.sources)

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "golden_util.hpp"
+#include "text.hpp"
 
 using namespace softalign;
 
@@ -124,7 +125,7 @@ TEST_CASE("bad translator options") {
     return Translator::prepare(m, o, &tr);
   };
   CHECK(prepare([](TranslatorOptions&) {}).ok());
-  CHECK(prepare([&](TranslatorOptions& o) { o.max_source_tokens = m->config().max_src_len + 1; }).code() ==
+  CHECK(prepare([&](TranslatorOptions& o) { o.max_source_tokens = ConfigLimits::kMaxSourceLength + 1; }).code() ==
         StatusCode::kInvalidArgument);
   CHECK(prepare([](TranslatorOptions& o) { o.max_source_tokens = -1; }).code() == StatusCode::kInvalidArgument);
   CHECK(prepare([](TranslatorOptions& o) { o.threads = 0; }).code() == StatusCode::kInvalidArgument);
@@ -164,6 +165,7 @@ TEST_CASE("bad inputs") {
   TranslatorOptions o;
   o.max_source_tokens = 16;
   o.search.beam_size = 2;
+  o.long_input = LongInputPolicy::kError;  // the default splits
   std::unique_ptr<Translator> tr;
   REQUIRE(Translator::prepare(m, o, &tr).ok());
   NBestView nb;
@@ -236,7 +238,7 @@ TEST_CASE("bad inputs") {
     CHECK(tr->translate(many, &r).code() == StatusCode::kInputTooLong);
 
     TranslatorOptions split = o;
-    split.long_input = LongInputPolicy::kSplitSentences;
+    split.long_input = LongInputPolicy::kSplit;
     std::unique_ptr<Translator> tr2;
     REQUIRE(Translator::prepare(m, split, &tr2).ok());
     REQUIRE(tr2->translate(many, &r).ok());
@@ -244,10 +246,47 @@ TEST_CASE("bad inputs") {
     TranslationResult one;
     REQUIRE(tr2->translate("The file.", &one).ok());
     CHECK(r.hypotheses[0].ids.size() == 40 * one.hypotheses[0].ids.size());
-    CHECK(tr2->translate(huge, &r).code() == StatusCode::kInputTooLong);  // no boundary to split at
+    // No sentence boundary: split in halves at spaces until the parts fit.
+    REQUIRE(tr2->translate(huge, &r).ok());
+    CHECK(!r.hypotheses.at(0).text.empty());
+    // Clause punctuation comes before halves; one unbroken token is cut between characters.
+    std::string clauses, word;
+    for (int i = 0; i < 30; ++i) clauses += "the file system, ";
+    for (int i = 0; i < 20; ++i) word += "filesystem";
+    for (const std::string& text : {clauses, word}) {
+      std::vector<int32_t> text_ids;
+      REQUIRE(m->encode_source(text, &text_ids).ok());
+      INFO(text_ids.size(), " source ids");
+      REQUIRE(tr2->translate(text, &r).ok());
+      CHECK(r.hypotheses.size() == 1);
+    }
     std::vector<TranslationResult> batch;
     st = tr->translate_batch({"the file", huge}, &batch);
     CHECK(st.code() == StatusCode::kInputTooLong);
     CHECK(st.message().find("sentence 1") != std::string::npos);
   }
+}
+
+TEST_CASE("long inputs split at sentence ends, then clauses, then halves") {
+  using internal::split_clauses;
+  using internal::split_halves;
+  CHECK(split_clauses("a, b; c: d,e") == std::vector<std::string>{"a,", "b;", "c:", "d,e"});
+  CHECK(split_halves("one two three four") == std::vector<std::string>{"one two", "three four"});
+  CHECK(split_halves("abcd") == std::vector<std::string>{"ab", "cd"});
+  // Never inside a UTF-8 character; one character cannot be split.
+  CHECK(split_halves("\xc3\xa9\xc3\xa9\xc3\xa9") == std::vector<std::string>{"\xc3\xa9", "\xc3\xa9\xc3\xa9"});
+  CHECK(split_halves("\xc3\xa9") == std::vector<std::string>{"\xc3\xa9"});
+  // The planning limit: a longer max_source_tokens than the model's S_max
+  // where no weight depends on it; location-score models keep theirs.
+  auto m = load_golden("bahdanau");
+  TranslatorOptions o;
+  o.max_source_tokens = 512;
+  std::unique_ptr<Translator> tr;
+  REQUIRE(Translator::prepare(m, o, &tr).ok());
+  CHECK(tr->max_source_tokens() == 512);
+  o.max_source_tokens = 1025;
+  CHECK(Translator::prepare(m, o, &tr).code() == StatusCode::kInvalidArgument);
+  auto loc = load_golden("luong_location");
+  o.max_source_tokens = loc->config().max_src_len + 1;
+  CHECK(Translator::prepare(loc, o, &tr).code() == StatusCode::kInvalidArgument);
 }

@@ -25,18 +25,26 @@ struct SearchOptions {
 };
 
 enum class Backend { kAuto, kCpu, kVulkan };
-// What translate() does with a source longer than max_source_tokens.
-enum class LongInputPolicy { kError, kSplitSentences };
+// What translate() does with a source longer than max_source_tokens: fail
+// with kInputTooLong, or split it — at sentence ends, else at clause
+// punctuation (; : ,), else in halves at the space nearest the middle (else
+// between characters) — translate the parts and join their best
+// translations (one hypothesis, no attention across the parts).
+enum class LongInputPolicy { kError, kSplit, kSplitSentences = kSplit /* the older name */ };
 // What translate() does with text that is not valid UTF-8.
 enum class InvalidUtf8Policy { kError, kReplace /* each bad byte becomes U+FFFD */ };
 
 struct TranslatorOptions {
-  // Longest source accepted, in pieces, EOS included. 0 = the model's S_max
-  // (it may not exceed S_max). The arena is planned for this length.
+  // Longest source translated in one piece, in pieces, EOS included. 0 = the
+  // model's S_max. It is a planning limit: up to ConfigLimits::kMaxSourceLength
+  // for every model but those with the location score (whose weights have
+  // S_max rows); the arena grows with it (the search history holds an
+  // attention row of this length per kept candidate and step), and a model
+  // translates sources longer than it was trained on less well.
   int max_source_tokens = 0;
   // The search: beam_size and max_len_a/b here also fix the arena's size.
   SearchOptions search;
-  LongInputPolicy long_input = LongInputPolicy::kError;
+  LongInputPolicy long_input = LongInputPolicy::kSplit;
   InvalidUtf8Policy invalid_utf8 = InvalidUtf8Policy::kError;
   // Threads for the intra-sentence work (XNNPACK's thread pool); 1 = the calling thread only.
   int threads = 1;

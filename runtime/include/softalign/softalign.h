@@ -183,8 +183,10 @@ typedef struct softalign_translator_options {
   float max_len_b;           /* negative: the model's default */
   int32_t alignment;         /* nonzero: results carry soft and hard alignments */
   int32_t threads;           /* threads for one translation, >= 1 */
-  int32_t split_long_input;  /* nonzero: split sources that are too long at sentence ends
-                                instead of failing with SOFTALIGN_INPUT_TOO_LONG */
+  int32_t split_long_input;  /* nonzero (the default): split sources longer than
+                                max_source_tokens (at sentence ends, else clause punctuation,
+                                else in halves) and join the parts' translations;
+                                0: fail with SOFTALIGN_INPUT_TOO_LONG */
   int32_t replace_invalid_utf8; /* nonzero: replace bad bytes by U+FFFD instead of failing */
   const char* kernels;       /* NULL: the best for this CPU; "ref": the reference kernels */
   int32_t use_shortlist;     /* nonzero (the default): for a model converted with a vocabulary
