@@ -26,10 +26,10 @@ struct Outcome {
   std::vector<float> attention;
   std::string text;
   bool operator==(const Outcome& o) const {
-    return ids == o.ids && text == o.text && attention.size() == o.attention.size() &&
-           scores.size() == o.scores.size() &&
-           std::memcmp(scores.data(), o.scores.data(), scores.size() * sizeof(float)) == 0 &&
-           std::memcmp(attention.data(), o.attention.data(), attention.size() * sizeof(float)) == 0;
+    return ids == o.ids && text == o.text && same_bits(scores, o.scores) && same_bits(attention, o.attention);
+  }
+  static bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
   }
 };
 
