@@ -38,19 +38,30 @@ if ! dpkg --print-foreign-architectures | grep -qx "$deb_arch"; then
 fi
 
 # Headers and libraries of the dependencies, and the runtime libraries qemu
-# loads (libc6, libstdc++6, libgcc-s1: the target's own, for -L).
+# loads (libc6, libstdc++6, libgcc-s1: the target's own, for -L). Header-only
+# packages are Architecture: all. One apt-get call per list (each call reads
+# apt's whole cache: slow).
 pkgs=(
   libxnnpack-dev libxnnpack0 libpthreadpool-dev libpthreadpool0 libcpuinfo-dev libcpuinfo0
   libsentencepiece-dev libsentencepiece0 libprotobuf-lite32
-  libflatbuffers-dev libflatbuffers2 libfp16-dev libpsimd-dev doctest-dev nlohmann-json3-dev libcli11-dev
+  libflatbuffers-dev libflatbuffers2 libfp16-dev libpsimd-dev
   libc6 libstdc++6 libgcc-s1 zlib1g
 )
+pkgs_all=(doctest-dev nlohmann-json3-dev libcli11-dev)
 debs="$root/.debs"
 mkdir -p "$debs"
-for p in "${pkgs[@]}"; do
-  if [ -e "$debs/$p.done" ]; then continue; fi
-  (cd "$debs" && rm -f "${p}"_*.deb && { apt-get download -qq "$p:$deb_arch" || apt-get download -qq "$p"; } 2>&1 | grep -v "unsandboxed as root" || true)
-  dpkg-deb -x "$(ls "$debs/${p}"_*.deb | head -1)" "$root"
+chmod 777 "$debs"  # apt downloads as _apt when it can
+want=()
+for p in "${pkgs[@]}"; do [ -e "$debs/$p.done" ] || want+=("$p:$deb_arch"); done
+for p in "${pkgs_all[@]}"; do [ -e "$debs/$p.done" ] || want+=("$p"); done
+if [ ${#want[@]} -gt 0 ]; then
+  (cd "$debs" && apt-get download -qq "${want[@]}")
+fi
+for p in "${pkgs[@]}" "${pkgs_all[@]}"; do
+  [ -e "$debs/$p.done" ] && continue
+  deb=$(ls "$debs/${p}"_*.deb 2>/dev/null | head -1)
+  [ -n "$deb" ] || { echo "cross_sysroot: could not download $p for $deb_arch" >&2; exit 1; }
+  dpkg-deb -x "$deb" "$root"
   touch "$debs/$p.done"
 done
 

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# CI for ARM (README "Cross builds for ARM"): cross-builds softalign for
+# aarch64 and armhf with Debian's cross compilers and runs the tests that can
+# run under qemu-user (no binfmt: CMAKE_CROSSCOMPILING_EMULATOR).
+#
+#   aarch64, QEMU_CPU=max (ARMv8.2+ with the dot product): the kernel tests
+#     (every set against the reference at odd sizes), the golden tests under
+#     ref, neon and neon_dot (all 12 golden models: greedy and beam ids, n-best,
+#     logits within the golden tolerance), the allocation test under
+#     neon_dot, the shipped models' exact outputs under ref, neon, neon_dot.
+#   aarch64, QEMU_CPU=cortex-a53 (ARMv8.0, no dot product): the kernel tests,
+#     golden and allocation tests under neon (the smull/sadalp int8 path), the
+#     exact outputs under neon; neon_dot must be reported unavailable.
+#   armhf, QEMU_CPU=cortex-a7 (ARMv7-A, NEON + VFPv4): the kernel tests, the
+#     golden tests and the exact outputs under ref and neon.
+#   Instructions per decode step of each aarch64 set (a qemu TCG plugin,
+#     scripts/arm/insn_per_step.py): step time is not measurable under qemu.
+#   The stripped sizes of libsoftalign.so and the CLI for each target.
+#
+# The golden models are the native build's (build/golden, written by
+# scripts/test.sh's ctest, which .ci/run runs first): the converter is not
+# cross-built. Each stage is timed; every stage runs, the script fails if any
+# failed. Build directories: build-aarch64/, build-armhf/ (sysroots beside them).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+golden=${SOFTALIGN_GOLDEN_MODELS_DIR:-$root/build/golden}
+jobs=${JOBS:-$(nproc)}
+failed=()
+t_all=$(date +%s)
+
+stage() {  # stage NAME COMMAND...: runs, times and records one stage
+  local name=$1 t rc
+  shift
+  t=$(date +%s)
+  echo "=== ci_arm: $name"
+  "$@"
+  rc=$?
+  echo "=== ci_arm: $name: $(( $(date +%s) - t )) s (exit $rc)"
+  [ $rc -eq 0 ] || failed+=("$name")
+  return $rc
+}
+
+if ! ls "$golden"/*.int8.softalign >/dev/null 2>&1; then
+  echo "ci_arm: no converted golden models in $golden: run scripts/test.sh (the native build) first" >&2
+  exit 1
+fi
+
+configure() {  # configure ARCH TOOLCHAIN
+  cmake -S . -B "build-$1" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_TOOLCHAIN_FILE="cmake/toolchains/$2.cmake" -DSOFTALIGN_SYSROOT="$root/build-$1-sysroot" \
+    -DSOFTALIGN_BUILD_TOOLS=ON -DSOFTALIGN_BUILD_TESTS=ON -DSOFTALIGN_INSTALL=OFF \
+    -DSOFTALIGN_GOLDEN_MODELS_DIR="$golden" >/dev/null
+}
+
+build() {  # build ARCH TARGET...: only what runs under qemu (no converter)
+  local arch=$1
+  shift
+  cmake --build "build-$arch" -j"$jobs" --target "$@"
+}
+
+qtest() {  # qtest ARCH CPU REGEX: ctest under qemu with QEMU_CPU=CPU
+  QEMU_CPU=$2 ctest --test-dir "build-$1" -R "$3" --output-on-failure -j"$jobs" --timeout 900
+}
+
+# Under cortex-a53 the dot-product set must not be listed (the CLI refuses it).
+no_dot_on_a53() {
+  local out
+  out=$(printf 'hello\n' | QEMU_CPU=cortex-a53 qemu-aarch64 -L "$root/build-aarch64-sysroot" \
+    build-aarch64/bin/softalign translate -m "$golden/bahdanau.int8.softalign" --kernels neon_dot 2>&1)
+  if echo "$out" | grep -q "unknown or unsupported kernel set"; then
+    echo "cortex-a53: neon_dot is unavailable, as it must be"
+  else
+    echo "cortex-a53: neon_dot was accepted: $out" >&2
+    return 1
+  fi
+}
+
+sizes() {  # sizes ARCH TRIPLE: stripped sizes of the shared library and the CLI
+  local d
+  d=$(mktemp -d)
+  for f in "build-$1/lib/libsoftalign.so.0" "build-$1/bin/softalign"; do
+    "$2-strip" -o "$d/$(basename "$f")" "$(readlink -f "$f")"
+    printf '%s stripped: %s: %d bytes\n' "$1" "$(basename "$f")" "$(stat -c %s "$d/$(basename "$f")")"
+  done
+  rm -rf "$d"
+}
+
+targets=(runtime_kernels_test runtime_golden_test runtime_alloc_test softalign_cli softalign)
+
+# aarch64
+if stage "aarch64 sysroot" bash scripts/cross_sysroot.sh aarch64 &&
+  stage "aarch64 configure" configure aarch64 aarch64-linux-gnu &&
+  stage "aarch64 build" build aarch64 "${targets[@]}"; then
+  stage "aarch64 tests, -cpu max (dot product)" qtest aarch64 max \
+    '^(runtime_kernels|runtime_golden_(ref|neon|neon_dot)|runtime_alloc_neon_dot|models_exact_(ref|neon|neon_dot))$'
+  stage "aarch64 tests, -cpu cortex-a53 (no dot product)" qtest aarch64 cortex-a53 \
+    '^(runtime_kernels|runtime_golden_neon|runtime_alloc_neon|models_exact_neon)$'
+  stage "aarch64 cortex-a53 lists no neon_dot" no_dot_on_a53
+  stage "aarch64 sizes" sizes aarch64 aarch64-linux-gnu
+  stage "aarch64 instructions per decode step" python3 scripts/arm/insn_per_step.py \
+    --build build-aarch64 --sysroot "$root/build-aarch64-sysroot"
+fi
+
+# armhf
+if stage "armhf sysroot" bash scripts/cross_sysroot.sh armhf &&
+  stage "armhf configure" configure armhf arm-linux-gnueabihf &&
+  stage "armhf build" build armhf "${targets[@]}"; then
+  stage "armhf tests, -cpu cortex-a7" qtest armhf cortex-a7 '^(runtime_kernels|runtime_golden_(ref|neon)|models_exact_(ref|neon))$'
+  stage "armhf sizes" sizes armhf arm-linux-gnueabihf
+fi
+
+echo "ci_arm: total $(( $(date +%s) - t_all )) s"
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'ci_arm: FAILED: %s\n' "${failed[@]}" >&2
+  exit 1
+fi
+echo "ci_arm: all stages passed"
