@@ -10,7 +10,10 @@ HEADER is softalign.h; the C++ headers beside it are read too. Checks:
   3. the C++ entry points an application needs are exported (version, load,
      prepare, translate, Status::to_string);
   4. no public header lets an internal type out: `internal::` appears only in
-     forward declarations and private sections (the pimpl members).
+     forward declarations and private sections (the pimpl members);
+  5. every out-of-line function a C++ header declares at namespace scope or
+     in a class's public section is marked SOFTALIGN_API (else an app linking
+     libsoftalign.so could not call it).
 """
 import os
 import re
@@ -67,6 +70,52 @@ def header_leaks(include_dir):
     return leaks
 
 
+def unexported_declarations(include_dir):
+    """Public C++ declarations of out-of-line functions without SOFTALIGN_API."""
+    missing = []
+    for name in sorted(os.listdir(include_dir)):
+        if not name.endswith(".hpp"):
+            continue
+        text = open(os.path.join(include_dir, name), encoding="utf-8").read()
+        text = re.sub(r"//[^\n]*", "", text)
+        text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+        text = re.sub(r"(?m)^\s*#.*$", "", text)  # preprocessor lines
+        section, depth, statement = "namespace", 0, ""
+        for token in re.split(r"([{};]|\b(?:public|private|protected)\s*:)", text):
+            if token is None or token == "":
+                continue
+            label = re.match(r"(public|private|protected)\s*:", token)
+            if label:
+                section, statement = label.group(1), ""
+            elif token == "{":
+                head = statement.strip()
+                kind = re.match(r"(?:template\s*<[^>]*>\s*)?(class|struct|namespace|enum)\b", head)
+                if kind and kind.group(1) in ("class", "struct") and depth == 0:
+                    section = "private" if kind.group(1) == "class" else "public"
+                depth += 0 if kind and kind.group(1) == "namespace" else 1
+                statement = ""
+            elif token == "}":
+                depth = max(depth - 1, 0)
+                if depth == 0:
+                    section = "namespace"
+                statement = ""
+            elif token == ";":
+                decl = " ".join(statement.split())
+                statement = ""
+                in_class = depth == 1 and section == "public"
+                if not (depth == 0 or in_class) or "(" not in decl:
+                    continue
+                if re.search(r"=\s*(delete|default|0)$|^(using|typedef|friend|template|constexpr|inline|static_assert)\b"
+                             r"|^SOFTALIGN_API\b|^#", decl):
+                    continue
+                if in_class and re.match(r"(explicit\s+)?~?\w+\s*\(", decl):
+                    continue  # a struct's inline-less constructor would be caught at link time anyway
+                missing.append(f"{name}: {decl}")
+            else:
+                statement += token
+    return missing
+
+
 def main() -> int:
     header, library = sys.argv[1], sys.argv[2]
     text = open(header, encoding="utf-8").read()
@@ -90,6 +139,8 @@ def main() -> int:
             failures.append(f"public C++ API not exported: {prefix}")
     for leak in header_leaks(os.path.dirname(os.path.abspath(header))):
         failures.append(f"public header names an internal type outside a private section: {leak}")
+    for decl in unexported_declarations(os.path.dirname(os.path.abspath(header))):
+        failures.append(f"declared in a public header without SOFTALIGN_API: {decl}")
     for f in failures:
         print("FAIL:", f)
     checks = len(declared) + len(symbols) + len(REQUIRED_CXX) + 1

@@ -72,7 +72,7 @@ struct ConfigLimits {
 // Checks a config against the rules of models/WEIGHTS_FORMAT.md and the
 // limits above: ok, or kInvalidModel with one line naming the key and the
 // problem (e.g. "score dot needs dec_hidden == 2 * enc_hidden ...").
-Status validate_config(const ModelConfig& c);
+SOFTALIGN_API Status validate_config(const ModelConfig& c);
 
 // Free-form metadata carried by the file (corpus, metrics, converter version, ...).
 using Metadata = std::vector<std::pair<std::string, std::string>>;
