@@ -7,6 +7,9 @@
 #include <fp16.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <random>
 #include <string>
@@ -232,4 +235,94 @@ TEST_CASE("kernel sets: top-k equals the reference, ties included") {
           CHECK(va[i] == vb[i]);
         }
       }
+}
+
+// The NEON kernels are the AVX2 ones operation for operation (math_neon.hpp):
+// on fixed inputs both give the same floats, bit for bit. The digests below
+// are the avx2 set's (x86-64); every set of that family must reproduce them
+// where it runs (avx2 natively, neon / neon_dot on AArch64 under qemu). Sizes
+// with remainders for the products; multiples of 8 where a remainder would
+// call libm (std::exp, std::tanh), which need not round alike across
+// architectures. SOFTALIGN_PRINT_DIGESTS=1 prints them.
+namespace {
+
+uint64_t fnv1a(const void* p, std::size_t n, uint64_t h = 1469598103934665603ull) {
+  const unsigned char* b = static_cast<const unsigned char*>(p);
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+struct Digests {
+  uint64_t products, f16, i8, gru, additive, dot, softmax, log_softmax, weighted;
+};
+
+Digests digests(const KernelTable& k) {
+  std::mt19937 g(99);
+  const int rows = 33, cols = 257, m = 5, n = 256, dim = 256;
+  auto w = rnd(g, std::size_t(rows) * cols), x = rnd(g, std::size_t(m) * cols), bias = rnd(g, rows);
+  std::vector<float> y(std::size_t(m) * rows);
+  Digests d{};
+  k.matmat_f32(w.data(), rows, cols, x.data(), m, bias.data(), y.data(), rows);
+  d.products = fnv1a(y.data(), y.size() * 4);
+  k.matvec_f32(w.data(), rows, cols, x.data(), bias.data(), y.data());
+  d.products = fnv1a(y.data(), rows * 4, d.products);
+  std::vector<uint16_t> wh(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) wh[i] = fp16_ieee_from_fp32_value(w[i]);
+  k.matmat_f16(wh.data(), rows, cols, x.data(), m, bias.data(), y.data(), rows);
+  d.f16 = fnv1a(y.data(), y.size() * 4);
+  std::vector<int8_t> wq(w.size() + 64), xq(std::size_t(m) * cols + 64);
+  for (std::size_t i = 0; i < w.size(); ++i) wq[i] = static_cast<int8_t>(std::lround(w[i] * 127.0f));
+  std::vector<float> xs(m), scales(rows, 0.013f);
+  for (int i = 0; i < m; ++i) xs[i] = k.quantize_i8(&x[std::size_t(i) * cols], cols, &xq[std::size_t(i) * cols]);
+  k.matmat_i8(wq.data(), scales.data(), rows, cols, xq.data(), xs.data(), m, bias.data(), y.data(), rows);
+  d.i8 = fnv1a(y.data(), y.size() * 4);
+  auto gi = rnd(g, 3 * n, 6.0f), gh = rnd(g, 3 * n, 6.0f), h = rnd(g, n);
+  std::vector<float> out(std::max(n, dim) + 64);
+  k.gru_cell(gi.data(), gh.data(), h.data(), n, out.data());
+  d.gru = fnv1a(out.data(), n * 4);
+  const int count = 13;
+  auto q = rnd(g, dim, 2.0f), v = rnd(g, dim), keys = rnd(g, std::size_t(count) * dim, 2.0f);
+  k.additive_scores(q.data(), keys.data(), v.data(), count, dim, out.data());
+  d.additive = fnv1a(out.data(), count * 4);
+  k.dot_scores(q.data(), keys.data(), count, 255, out.data());  // remainder: no libm
+  d.dot = fnv1a(out.data(), count * 4);
+  auto s = rnd(g, n, 20.0f);
+  std::vector<float> sm(s.begin(), s.begin() + n);
+  k.softmax(sm.data(), n);
+  d.softmax = fnv1a(sm.data(), n * 4);
+  k.log_softmax(s.data(), n, out.data());
+  d.log_softmax = fnv1a(out.data(), n * 4);
+  k.weighted_sum(sm.data(), keys.data(), count, 253, out.data());  // remainder: no libm
+  d.weighted = fnv1a(out.data(), 253 * 4);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("kernel sets: neon gives the avx2 set's floats bit for bit") {
+  // The avx2 set's digests (x86-64, GCC 12, glibc 2.36).
+  const Digests want{0xfa492f548ab5564full, 0x3dfc9a8d885a10baull, 0xde869f28104d1140ull,
+                     0xd72598d94760fe7eull, 0x9bd890ebee06b6b9ull, 0xc4468d5435993f32ull,
+                     0x244d92cacc9ebe08ull, 0x1661f68e31d1e8b9ull, 0x68d8c1a14da34ea2ull};
+  const char* print = std::getenv("SOFTALIGN_PRINT_DIGESTS");
+  for (const KernelTable* k : optimised()) {
+    const std::string name = k->name;
+    if (name != "avx2" && name != "neon" && name != "neon_dot") continue;
+    const Digests d = digests(*k);
+    if (print != nullptr && print[0] == '1')
+      std::printf("%s: {0x%llxull, 0x%llxull, 0x%llxull, 0x%llxull, 0x%llxull, 0x%llxull, 0x%llxull, 0x%llxull, 0x%llxull}\n",
+                  name.c_str(), (unsigned long long)d.products, (unsigned long long)d.f16, (unsigned long long)d.i8,
+                  (unsigned long long)d.gru, (unsigned long long)d.additive, (unsigned long long)d.dot,
+                  (unsigned long long)d.softmax, (unsigned long long)d.log_softmax, (unsigned long long)d.weighted);
+    INFO(name);
+    CHECK(d.products == want.products);
+    CHECK(d.f16 == want.f16);
+    CHECK(d.i8 == want.i8);
+    CHECK(d.gru == want.gru);
+    CHECK(d.additive == want.additive);
+    CHECK(d.dot == want.dot);
+    CHECK(d.softmax == want.softmax);
+    CHECK(d.log_softmax == want.log_softmax);
+    CHECK(d.weighted == want.weighted);
+  }
 }
