@@ -17,6 +17,7 @@ CpuEngine::CpuEngine(const ModelImpl& model, const CpuWeights& weights, const ke
       pool_(pool),
       S_(limits.max_source),
       K_(limits.max_rows),
+      B_(limits.max_sentences),
       shortlist_room_(limits.shortlist && model.shortlist.present()) {
   n_ = c_.enc_hidden;
   d_ = c_.dec_hidden;
@@ -31,7 +32,8 @@ CpuEngine::CpuEngine(const ModelImpl& model, const CpuWeights& weights, const ke
 }
 
 void CpuEngine::layout(Arena& a) {
-  const std::size_t s = S_, kk = K_;
+  // Row buffers hold the rows of every sentence of a batch.
+  const std::size_t s = S_, kk = static_cast<std::size_t>(K_) * B_, b = B_;
   const std::size_t wide = std::max({e_, 2 * n_, d_});
   enc_a_ = a.take<float>(s * std::max(e_, 2 * n_));
   enc_b_ = a.take<float>(s * std::max(e_, 2 * n_));
@@ -39,8 +41,11 @@ void CpuEngine::layout(Arena& a) {
   gi_b_ = a.take<float>(s * 3 * n_);
   gh_ = a.take<float>(3 * std::max(n_, d_));
   h_ = a.take<float>(std::max(n_, d_));
-  keys_buf_ = a.take<float>(s * std::max(key_dim_, 1));
-  fixed_ctx_ = a.take<float>(2 * n_);
+  ann_all_ = a.take<float>(b * s * 2 * n_);
+  keys_all_ = a.take<float>(b * s * std::max(key_dim_, 1));
+  fixed_all_ = a.take<float>(b * 2 * n_);
+  src_len_ = a.take<int32_t>(b);
+  row_sent_ = a.take<int32_t>(kk);
   const std::size_t linear_in = std::max(s * std::max(e_, 2 * n_), kk * gen_in_);
   const std::size_t step_in = kk * (e_ + 2 * wide + std::max(2 * l_, 1));
   xq_ = a.take<int8_t>(std::max({e_ + 2 * wide + std::max(l_, 1), linear_in, step_in}));
@@ -62,37 +67,59 @@ void CpuEngine::layout(Arena& a) {
   cat_ = a.take<float>(2 * n_ + d_);
   gen_in_buf_ = a.take<float>(kk * gen_in_);
   logits_ = a.take<float>(kk * V_);
-  shortlist_.layout(a, shortlist_room_, m_.w.gen_w, m_.w.gen_b);
+  shortlist_.layout(a, shortlist_room_, m_.w.gen_w, m_.w.gen_b, B_);
   att_step_ = a.take<float>(kk * s);
 }
 
-int CpuEngine::select_vocab(bool use, const int32_t* src, int s) {
-  width_ = shortlist_.select(m_.shortlist, use, src, s, c_.eos_id);
+int CpuEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
+  width_ = shortlist_.select(m_.shortlist, use, srcs, lens, n, c_.eos_id);
   return width_;
 }
 
-void CpuEngine::start(const int32_t* src, int s) {
-  s_ = s;
-  nonfinite_ = false;
-  encode(src, s);
-  init_state(state_cur_);
+int CpuEngine::use_sentence(int b) {
+  const std::size_t s = S_;
+  ann_ = ann_all_ + b * s * 2 * n_;
+  keys_buf_ = keys_all_ + b * s * std::max(key_dim_, 1);
+  fixed_ctx_ = fixed_all_ + static_cast<std::size_t>(b) * 2 * n_;
+  return src_len_[b];
 }
 
-int CpuEngine::step(int rows, const int32_t* tokens, const float* row_logp, int t, int want, int32_t* idx,
-                    float* val) {
-  decode(rows, tokens, t, s_, logits_);
+void CpuEngine::start(const int32_t* const* srcs, const int* lens, int n) {
+  nonfinite_ = false;
+  for (int b = 0; b < n; ++b) {
+    src_len_[b] = lens[b];
+    use_sentence(b);
+    encode(srcs[b], lens[b]);
+    init_state(state_cur_ + static_cast<std::size_t>(b) * state_size_);
+  }
+}
+
+bool CpuEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
+                     float* val, int32_t* got) {
+  int rows = 0;
+  for (int g = 0; g < groups.count; ++g)
+    for (int r = 0; r < groups.rows[g]; ++r) row_sent_[rows++] = groups.sentence[g];
+  decode(rows, tokens, t, logits_);
   // Candidate totals: logp of the row + log_softmax of its logits.
   for (int i = 0; i < rows; ++i) {
     float* row = logits_ + static_cast<std::size_t>(i) * width_;
+    if (shortlist_.per_sentence()) shortlist_.mask(row_sent_[i], row);
     k_.log_softmax(row, width_, row);
     for (int v = 0; v < width_; ++v) row[v] += row_logp[i];
   }
-  // Flattened index i * width + v: ties go to the lower row, then the lower column.
-  const int got = k_.topk(logits_, static_cast<std::size_t>(rows) * width_, want, idx, val);
-  if (nonfinite_ || got < 1) return -1;
-  for (int j = 0; j < got; ++j)
-    if (!std::isfinite(val[j])) return -1;
-  return got;
+  // Each sentence's best over its own rows. Flattened index i * width + v:
+  // ties go to the lower row, then the lower column.
+  bool finite = !nonfinite_;
+  for (int g = 0, first = 0; g < groups.count; first += groups.rows[g], ++g) {
+    int32_t* gi = idx + static_cast<std::size_t>(g) * K_;
+    float* gv = val + static_cast<std::size_t>(g) * K_;
+    got[g] = k_.topk(logits_ + static_cast<std::size_t>(first) * width_,
+                     static_cast<std::size_t>(groups.rows[g]) * width_, groups.want[g], gi, gv);
+    if (got[g] < 1) finite = false;
+    for (int j = 0; j < got[g]; ++j)
+      if (!std::isfinite(gv[j])) finite = false;
+  }
+  return finite;
 }
 
 void CpuEngine::reorder(const int32_t* parents, int n) {
@@ -102,7 +129,8 @@ void CpuEngine::reorder(const int32_t* parents, int n) {
 }
 
 bool CpuEngine::force_step(int32_t token, int t, float* logits) {
-  decode(1, &token, t, s_, logits);
+  row_sent_[0] = 0;
+  decode(1, &token, t, logits);
   std::memcpy(state_cur_, state_next_, sizeof(float) * state_size_);
   return !nonfinite_;
 }

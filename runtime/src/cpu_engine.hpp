@@ -25,21 +25,24 @@ class CpuEngine final : public Engine {
 
   const char* name() const override { return "cpu"; }
   void layout(Arena& arena) override;
-  int select_vocab(bool use, const int32_t* src, int s) override;
+  int select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
   int32_t token(int column) const override { return shortlist_.token(column); }
-  void start(const int32_t* src, int s) override;
-  int step(int rows, const int32_t* tokens, const float* row_logp, int t, int want, int32_t* idx,
-           float* val) override;
+  void start(const int32_t* const* srcs, const int* lens, int n) override;
+  bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx, float* val,
+            int32_t* got) override;
   const float* attention(int row) const override { return att_step_ + static_cast<std::size_t>(row) * S_; }
   void reorder(const int32_t* parents, int n) override;
   bool force_step(int32_t token, int t, float* logits) override;
 
  private:
+  // Points ann_, keys_buf_ and fixed_ctx_ at sentence b's; returns its length.
+  int use_sentence(int b);
   void encode(const int32_t* src, int s);
   void init_state(float* state);
   // The decoder for `count` rows: tokens[i], state_cur_ rows → state_next_
-  // rows, attention rows att_step_, logits rows (width columns) into `logits`.
-  void decode(int count, const int32_t* tokens, int t, int s, float* logits);
+  // rows (row i of sentence row_sent_[i]), attention rows att_step_, logits
+  // rows (width columns) into `logits`.
+  void decode(int count, const int32_t* tokens, int t, float* logits);
   void attend_bahdanau(const float* q, int s, float* att, float* ctx);
   void attend_luong(const float* h, int t, int s, float* att, float* ctx);
   void gru_stack(const float* x0, int count);
@@ -50,11 +53,10 @@ class CpuEngine final : public Engine {
   const CpuWeights& cw_;  // the model's linear layers for this backend, shared by every translator
   const kernels::KernelTable& k_;
   pthreadpool* const* pool_;
-  const int S_, K_;
+  const int S_, K_, B_;
   Shortlist shortlist_;  // this sentence's target vocabulary, when the shortlist is on
   bool shortlist_room_;
 
-  int s_ = 0;           // this sentence's source length
   int width_ = 0;       // columns of a logits row (the shortlist's union, or the vocabulary)
   bool nonfinite_ = false;  // a step met a NaN where it would become an index (damaged weights)
 
@@ -71,9 +73,16 @@ class CpuEngine final : public Engine {
   float* gi_b_ = nullptr;
   float* gh_ = nullptr;      // [3 max(n, d)]
   float* h_ = nullptr;       // [max(n, d)]
-  const float* ann_ = nullptr;  // [S, 2n] annotations (points into enc_a_/enc_b_)
+  // Per sentence of the batch: annotations, attention keys, encdec context,
+  // source length; and the current sentence's (use_sentence).
+  float* ann_all_ = nullptr;    // [B, S, 2n]
+  float* keys_all_ = nullptr;   // [B, S, key_dim]
+  float* fixed_all_ = nullptr;  // [B, 2n]
+  int32_t* src_len_ = nullptr;  // [B]
+  int32_t* row_sent_ = nullptr; // [B K] the sentence of each row of the step
+  float* ann_ = nullptr;        // [S, 2n]
   float* keys_buf_ = nullptr;   // [S, key_dim]
-  float* fixed_ctx_ = nullptr;  // [2n] encdec context
+  float* fixed_ctx_ = nullptr;  // [2n]
   int8_t* xq_ = nullptr;        // quantized activations scratch (rows × cols of the widest product)
   float* xs_ = nullptr;         // their per-row scales
   float* state_cur_ = nullptr;  // [K, state_size]

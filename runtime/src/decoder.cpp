@@ -110,7 +110,7 @@ void CpuEngine::attend_luong(const float* h, int t, int s, float* att, float* ct
 
 // The products with decoder matrices run over all hypotheses at once
 // (rows_product); attention and the cells per hypothesis.
-void CpuEngine::decode(int count, const int32_t* tokens, int t, int s, float* logits) {
+void CpuEngine::decode(int count, const int32_t* tokens, int t, float* logits) {
   const Weights& w = m_.w;
   const bool luong = c_.variant == Variant::kLuong;
   const int top = (c_.dec_layers - 1) * d_;
@@ -121,11 +121,14 @@ void CpuEngine::decode(int count, const int32_t* tokens, int t, int s, float* lo
     if (c_.variant == Variant::kBahdanau) {
       gather(state_cur_, count, state_size_, top, d_, hq_);
       rows_product(w.att_W_a, hq_, count, nullptr, q_all_);
-      for (int i = 0; i < count; ++i)
+      for (int i = 0; i < count; ++i) {
+        const int s = use_sentence(row_sent_[i]);
         attend_bahdanau(q_all_ + static_cast<std::size_t>(i) * a_, s, att_step_ + static_cast<std::size_t>(i) * S_,
                         ctx_all_ + i * n2);
+      }
     } else {
       for (int i = 0; i < count; ++i) {
+        const int s = use_sentence(row_sent_[i]);
         std::memset(att_step_ + static_cast<std::size_t>(i) * S_, 0, sizeof(float) * s);
         std::memcpy(ctx_all_ + i * n2, fixed_ctx_, sizeof(float) * n2);
       }
@@ -162,6 +165,7 @@ void CpuEngine::decode(int count, const int32_t* tokens, int t, int s, float* lo
       float* st_out = state_next_ + static_cast<std::size_t>(i) * state_size_;
       float* row = gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_;
       const float* h = st_out + top;
+      const int s = use_sentence(row_sent_[i]);
       attend_luong(h, t, s, att_step_ + static_cast<std::size_t>(i) * S_, ctx_);
       // h̃ = tanh(W_c [c; h])
       std::memcpy(cat_, ctx_, sizeof(float) * n2);

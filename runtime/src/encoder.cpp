@@ -30,7 +30,7 @@ void CpuEngine::encode(const int32_t* src, int s) {
     }
     std::swap(in, out);
   }
-  ann_ = in;  // [s, 2n]
+  std::memcpy(ann_, in, sizeof(float) * s * 2 * n_);  // this sentence's annotations [s, 2n]
   if (key_dim_ > 0) cw_.keys.run(k_, ann_, s, keys_buf_, xq_, xs_, *pool_);
   if (c_.variant == Variant::kEncDec) {
     std::memcpy(fixed_ctx_, ann_ + static_cast<std::size_t>(s - 1) * 2 * n_, sizeof(float) * n_);

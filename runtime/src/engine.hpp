@@ -18,11 +18,22 @@
 
 namespace softalign::internal {
 
-// The largest sentence a translator is prepared for.
+// The largest work a translator is prepared for.
 struct EngineLimits {
-  int max_source = 0;  // S: source tokens, EOS included
-  int max_rows = 0;    // K: rows stepped together (the beam)
-  bool shortlist = false;  // room for the model's vocabulary shortlist
+  int max_source = 0;     // S: source tokens of one sentence, EOS included
+  int max_rows = 0;       // K: rows of one sentence (its beam)
+  int max_sentences = 1;  // B: sentences decoded together (rows: B * K)
+  bool shortlist = false; // room for the model's vocabulary shortlist
+};
+
+// The rows of one step, grouped by sentence: group g is `rows[g]` contiguous
+// rows of sentence `sentence[g]` (an index given to start()), and wants its
+// own `want[g]` best candidates.
+struct StepGroups {
+  int count = 0;
+  const int32_t* sentence = nullptr;
+  const int32_t* rows = nullptr;
+  const int32_t* want = nullptr;
 };
 
 class Engine {
@@ -34,32 +45,34 @@ class Engine {
   // twice: once to measure, once on the reserved memory).
   virtual void layout(Arena& arena) = 0;
 
-  // The vocabulary of this sentence's steps: the shortlist's union for
-  // `src` (s ids) when `use`, else the whole vocabulary. Returns the width of
-  // a row of candidates: column i is vocabulary id token(i).
-  virtual int select_vocab(bool use, const int32_t* src, int s) = 0;
+  // The vocabulary of the coming steps: the union of the shortlist's rows for
+  // the n sources (srcs[i], lens[i] ids) when `use`, else the whole
+  // vocabulary. Returns the width of a row of candidates: column i is
+  // vocabulary id token(i).
+  virtual int select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) = 0;
   virtual int32_t token(int column) const = 0;
 
-  // Encodes `src` (s ids, EOS last) and starts one row from the bridge state.
-  virtual void start(const int32_t* src, int s) = 0;
+  // Encodes n sources (EOS last) and starts one row per sentence from its
+  // bridge state: row i is sentence i.
+  virtual void start(const int32_t* const* srcs, const int* lens, int n) = 0;
 
-  // One decoder step (step t) for `rows` rows fed tokens[r], whose running
-  // log-probabilities are row_logp[r]. Writes the `want` best candidates over
-  // all rows, best first (ties: the lower row, then the lower column), as
-  // flattened indices row * width + column into idx and their totals
-  // (row_logp + log-softmax) into val; returns how many, or -1 when the
-  // scores are not finite (damaged weights). The attention rows of the step
-  // stay readable through attention() until the next step.
-  virtual int step(int rows, const int32_t* tokens, const float* row_logp, int t, int want, int32_t* idx,
-                   float* val) = 0;
-  // The attention row (s weights) that row `row` computed in the last step.
+  // One decoder step (step t) for the rows of `groups`, fed tokens[r], whose
+  // running log-probabilities are row_logp[r]. For each group g, writes its
+  // best candidates, best first (ties: the lower row, then the lower column),
+  // at idx/val + g * max_rows: flattened indices local_row * width + column
+  // and their totals (row_logp + log-softmax); got[g] is how many. Returns
+  // false when the scores are not finite (damaged weights). The step's
+  // attention rows stay readable through attention() until the next step.
+  virtual bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
+                    float* val, int32_t* got) = 0;
+  // The attention row (its sentence's length) that row `row` computed in the last step.
   virtual const float* attention(int row) const = 0;
   // Keeps the states that rows parents[0..n) reached in the last step as
   // the rows 0..n of the next one.
   virtual void reorder(const int32_t* parents, int n) = 0;
 
-  // Teacher forcing of one row: the step's raw logits over the whole
-  // vocabulary into `logits`, then the row moves on. False when not finite.
+  // Teacher forcing of sentence 0's one row: the step's raw logits over the
+  // whole vocabulary into `logits`, then the row moves on. False when not finite.
   virtual bool force_step(int32_t token, int t, float* logits) = 0;
 };
 

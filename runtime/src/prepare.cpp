@@ -68,6 +68,10 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
   if (opts.threads < 1 || opts.threads > 256) return bad("threads must be in [1, 256]");
   if (opts.backend == Backend::kVulkan)
     return Status(StatusCode::kUnsupported, "the Vulkan backend is not built in this version");
+  constexpr int kMaxBatch = TranslatorOptions::kMaxBatch;
+  if (opts.max_batch < 1 || opts.max_batch > kMaxBatch)
+    return bad("max_batch must be in [1, " + std::to_string(kMaxBatch) + "], got " + std::to_string(opts.max_batch));
+  B = opts.max_batch;
   S = opts.max_source_tokens == 0 ? c->max_src_len : opts.max_source_tokens;
   options.max_source_tokens = S;
 
@@ -101,6 +105,7 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
   EngineLimits limits;
   limits.max_source = S;
   limits.max_rows = K;
+  limits.max_sentences = B;
   limits.shortlist = options.use_shortlist;
   engine_ = std::make_unique<CpuEngine>(*m, *cw, *k, &pool, limits);
 
@@ -125,23 +130,34 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
 }
 
 void TranslatorImpl::layout(Arena& a) {
-  const std::size_t s = S, kk = K, t = T;
+  const std::size_t s = S, kk = K, t = T, b = B;
   engine_->layout(a);
-  hist_tok_ = a.take<int32_t>(t * kk);
-  hist_parent_ = a.take<int32_t>(t * kk);
-  hist_att_ = a.take<float>(t * kk * s);
-  alive_idx_ = a.take<int32_t>(kk);
-  alive_logp_ = a.take<float>(kk);
-  alive_tok_ = a.take<int32_t>(kk);
-  alive_logp_next_ = a.take<float>(kk);
-  alive_parent_ = a.take<int32_t>(kk);
-  top_idx_ = a.take<int32_t>(kk);
-  top_val_ = a.take<float>(kk);
+  hist_tok_ = a.take<int32_t>(b * t * kk);
+  hist_parent_ = a.take<int32_t>(b * t * kk);
+  hist_att_ = a.take<float>(b * t * kk * s);
+  finished_ = a.take<Finished>(b * kk);
+  out_ids_ = a.take<int32_t>(b * kk * t);
+  out_att_ = a.take<float>(b * kk * t * s);
+  out_views_ = a.take<HypothesisView>(b * kk);
+  src_len_ = a.take<int32_t>(b);
+  t_max_ = a.take<int32_t>(b);
+  alive_count_ = a.take<int32_t>(b);
+  finished_count_ = a.take<int32_t>(b);
+  alive_idx_ = a.take<int32_t>(b * kk);
+  alive_idx_next_ = a.take<int32_t>(b * kk);
+  alive_logp_ = a.take<float>(b * kk);
+  alive_logp_next_ = a.take<float>(b * kk);
+  alive_tok_ = a.take<int32_t>(b * kk);
+  alive_parent_ = a.take<int32_t>(b * kk);
+  group_sent_ = a.take<int32_t>(b);
+  group_rows_ = a.take<int32_t>(b);
+  group_want_ = a.take<int32_t>(b);
+  group_got_ = a.take<int32_t>(b);
+  top_idx_ = a.take<int32_t>(b * kk);
+  top_val_ = a.take<float>(b * kk);
   coverage_ = a.take<double>(s);
-  finished_ = a.take<Finished>(kk);
-  out_ids_ = a.take<int32_t>(kk * t);
-  out_att_ = a.take<float>(kk * t * s);
-  out_views_ = a.take<HypothesisView>(kk);
+  batch_srcs_ = a.take<const int32_t*>(b);
+  batch_lens_ = a.take<std::size_t>(b);
 }
 
 }  // namespace softalign::internal

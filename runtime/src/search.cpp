@@ -50,8 +50,8 @@ Status TranslatorImpl::force_decode(const int32_t* src, std::size_t n, const int
     if (tgt[i] < 0 || tgt[i] >= V)
       return Status(StatusCode::kInvalidArgument, "target id " + std::to_string(tgt[i]) + " out of range");
   const int s = static_cast<int>(n);
-  engine_->select_vocab(false, src, s);  // full logits
-  engine_->start(src, s);
+  engine_->select_vocab(false, &src, &s, 1);  // full logits
+  engine_->start(&src, &s, 1);
   for (std::size_t t = 0; t < t_len; ++t) {
     if (!engine_->force_step(tgt[t], static_cast<int>(t), logits + t * V)) return nonfinite_scores();
     if (attention) std::memcpy(attention + t * s, engine_->attention(0), sizeof(float) * s);
@@ -60,72 +60,130 @@ Status TranslatorImpl::force_decode(const int32_t* src, std::size_t n, const int
 }
 
 Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Search& sr, NBestView* out) {
-  Status st = check_source(src, n);
-  if (!st.ok()) return st;
-  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-  const int s = static_cast<int>(n);
-  const int t_max = max_target_for(s, sr);
-  if (t_max > T)
-    return Status(StatusCode::kInvalidArgument, "max_len_a/b give " + std::to_string(t_max) +
-                                                    " target tokens, more than the prepared " + std::to_string(T));
+  return translate_ids_batch(&src, &n, 1, sr, out);
+}
+
+Status TranslatorImpl::translate_ids_batch(const Span<const int32_t>* sources, int n, const Search& sr,
+                                           NBestView* out) {
+  for (int b = 0; b < n && b < B; ++b) {
+    batch_srcs_[b] = sources[b].data();
+    batch_lens_[b] = sources[b].size();
+  }
+  return translate_ids_batch(batch_srcs_, batch_lens_, n, sr, out);
+}
+
+// Several sentences decode together: every step runs the rows of all live
+// sentences through the engine at once, and each sentence keeps its own beam
+// (its best candidates over its own rows). A sentence leaves when its beam is
+// finished. One sentence is the same search with n = 1.
+Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std::size_t* lens, int n,
+                                           const Search& sr, NBestView* out) {
+  if (out == nullptr || srcs == nullptr || lens == nullptr) return Status(StatusCode::kInvalidArgument, "null argument");
+  if (n < 1 || n > B)
+    return Status(StatusCode::kInvalidArgument, "a batch of " + std::to_string(n) + " sentences; the translator "
+                                                "was prepared for 1 to " + std::to_string(B));
+  for (int b = 0; b < n; ++b) {
+    Status st = check_source(srcs[b], lens[b]);
+    if (!st.ok()) return st;
+    src_len_[b] = static_cast<int>(lens[b]);
+    t_max_[b] = max_target_for(src_len_[b], sr);
+    if (t_max_[b] > T)
+      return Status(StatusCode::kInvalidArgument, "max_len_a/b give " + std::to_string(t_max_[b]) +
+                                                      " target tokens, more than the prepared " + std::to_string(T));
+  }
   const int beam = sr.beam;
   const int eos = c->eos_id;
-  // Candidates are flattened indices row * width + column.
-  const int width = engine_->select_vocab(sr.shortlist, src, s);
-  engine_->start(src, s);
-  int alive = 1;
-  alive_tok_[0] = c->bos_id;
-  alive_logp_[0] = 0.0f;
-  alive_idx_[0] = -1;
-  int finished = 0;
-
-  for (int t = 0; t < t_max && alive > 0; ++t) {
-    const int want = beam - finished;
-    const int got = engine_->step(alive, alive_tok_, alive_logp_, t, want, top_idx_, top_val_);
-    if (got < 1) return nonfinite_scores();
-    for (int j = 0; j < got; ++j) {
-      const int parent = top_idx_[j] / width;
-      hist_tok_[static_cast<std::size_t>(t) * K + j] = engine_->token(top_idx_[j] % width);
-      hist_parent_[static_cast<std::size_t>(t) * K + j] = alive_idx_[parent];
-      std::memcpy(hist_att_ + (static_cast<std::size_t>(t) * K + j) * S, engine_->attention(parent),
-                  sizeof(float) * s);
-    }
-    // A kept EOS finishes; at the last step every kept candidate finishes as it is.
-    int next_alive = 0;
-    for (int j = 0; j < got; ++j) {
-      const int parent = top_idx_[j] / width;
-      const int tok = engine_->token(top_idx_[j] % width);
-      if (tok == eos || t + 1 == t_max) {
-        Finished& f = finished_[finished++];
-        f.step = t;
-        f.index = j;
-        f.log_prob = top_val_[j];
-      } else {
-        alive_parent_[next_alive] = parent;
-        alive_tok_[next_alive] = tok;
-        alive_logp_next_[next_alive] = top_val_[j];
-        alive_idx_[next_alive] = j;
-        ++next_alive;
-      }
-    }
-    alive = next_alive;
-    engine_->reorder(alive_parent_, alive);
-    std::memcpy(alive_logp_, alive_logp_next_, sizeof(float) * alive);
+  const std::size_t TK = static_cast<std::size_t>(T) * K;
+  // Candidates are flattened indices row * width + column, per sentence.
+  const int width = engine_->select_vocab(sr.shortlist, srcs, src_len_, n);
+  engine_->start(srcs, src_len_, n);
+  for (int b = 0; b < n; ++b) {
+    alive_count_[b] = 1;
+    finished_count_[b] = 0;
+    alive_tok_[b] = c->bos_id;
+    alive_logp_[b] = 0.0f;
+    alive_idx_[b] = -1;
   }
 
+  for (int t = 0;; ++t) {
+    // The live sentences, each a group of rows.
+    int groups = 0;
+    for (int b = 0; b < n; ++b)
+      if (alive_count_[b] > 0) {
+        group_sent_[groups] = b;
+        group_rows_[groups] = alive_count_[b];
+        group_want_[groups] = beam - finished_count_[b];
+        ++groups;
+      }
+    if (groups == 0) break;
+    const StepGroups step_groups{groups, group_sent_, group_rows_, group_want_};
+    if (!engine_->step(step_groups, alive_tok_, alive_logp_, t, top_idx_, top_val_, group_got_))
+      return nonfinite_scores();
+    int next_alive = 0;
+    for (int g = 0, first = 0; g < groups; first += group_rows_[g], ++g) {
+      const int b = group_sent_[g], s = src_len_[b], got = group_got_[g];
+      const int32_t* idx = top_idx_ + static_cast<std::size_t>(g) * K;
+      const float* val = top_val_ + static_cast<std::size_t>(g) * K;
+      int32_t* hist_tok = hist_tok_ + b * TK;
+      int32_t* hist_parent = hist_parent_ + b * TK;
+      float* hist_att = hist_att_ + b * TK * S;
+      for (int j = 0; j < got; ++j) {
+        const int parent = first + idx[j] / width;
+        hist_tok[static_cast<std::size_t>(t) * K + j] = engine_->token(idx[j] % width);
+        hist_parent[static_cast<std::size_t>(t) * K + j] = alive_idx_[parent];
+        std::memcpy(hist_att + (static_cast<std::size_t>(t) * K + j) * S, engine_->attention(parent),
+                    sizeof(float) * s);
+      }
+      // A kept EOS finishes; at the last step every kept candidate finishes as it is.
+      int alive = 0;
+      for (int j = 0; j < got; ++j) {
+        const int parent = first + idx[j] / width;
+        const int tok = engine_->token(idx[j] % width);
+        if (tok == eos || t + 1 == t_max_[b]) {
+          Finished& f = finished_[static_cast<std::size_t>(b) * K + finished_count_[b]++];
+          f.step = t;
+          f.index = j;
+          f.log_prob = val[j];
+        } else {
+          alive_parent_[next_alive] = parent;
+          alive_tok_[next_alive] = tok;
+          alive_logp_next_[next_alive] = val[j];
+          alive_idx_next_[next_alive] = j;
+          ++next_alive;
+          ++alive;
+        }
+      }
+      alive_count_[b] = alive;
+    }
+    engine_->reorder(alive_parent_, next_alive);
+    std::memcpy(alive_logp_, alive_logp_next_, sizeof(float) * next_alive);
+    std::memcpy(alive_idx_, alive_idx_next_, sizeof(int32_t) * next_alive);
+  }
+  for (int b = 0; b < n; ++b) finish(b, sr, &out[b]);
+  return Status::Ok();
+}
+
+// Sentence b's finished hypotheses: scores, the n-best order, the views.
+void TranslatorImpl::finish(int b, const Search& sr, NBestView* out) {
+  const int s = src_len_[b], eos = c->eos_id, finished = finished_count_[b];
+  const std::size_t TK = static_cast<std::size_t>(T) * K;
+  const int32_t* hist_tok = hist_tok_ + b * TK;
+  const int32_t* hist_parent = hist_parent_ + b * TK;
+  const float* hist_att = hist_att_ + b * TK * S;
+  Finished* fin = finished_ + static_cast<std::size_t>(b) * K;
   // Scores, then the n-best order (stable: ties keep the finishing order).
   // In double, as the reference computes it (ranking near-ties the same way).
   for (int f = 0; f < finished; ++f) {
-    Finished& h = finished_[f];
+    Finished& h = fin[f];
     const int len = h.step + 1;
     const double lp = std::pow((5.0 + len) / 6.0, static_cast<double>(sr.alpha));
     double cp = 0.0;
     if (sr.beta > 0.0f) {
       std::fill(coverage_, coverage_ + s, 0.0);
       for (int t = h.step, j = h.index; t >= 0; --t) {
-        const float* row = hist_att_ + (static_cast<std::size_t>(t) * K + j) * S;
+        const float* row = hist_att + (static_cast<std::size_t>(t) * K + j) * S;
         for (int x = 0; x < s; ++x) coverage_[x] += row[x];
-        j = hist_parent_[static_cast<std::size_t>(t) * K + j];
+        j = hist_parent[static_cast<std::size_t>(t) * K + j];
       }
       for (int x = 0; x < s; ++x) cp += std::log(std::min(std::max(coverage_[x], 1e-6), 1.0));
       cp *= static_cast<double>(sr.beta);
@@ -134,28 +192,29 @@ Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Se
   }
   // Insertion sort: stable and allocation-free (std::stable_sort may allocate).
   for (int i = 1; i < finished; ++i) {
-    const Finished f = finished_[i];
+    const Finished f = fin[i];
     int j = i;
-    while (j > 0 && finished_[j - 1].score < f.score) {
-      finished_[j] = finished_[j - 1];
+    while (j > 0 && fin[j - 1].score < f.score) {
+      fin[j] = fin[j - 1];
       --j;
     }
-    finished_[j] = f;
+    fin[j] = f;
   }
   const int count = std::min(finished, sr.nbest);
+  HypothesisView* views = out_views_ + static_cast<std::size_t>(b) * K;
   for (int r = 0; r < count; ++r) {
-    const Finished& h = finished_[r];
-    int32_t* ids = out_ids_ + static_cast<std::size_t>(r) * T;
-    float* att = out_att_ + static_cast<std::size_t>(r) * T * S;
+    const Finished& h = fin[r];
+    int32_t* ids = out_ids_ + (static_cast<std::size_t>(b) * K + r) * T;
+    float* att = out_att_ + (static_cast<std::size_t>(b) * K + r) * T * S;
     const int rows = h.step + 1;
-    const bool ends_eos = hist_tok_[static_cast<std::size_t>(h.step) * K + h.index] == eos;
+    const bool ends_eos = hist_tok[static_cast<std::size_t>(h.step) * K + h.index] == eos;
     for (int t = h.step, j = h.index; t >= 0; --t) {
-      ids[t] = hist_tok_[static_cast<std::size_t>(t) * K + j];
-      std::memcpy(att + static_cast<std::size_t>(t) * s, hist_att_ + (static_cast<std::size_t>(t) * K + j) * S,
+      ids[t] = hist_tok[static_cast<std::size_t>(t) * K + j];
+      std::memcpy(att + static_cast<std::size_t>(t) * s, hist_att + (static_cast<std::size_t>(t) * K + j) * S,
                   sizeof(float) * s);
-      j = hist_parent_[static_cast<std::size_t>(t) * K + j];
+      j = hist_parent[static_cast<std::size_t>(t) * K + j];
     }
-    HypothesisView& v = out_views_[r];
+    HypothesisView& v = views[r];
     v.ids = ids;
     v.length = static_cast<std::size_t>(ends_eos ? rows - 1 : rows);
     v.score = static_cast<float>(h.score);
@@ -164,9 +223,8 @@ Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Se
     v.source_length = static_cast<std::size_t>(s);
     v.attention_rows = static_cast<std::size_t>(rows);
   }
-  out->hypotheses = out_views_;
+  out->hypotheses = views;
   out->count = static_cast<std::size_t>(count);
-  return Status::Ok();
 }
 
 }  // namespace softalign::internal

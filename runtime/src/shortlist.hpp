@@ -42,14 +42,23 @@ class Shortlist {
  public:
   // Takes the buffers from the arena for the output layer `w`, `bias` (the
   // whole vocabulary): none when `enabled` is false.
-  void layout(Arena& a, bool enabled, const kernels::Matrix& w, const float* bias);
+  // Room for the vocabularies of up to `sentences` sentences decoded together.
+  void layout(Arena& a, bool enabled, const kernels::Matrix& w, const float* bias, int sentences);
   // Whether layout reserved the buffers (a call may then use the shortlist).
   bool enabled() const { return mark_ != nullptr; }
 
-  // Makes the union of `src` (n ids) active, rows packed, when `use` and the
-  // table is present (requires enabled()); else switches the shortlist off.
-  // Returns the width of a logits row: the union's size, or the vocabulary.
-  int select(const ShortlistTable& table, bool use, const int32_t* src, int n, int eos);
+  // Makes the union over the sources srcs[i] (lens[i] ids, i < n) active,
+  // rows packed, when `use` and the table is present (requires enabled());
+  // else switches the shortlist off. Returns the width of a logits row: the
+  // union's size, or the vocabulary.
+  int select(const ShortlistTable& table, bool use, const int32_t* const* srcs, const int* lens, int n, int eos);
+
+  // With several sentences, each keeps its own vocabulary inside the union:
+  // the columns of row `row` (of sentence b) outside sentence b's shortlist
+  // become -inf, so its log-softmax and candidates are those of the sentence
+  // translated alone.
+  bool per_sentence() const { return active_ && sentences_ > 1; }
+  void mask(int b, float* row) const;
 
   bool active() const { return active_; }
   // The vocabulary id of column i of a logits row.
@@ -66,6 +75,8 @@ class Shortlist {
   int size_ = 0;
   bool active_ = false;
   uint8_t* mark_ = nullptr;      // [vocab]
+  uint8_t* member_ = nullptr;    // [sentences, vocab] each sentence's own marks
+  int sentences_ = 0;            // sentences of the current union
   int32_t* ids_ = nullptr;       // [vocab] the union, ascending
   uint8_t* rows_ = nullptr;      // [vocab, cols] packed rows, storage type
   float* scales_ = nullptr;      // [vocab] their i8 scales

@@ -72,6 +72,21 @@ Status Translator::translate_ids(Span<const int32_t> source, const SearchOptions
   });
 }
 
+Status Translator::translate_ids_batch(const Span<const int32_t>* sources, std::size_t n, const SearchOptions& search,
+                                       NBestView* out) {
+  return internal::guarded([&]() -> Status {
+    if (sources == nullptr || out == nullptr) return Status(StatusCode::kInvalidArgument, "null argument");
+    if (n == 0 || n > static_cast<std::size_t>(impl_->B))
+      return Status(StatusCode::kInvalidArgument, "the batch must hold 1 to max_batch (" +
+                                                      std::to_string(impl_->B) + ") sources, got " + std::to_string(n));
+    internal::Search s;
+    Status st = impl_->resolve(merge(search, impl_->options.search), &s);
+    if (!st.ok()) return st;
+    // Pointers and lengths in the arena's batch scratch: nothing allocated.
+    return impl_->translate_ids_batch(sources, static_cast<int>(n), s, out);
+  });
+}
+
 Status Translator::force_decode(Span<const int32_t> source, Span<const int32_t> target_in, float* logits,
                                 float* attention) {
   return internal::guarded([&]() -> Status {
@@ -81,16 +96,13 @@ Status Translator::force_decode(Span<const int32_t> source, Span<const int32_t> 
 
 namespace {
 
-// Translates one source already tokenised; fills `out` from the core's views.
-Status translate_tokens(Translator& tr, const std::vector<int32_t>& ids, const std::vector<std::string>& pieces,
-                        const SearchOptions& search, TranslationResult* out) {
+// Fills `out` from the core's views of one source's n-best list.
+Status fill_result(const Model& model, const std::vector<int32_t>& ids, const std::vector<std::string>& pieces,
+                   const NBestView& nb, const SearchOptions& search, TranslationResult* out) {
   out->source_ids = ids;
   out->source_pieces = pieces;
   out->hypotheses.clear();
-  NBestView nb;
-  Status st = tr.translate_ids(Span<const int32_t>(ids.data(), ids.size()), search, &nb);
-  if (!st.ok()) return st;
-  const Model& model = tr.model();
+  Status st;
   const bool want_att = search.return_attention || search.return_alignment;
   const std::vector<int> src_words = search.return_alignment ? internal::word_index(pieces) : std::vector<int>();
   for (std::size_t r = 0; r < nb.count; ++r) {
@@ -117,6 +129,15 @@ Status translate_tokens(Translator& tr, const std::vector<int32_t>& ids, const s
     out->hypotheses.push_back(std::move(h));
   }
   return Status::Ok();
+}
+
+// Translates one source already tokenised.
+Status translate_tokens(Translator& tr, const std::vector<int32_t>& ids, const std::vector<std::string>& pieces,
+                        const SearchOptions& search, TranslationResult* out) {
+  NBestView nb;
+  Status st = tr.translate_ids(Span<const int32_t>(ids.data(), ids.size()), search, &nb);
+  if (!st.ok()) return st;
+  return fill_result(tr.model(), ids, pieces, nb, search, out);
 }
 
 Status empty_result(TranslationResult* out) {
@@ -218,32 +239,71 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
                      [&](std::size_t a, std::size_t b) { return items[a].ids.size() < items[b].ids.size(); });
     std::vector<TranslationResult> results(texts.size());
     std::vector<Status> status(texts.size());
-    // Each translator takes the next sentence in that order until none is left:
-    // the calling one and, with threads > 1, the workers on the thread pool
-    // (whose threads then run one translator each, so this one's intra-sentence
-    // splitting is off meanwhile: the pool cannot be entered twice).
-    struct Shared {
-      Translator* self;
-      const std::vector<Item>* items;
-      const std::vector<std::string>* texts;
-      const std::vector<std::size_t>* order;
-      const SearchOptions* search;
-      std::vector<TranslationResult>* results;
-      std::vector<Status>* status;
-      std::atomic<std::size_t> next{0};
-    } shared{this, &items, &texts, &order, &search, &results, &status};
-    auto work = [](void* ctx, std::size_t w) {
-      Shared& sh = *static_cast<Shared*>(ctx);
-      Translator& tr = w == 0 ? *sh.self : *sh.self->impl_->workers[w - 1];
-      for (std::size_t n; (n = sh.next.fetch_add(1)) < sh.order->size();) {
-        const std::size_t i = (*sh.order)[n];
-        const Item& item = (*sh.items)[i];
-        // Invalid UTF-8, blank and over-long inputs take translate()'s path (error, replacement, split).
-        (*sh.status)[i] = item.direct ? translate_tokens(tr, item.ids, item.pieces, *sh.search, &(*sh.results)[i])
-                                      : tr.translate((*sh.texts)[i], *sh.search, &(*sh.results)[i]);
+    // Batches: runs of up to max_batch direct sentences in that order (so of
+  // similar length), decoded together; the others (invalid UTF-8, blank,
+  // too long) one by one through translate()'s path (error, replacement,
+  // split). Each translator takes the next batch until none is left: the
+  // calling one and, with threads > 1, the workers on the thread pool (whose
+  // threads then run one translator each, so this one's intra-sentence
+  // splitting is off meanwhile: the pool cannot be entered twice).
+  internal::Search resolved;
+  Status search_st = impl_->resolve(search, &resolved);
+  if (!search_st.ok()) return search_st;
+  std::vector<std::pair<std::size_t, std::size_t>> batches;  // [begin, end) of `order`
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t e = i + 1;
+    if (items[order[i]].direct)
+      while (e < order.size() && e - i < static_cast<std::size_t>(impl_->B) && items[order[e]].direct) ++e;
+    batches.emplace_back(i, e);
+    i = e;
+  }
+  struct Shared {
+    Translator* self;
+    const std::vector<Item>* items;
+    const std::vector<std::string>* texts;
+    const std::vector<std::size_t>* order;
+    const std::vector<std::pair<std::size_t, std::size_t>>* batches;
+    const SearchOptions* search;
+    const internal::Search* resolved;
+    std::vector<TranslationResult>* results;
+    std::vector<Status>* status;
+    std::atomic<std::size_t> next{0};
+  } shared{this, &items, &texts, &order, &batches, &search, &resolved, &results, &status};
+  auto work = [](void* ctx, std::size_t w) {
+    Shared& sh = *static_cast<Shared*>(ctx);
+    Translator& tr = w == 0 ? *sh.self : *sh.self->impl_->workers[w - 1];
+    std::vector<const int32_t*> srcs;
+    std::vector<std::size_t> lens;
+    std::vector<NBestView> views;
+    for (std::size_t n; (n = sh.next.fetch_add(1)) < sh.batches->size();) {
+      const auto [begin, end] = (*sh.batches)[n];
+      const std::size_t first = (*sh.order)[begin];
+      if (!(*sh.items)[first].direct) {
+        (*sh.status)[first] = tr.translate((*sh.texts)[first], *sh.search, &(*sh.results)[first]);
+        continue;
       }
-    };
-    if (!impl_->workers.empty() && texts.size() > 1) {
+      srcs.clear();
+      lens.clear();
+      for (std::size_t k = begin; k < end; ++k) {
+        const Item& item = (*sh.items)[(*sh.order)[k]];
+        srcs.push_back(item.ids.data());
+        lens.push_back(item.ids.size());
+      }
+      views.assign(end - begin, NBestView());
+      Status st = internal::guarded([&] {
+        return tr.impl_->translate_ids_batch(srcs.data(), lens.data(), static_cast<int>(srcs.size()), *sh.resolved,
+                                             views.data());
+      });
+      for (std::size_t k = begin; k < end; ++k) {
+        const std::size_t i = (*sh.order)[k];
+        const Item& item = (*sh.items)[i];
+        (*sh.status)[i] =
+            st.ok() ? fill_result(tr.model(), item.ids, item.pieces, views[k - begin], *sh.search, &(*sh.results)[i])
+                    : st;
+      }
+    }
+  };
+  if (!impl_->workers.empty() && texts.size() > 1) {
       pthreadpool* pool = impl_->pool;
       impl_->pool = nullptr;
       pthreadpool_parallelize_1d(pool, work, &shared, impl_->workers.size() + 1, 0);

@@ -12,6 +12,7 @@
 #include "softalign/model.hpp"
 #include "softalign/options.hpp"
 #include "softalign/result.hpp"
+#include "softalign/span.hpp"
 #include "softalign/translator.hpp"
 
 struct pthreadpool;
@@ -43,6 +44,10 @@ class TranslatorImpl {
   Status resolve(const SearchOptions& o, Search* out) const;
   Status check_source(const int32_t* src, std::size_t n) const;
   Status translate_ids(const int32_t* src, std::size_t n, const Search& search, NBestView* out);
+  // n sources (n <= B) decoded together, each with its own beam: out[i] for srcs[i].
+  Status translate_ids_batch(const int32_t* const* srcs, const std::size_t* lens, int n, const Search& search,
+                             NBestView* out);
+  Status translate_ids_batch(const Span<const int32_t>* sources, int n, const Search& search, NBestView* out);
   Status force_decode(const int32_t* src, std::size_t n, const int32_t* tgt, std::size_t t, float* logits,
                       float* attention);
   int max_target_for(int src_len, const Search& s) const;
@@ -56,6 +61,7 @@ class TranslatorImpl {
   int S = 0;  // max source tokens
   int K = 0;  // max beam
   int T = 0;  // max target tokens (EOS included) for a source of S tokens
+  int B = 1;  // max sentences decoded together
   Arena arena;
   // threads > 1: the other translators of translate_batch (one thread each,
   // the same model and options), made at prepare.
@@ -63,27 +69,42 @@ class TranslatorImpl {
 
  private:
   void layout(Arena& a);
+  void finish(int b, const Search& search, NBestView* out);
 
   // The numbers under the search (engine.hpp): the CPU engine today.
   std::unique_ptr<Engine> engine_;
 
-  // Search history ([T, K] and [T, K, S]): every kept candidate's token, its
-  // parent's index in the step before, and its attention row.
-  int32_t* hist_tok_ = nullptr;
-  int32_t* hist_parent_ = nullptr;
-  float* hist_att_ = nullptr;
-  int32_t* alive_idx_ = nullptr;    // [K] history index of each alive hypothesis
-  float* alive_logp_ = nullptr;     // [K]
-  int32_t* alive_tok_ = nullptr;    // [K]
+  // Per sentence of a batch (B of them): the search history ([T, K] and
+  // [T, K, S]: every kept candidate's token, its parent's index in the step
+  // before, its attention row), finished hypotheses and the results.
+  int32_t* hist_tok_ = nullptr;     // [B, T, K]
+  int32_t* hist_parent_ = nullptr;  // [B, T, K]
+  float* hist_att_ = nullptr;       // [B, T, K, S]
+  Finished* finished_ = nullptr;    // [B, K]
+  int32_t* out_ids_ = nullptr;      // [B, K, T]
+  float* out_att_ = nullptr;        // [B, K, T, S]
+  HypothesisView* out_views_ = nullptr;  // [B, K]
+  int32_t* src_len_ = nullptr;      // [B]
+  int32_t* t_max_ = nullptr;        // [B]
+  int32_t* alive_count_ = nullptr;  // [B]
+  int32_t* finished_count_ = nullptr;  // [B]
+  // The alive rows of all sentences, sentence after sentence ([B K]).
+  int32_t* alive_idx_ = nullptr;    // history index of each alive hypothesis
+  int32_t* alive_idx_next_ = nullptr;
+  float* alive_logp_ = nullptr;
   float* alive_logp_next_ = nullptr;
-  int32_t* alive_parent_ = nullptr; // [K] the row each next alive hypothesis continues
-  int32_t* top_idx_ = nullptr;      // [K]
-  float* top_val_ = nullptr;        // [K]
+  int32_t* alive_tok_ = nullptr;
+  int32_t* alive_parent_ = nullptr; // the row each next alive hypothesis continues
+  // One step's groups ([B]) and their candidates ([B, K]).
+  int32_t* group_sent_ = nullptr;
+  int32_t* group_rows_ = nullptr;
+  int32_t* group_want_ = nullptr;
+  int32_t* group_got_ = nullptr;
+  int32_t* top_idx_ = nullptr;
+  float* top_val_ = nullptr;
   double* coverage_ = nullptr;      // [S]
-  Finished* finished_ = nullptr;    // [K]
-  int32_t* out_ids_ = nullptr;      // [K, T]
-  float* out_att_ = nullptr;        // [K, T, S]
-  HypothesisView* out_views_ = nullptr;  // [K]
+  const int32_t** batch_srcs_ = nullptr;  // [B] the public batch call's sources
+  std::size_t* batch_lens_ = nullptr;     // [B]
 };
 
 }  // namespace softalign::internal

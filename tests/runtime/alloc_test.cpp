@@ -74,6 +74,24 @@ void check_model(const std::string& name, const char* precision, int threads) {
   CHECK(produced > 0);
   CHECK_MESSAGE(core == 0, core, " allocations in translate_ids/force_decode");
 
+  // Batched decoding, on a translator prepared for batches of 3.
+  TranslatorOptions batch_opt = opt;
+  batch_opt.max_batch = 3;
+  std::unique_ptr<Translator> batched;
+  REQUIRE(Translator::prepare(model, batch_opt, &batched).ok());
+  std::vector<Span<const int32_t>> spans;
+  for (const auto& src : sources) spans.emplace_back(src.data(), src.size());
+  NBestView views[3];
+  alloc_counter::start();
+  for (int round = 0; round < 3; ++round)
+    for (const SearchOptions& so : searches)
+      for (std::size_t first = 0; first < spans.size(); first += 3)
+        all_ok = all_ok && batched->translate_ids_batch(spans.data() + first, std::min<std::size_t>(3, spans.size() - first),
+                                                        so, views).ok();
+  const long batch = alloc_counter::stop();
+  CHECK(all_ok);
+  CHECK_MESSAGE(batch == 0, batch, " allocations in translate_ids_batch");
+
   TranslationResult r;
   alloc_counter::start();
   const bool text_ok = tr->translate(g["sentences"][1]["src_text"].get<std::string>(), &r).ok();

@@ -46,6 +46,10 @@ struct TranslatorOptions {
   SearchOptions search;
   LongInputPolicy long_input = LongInputPolicy::kSplit;
   InvalidUtf8Policy invalid_utf8 = InvalidUtf8Policy::kError;
+  // Sentences translate_batch decodes together (their rows in one product per
+  // step, each weight read once for all of them); the arena grows with it.
+  static constexpr int kMaxBatch = 1024;
+  int max_batch = 1;
   // Threads for the intra-sentence work (XNNPACK's thread pool); 1 = the calling thread only.
   int threads = 1;
   Backend backend = Backend::kAuto;  // only kCpu exists so far; kAuto picks it

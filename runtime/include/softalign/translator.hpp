@@ -59,6 +59,15 @@ class Translator {
   // this Translator.
   SOFTALIGN_API Status translate_ids(Span<const int32_t> source, NBestView* out);
   SOFTALIGN_API Status translate_ids(Span<const int32_t> source, const SearchOptions& search, NBestView* out);
+  // Up to options().max_batch sources decoded together (allocation-free): one
+  // product per step over the rows of all of them, each weight read once for
+  // the batch, each sentence with its own beam. out[i] (n views) is source
+  // i's n-best list; with the reference kernels it is exactly what
+  // translate_ids gives for that source alone (and with the others too, but
+  // for a shortlist: there a row's log-softmax sums its vector lanes in
+  // another grouping, a difference in the last bits of a score).
+  SOFTALIGN_API Status translate_ids_batch(const Span<const int32_t>* sources, std::size_t n,
+                                           const SearchOptions& search, NBestView* out);
 
   // Teacher-forced decoding (allocation-free): for target input `target_in`
   // (BOS then the pieces, T steps), writes T × tgt_vocab logits and, if
