@@ -97,13 +97,22 @@ bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const Outp
   std::vector<LineResult> out(lines.size());
   const std::size_t workers = std::min(translators.size(), lines.size());
   const std::size_t per = workers == 0 ? 0 : (lines.size() + workers - 1) / workers;
-  std::vector<std::thread> threads;
+  // Joined on every path: a thread that cannot be started (std::system_error)
+  // must not leave the started ones joinable while the exception unwinds.
+  struct Threads {
+    std::vector<std::thread> list;
+    ~Threads() {
+      for (std::thread& t : list)
+        if (t.joinable()) t.join();
+    }
+  } threads;
   for (std::size_t w = 1; w < workers; ++w) {
     const std::size_t b = std::min(lines.size(), w * per), e = std::min(lines.size(), b + per);
-    if (b < e) threads.emplace_back(translate_range, std::ref(*translators[w]), std::cref(lines), b, e, std::ref(out));
+    if (b < e)
+      threads.list.emplace_back(translate_range, std::ref(*translators[w]), std::cref(lines), b, e, std::ref(out));
   }
   if (workers > 0) translate_range(*translators[0], lines, 0, std::min(lines.size(), per), out);
-  for (std::thread& t : threads) t.join();
+  for (std::thread& t : threads.list) t.join();
 
   bool all_ok = true;
   stats.lines += lines.size();
