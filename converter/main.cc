@@ -19,15 +19,8 @@
 #include "inspect.h"
 #include "text.hpp"
 
-namespace {
-
-// Messages quote names from the input file (tensor names, config keys): a
-// control character in one is written as an escape, so every error stays
-// one line.
-std::string one_line(const std::string& message) { return softalign::internal::escape_controls(message); }
-
-}  // namespace
-
+// Messages quote names from the input file (tensor names, config keys):
+// escape_controls keeps every error on one line.
 int main(int argc, char** argv) {
   namespace sc = softalign::convert;
   CLI::App app{"Convert softalign safetensors weights (models/WEIGHTS_FORMAT.md) into one .softalign model file.",
@@ -81,7 +74,7 @@ int main(int argc, char** argv) {
 
   // Argument errors: one line too, exit status 2 (usage error).
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return "softalign-convert: error: " + one_line(e.what()) + " (see --help)\n";
+    return "softalign-convert: error: " + softalign::internal::escape_controls(e.what()) + " (see --help)\n";
   });
   try {
     app.parse(argc, argv);
@@ -107,7 +100,7 @@ int main(int argc, char** argv) {
     std::cerr << "softalign-convert: error: out of memory\n";
     return 1;
   } catch (const std::exception& e) {  // sc::Error, and whatever a dependency throws
-    std::cerr << "softalign-convert: error: " << one_line(e.what()) << "\n";
+    std::cerr << "softalign-convert: error: " << softalign::internal::escape_controls(e.what()) << "\n";
     return 1;
   } catch (...) {
     std::cerr << "softalign-convert: error: unexpected exception\n";

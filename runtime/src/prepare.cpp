@@ -36,9 +36,8 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
   using L = ConfigLimits;
   if (s.beam < 1 || s.beam > L::kMaxBeam)
     return bad("beam size must be in [1, " + std::to_string(L::kMaxBeam) + "], got " + std::to_string(s.beam));
-  if (static_cast<int64_t>(s.beam) * c->tgt_vocab > INT32_MAX)
-    return bad("beam size " + std::to_string(s.beam) + " x target vocabulary " + std::to_string(c->tgt_vocab) +
-               " exceeds 2^31 candidates");
+  // Top-k indices (beam x vocabulary candidates) are int32: the limits keep them so.
+  static_assert(static_cast<int64_t>(L::kMaxBeam) * L::kMaxVocab <= INT32_MAX, "top-k indices overflow int32");
   if (K > 0 && s.beam > K)
     return bad("beam size " + std::to_string(s.beam) + " exceeds the prepared beam size " + std::to_string(K));
   if (s.nbest < 1 || s.nbest > s.beam)
