@@ -42,12 +42,14 @@ struct KernelTable {
                     float x_scale, const float* bias, float* y);
   // The same products for m input vectors at once (each weight row read once
   // for all of them): Y[i*ldy + r] = W[r,:]·X[i*cols ...] (+ bias[r]), i < m.
-  // i8: one scale per input vector, x_scales[i].
-  void (*matmat_f32)(const float* w, int rows, int cols, const float* x, int m, const float* bias, float* y,
+  // i8: one scale per input vector, x_scales[i]. With row_ids (not null), row
+  // r of the product is W's row row_ids[r] (its scale and bias too): a
+  // gathered product, e.g. over a sentence's vocabulary shortlist.
+  void (*matmat_f32)(const float* w, const int32_t* row_ids, int rows, int cols, const float* x, int m, const float* bias, float* y,
                      int ldy);
-  void (*matmat_f16)(const uint16_t* w, int rows, int cols, const float* x, int m, const float* bias, float* y,
+  void (*matmat_f16)(const uint16_t* w, const int32_t* row_ids, int rows, int cols, const float* x, int m, const float* bias, float* y,
                      int ldy);
-  void (*matmat_i8)(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq,
+  void (*matmat_i8)(const int8_t* w, const int32_t* row_ids, const float* row_scales, int rows, int cols, const int8_t* xq,
                     const float* x_scales, int m, const float* bias, float* y, int ldy);
   // Symmetric per-vector quantization: scale = max|x| / 127, xq = round(x / scale);
   // returns the scale (0 and xq = 0 for an all-zero x).
@@ -103,6 +105,9 @@ void matvec(const KernelTable& k, const Matrix& w, const float* x, const float* 
 // quantized for i8 (xq: m × W.cols bytes, x_scales: m), as floats otherwise.
 void matmat(const KernelTable& k, const Matrix& w, const float* x, const int8_t* xq, const float* x_scales, int m,
             const float* bias, float* y, int ldy);
+// The same over `count` gathered rows of W: Y[i*ldy + r] = W[row_ids[r]] X[i] (+ bias[row_ids[r]]).
+void matmat_gather(const KernelTable& k, const Matrix& w, const int32_t* row_ids, int count, const float* x,
+                   const int8_t* xq, const float* x_scales, int m, const float* bias, float* y, int ldy);
 // dst = row `r` of W as f32 (W.cols values).
 void get_row(const KernelTable& k, const Matrix& w, int r, float* dst);
 

@@ -38,19 +38,32 @@ void matvec(const KernelTable& k, const Matrix& w, const float* x, const float* 
   }
 }
 
-void matmat(const KernelTable& k, const Matrix& w, const float* x, const int8_t* xq, const float* x_scales, int m,
-            const float* bias, float* y, int ldy) {
+namespace {
+// y over `rows` rows of W (gathered through row_ids when not null).
+void product(const KernelTable& k, const Matrix& w, const int32_t* row_ids, int rows, const float* x,
+             const int8_t* xq, const float* x_scales, int m, const float* bias, float* y, int ldy) {
   switch (w.type) {
     case WeightType::kF32:
-      k.matmat_f32(static_cast<const float*>(w.data), w.rows, w.cols, x, m, bias, y, ldy);
+      k.matmat_f32(static_cast<const float*>(w.data), row_ids, rows, w.cols, x, m, bias, y, ldy);
       return;
     case WeightType::kF16:
-      k.matmat_f16(static_cast<const uint16_t*>(w.data), w.rows, w.cols, x, m, bias, y, ldy);
+      k.matmat_f16(static_cast<const uint16_t*>(w.data), row_ids, rows, w.cols, x, m, bias, y, ldy);
       return;
     case WeightType::kI8:
-      k.matmat_i8(static_cast<const int8_t*>(w.data), w.scales, w.rows, w.cols, xq, x_scales, m, bias, y, ldy);
+      k.matmat_i8(static_cast<const int8_t*>(w.data), row_ids, w.scales, rows, w.cols, xq, x_scales, m, bias, y, ldy);
       return;
   }
+}
+}  // namespace
+
+void matmat(const KernelTable& k, const Matrix& w, const float* x, const int8_t* xq, const float* x_scales, int m,
+            const float* bias, float* y, int ldy) {
+  product(k, w, nullptr, w.rows, x, xq, x_scales, m, bias, y, ldy);
+}
+
+void matmat_gather(const KernelTable& k, const Matrix& w, const int32_t* row_ids, int count, const float* x,
+                   const int8_t* xq, const float* x_scales, int m, const float* bias, float* y, int ldy) {
+  product(k, w, row_ids, count, x, xq, x_scales, m, bias, y, ldy);
 }
 
 void get_row(const KernelTable& k, const Matrix& w, int r, float* dst) {

@@ -67,13 +67,12 @@ void CpuEngine::layout(Arena& a) {
   cat_ = a.take<float>(2 * n_ + d_);
   gen_in_buf_ = a.take<float>(kk * gen_in_);
   logits_ = a.take<float>(kk * V_);
-  shortlist_.layout(a, shortlist_room_, m_.w.gen_w, m_.w.gen_b, B_);
+  shortlist_.layout(a, shortlist_room_, V_, B_);
   att_step_ = a.take<float>(kk * s);
 }
 
-int CpuEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
-  width_ = shortlist_.select(m_.shortlist, use, srcs, lens, n, c_.eos_id);
-  return width_;
+void CpuEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
+  shortlist_.select(m_.shortlist, use, srcs, lens, n, c_.eos_id);
 }
 
 int CpuEngine::use_sentence(int b) {
@@ -100,24 +99,32 @@ bool CpuEngine::step(const StepGroups& groups, const int32_t* tokens, const floa
   for (int g = 0; g < groups.count; ++g)
     for (int r = 0; r < groups.rows[g]; ++r) row_sent_[rows++] = groups.sentence[g];
   decode(rows, tokens, t, logits_);
-  // Candidate totals: logp of the row + log_softmax of its logits.
-  for (int i = 0; i < rows; ++i) {
-    float* row = logits_ + static_cast<std::size_t>(i) * width_;
-    if (shortlist_.per_sentence()) shortlist_.mask(row_sent_[i], row);
-    k_.log_softmax(row, width_, row);
-    for (int v = 0; v < width_; ++v) row[v] += row_logp[i];
-  }
-  // Each sentence's best over its own rows. Flattened index i * width + v:
-  // ties go to the lower row, then the lower column.
+  // Per group (its rows' logits block): totals = logp of the row +
+  // log_softmax; the best over its rows; local_row * width + column indices
+  // then become local_row * V + id. Ties go to the lower row, then the lower
+  // column, whose order is the ids' order.
   bool finite = !nonfinite_;
+  std::size_t offset = 0;
   for (int g = 0, first = 0; g < groups.count; first += groups.rows[g], ++g) {
+    const int b = groups.sentence[g], width = shortlist_.width(b);
+    const std::size_t size = static_cast<std::size_t>(groups.rows[g]) * width;
+    float* block = logits_ + offset;
+    offset += size;
+    for (int i = 0; i < groups.rows[g]; ++i) {
+      float* row = block + static_cast<std::size_t>(i) * width;
+      k_.log_softmax(row, width, row);
+      for (int v = 0; v < width; ++v) row[v] += row_logp[first + i];
+    }
     int32_t* gi = idx + static_cast<std::size_t>(g) * K_;
     float* gv = val + static_cast<std::size_t>(g) * K_;
-    got[g] = k_.topk(logits_ + static_cast<std::size_t>(first) * width_,
-                     static_cast<std::size_t>(groups.rows[g]) * width_, groups.want[g], gi, gv);
+    got[g] = k_.topk(block, size, groups.want[g], gi, gv);
     if (got[g] < 1) finite = false;
-    for (int j = 0; j < got[g]; ++j)
+    const int32_t* ids = shortlist_.ids(b);
+    for (int j = 0; j < got[g]; ++j) {
       if (!std::isfinite(gv[j])) finite = false;
+      const int row = gi[j] / width, column = gi[j] % width;
+      gi[j] = row * V_ + (ids ? ids[column] : column);
+    }
   }
   return finite;
 }

@@ -25,8 +25,7 @@ class CpuEngine final : public Engine {
 
   const char* name() const override { return "cpu"; }
   void layout(Arena& arena) override;
-  int select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
-  int32_t token(int column) const override { return shortlist_.token(column); }
+  void select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
   void start(const int32_t* const* srcs, const int* lens, int n) override;
   bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx, float* val,
             int32_t* got) override;
@@ -46,6 +45,9 @@ class CpuEngine final : public Engine {
   void attend_bahdanau(const float* q, int s, float* att, float* ctx);
   void attend_luong(const float* h, int t, int s, float* att, float* ctx);
   void gru_stack(const float* x0, int count);
+  // The output layer for `count` rows into consecutive logits blocks, one
+  // per run of rows of a sentence (rows × that sentence's vocabulary).
+  void output_layer(int count, float* logits);
   void rows_product(const kernels::Matrix& w, const float* x, int count, const float* bias, float* y);
 
   const ModelImpl& m_;
@@ -54,10 +56,9 @@ class CpuEngine final : public Engine {
   const kernels::KernelTable& k_;
   pthreadpool* const* pool_;
   const int S_, K_, B_;
-  Shortlist shortlist_;  // this sentence's target vocabulary, when the shortlist is on
+  Shortlist shortlist_;  // each sentence's target vocabulary, when the shortlist is on
   bool shortlist_room_;
 
-  int width_ = 0;       // columns of a logits row (the shortlist's union, or the vocabulary)
   bool nonfinite_ = false;  // a step met a NaN where it would become an index (damaged weights)
 
   // Sizes.
@@ -102,7 +103,7 @@ class CpuEngine final : public Engine {
   float* u2_all_ = nullptr;     // [K, 2l]
   float* cat_ = nullptr;        // [2n + d]
   float* gen_in_buf_ = nullptr; // [K, gen_in]
-  float* logits_ = nullptr;     // [K, V]
+  float* logits_ = nullptr;     // [K, V] blocks of rows × their sentence's vocabulary
   float* att_step_ = nullptr;   // [K, S]
 };
 

@@ -175,10 +175,25 @@ void CpuEngine::decode(int count, const int32_t* tokens, int t, float* logits) {
       if (c_.input_feeding) std::memcpy(st_out + c_.dec_layers * d_, row, sizeof(float) * d_);
     }
   }
-  if (shortlist_.active())
-    shortlist_.output_layer(k_, gen_in_buf_, count, logits, xq_, xs_, *pool_);
-  else
+  output_layer(count, logits);
+}
+
+void CpuEngine::output_layer(int count, float* logits) {
+  if (!shortlist_.active()) {
     cw_.generator.run(k_, gen_in_buf_, count, logits, xq_, xs_, *pool_);
+    return;
+  }
+  std::size_t offset = 0;
+  for (int first = 0; first < count;) {
+    const int b = row_sent_[first];
+    int rows = 1;
+    while (first + rows < count && row_sent_[first + rows] == b) ++rows;
+    const int width = shortlist_.width(b);
+    cw_.generator.run_gather(k_, shortlist_.ids(b), width, gen_in_buf_ + static_cast<std::size_t>(first) * gen_in_,
+                             rows, logits + offset, xq_, xs_, *pool_);
+    offset += static_cast<std::size_t>(rows) * width;
+    first += rows;
+  }
 }
 
 }  // namespace softalign::internal

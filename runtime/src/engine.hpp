@@ -45,12 +45,9 @@ class Engine {
   // twice: once to measure, once on the reserved memory).
   virtual void layout(Arena& arena) = 0;
 
-  // The vocabulary of the coming steps: the union of the shortlist's rows for
-  // the n sources (srcs[i], lens[i] ids) when `use`, else the whole
-  // vocabulary. Returns the width of a row of candidates: column i is
-  // vocabulary id token(i).
-  virtual int select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) = 0;
-  virtual int32_t token(int column) const = 0;
+  // The vocabulary of the coming steps: for each of the n sources (srcs[i],
+  // lens[i] ids) its own shortlist when `use`, else the whole vocabulary.
+  virtual void select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) = 0;
 
   // Encodes n sources (EOS last) and starts one row per sentence from its
   // bridge state: row i is sentence i.
@@ -58,9 +55,10 @@ class Engine {
 
   // One decoder step (step t) for the rows of `groups`, fed tokens[r], whose
   // running log-probabilities are row_logp[r]. For each group g, writes its
-  // best candidates, best first (ties: the lower row, then the lower column),
-  // at idx/val + g * max_rows: flattened indices local_row * width + column
-  // and their totals (row_logp + log-softmax); got[g] is how many. Returns
+  // best candidates over its sentence's vocabulary, best first (ties: the
+  // lower row, then the lower id), at idx/val + g * max_rows: flattened
+  // indices local_row * V + token id (V: the target vocabulary's size) and
+  // their totals (row_logp + log-softmax); got[g] is how many. Returns
   // false when the scores are not finite (damaged weights). The step's
   // attention rows stay readable through attention() until the next step.
   virtual bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,

@@ -26,19 +26,24 @@ constexpr std::size_t kTaskMacs = std::size_t(1) << 19;
 struct Job {
   const kernels::KernelTable* k;
   const kernels::Matrix* w;
+  const int32_t* row_ids;  // null: W's rows in order
   const float* bias;
   const float* x;
   const int8_t* xq;
   const float* xs;
   int m;
   float* y;
+  int ldy;
 };
 
 void run_tile(void* ctx, std::size_t first, std::size_t count) {
   const Job& j = *static_cast<const Job*>(ctx);
-  const int r0 = static_cast<int>(first);
-  kernels::matmat(*j.k, j.w->slice_rows(r0, static_cast<int>(count)), j.x, j.xq, j.xs, j.m,
-                  j.bias ? j.bias + r0 : nullptr, j.y + r0, j.w->rows);
+  const int r0 = static_cast<int>(first), n = static_cast<int>(count);
+  if (j.row_ids != nullptr)
+    kernels::matmat_gather(*j.k, *j.w, j.row_ids + r0, n, j.x, j.xq, j.xs, j.m, j.bias, j.y + r0, j.ldy);
+  else
+    kernels::matmat(*j.k, j.w->slice_rows(r0, n), j.x, j.xq, j.xs, j.m, j.bias ? j.bias + r0 : nullptr, j.y + r0,
+                    j.ldy);
 }
 }  // namespace
 
@@ -79,11 +84,22 @@ void Linear::run(const kernels::KernelTable& k, const float* x, int rows, float*
         xnn_run_operator(op_, pool) == xnn_status_success)
       return;
   }
+  run_kernels(k, nullptr, w_.rows, x, rows, y, xq, xs, pool);
+}
+
+void Linear::run_gather(const kernels::KernelTable& k, const int32_t* row_ids, int count, const float* x, int rows,
+                        float* y, int8_t* xq, float* xs, pthreadpool* pool) const {
+  if (rows <= 0 || count <= 0) return;
+  run_kernels(k, row_ids, count, x, rows, y, xq, xs, pool);
+}
+
+void Linear::run_kernels(const kernels::KernelTable& k, const int32_t* row_ids, int out_cols, const float* x,
+                         int rows, float* y, int8_t* xq, float* xs, pthreadpool* pool) const {
   if (w_.type == WeightType::kI8)
     for (int r = 0; r < rows; ++r)
       xs[r] = k.quantize_i8(x + static_cast<std::size_t>(r) * w_.cols, w_.cols, xq + static_cast<std::size_t>(r) * w_.cols);
-  Job job{&k, &w_, bias_, x, xq, xs, rows, y};
-  const std::size_t out = static_cast<std::size_t>(w_.rows);
+  Job job{&k, &w_, row_ids, bias_, x, xq, xs, rows, y, out_cols};
+  const std::size_t out = static_cast<std::size_t>(out_cols);
   const std::size_t macs_per_row = static_cast<std::size_t>(rows) * w_.cols;
   const std::size_t tile = (kTaskMacs / std::max<std::size_t>(macs_per_row, 1) + 255) / 256 * 256;
   // YIELD_WORKERS: the workers sleep after the call instead of spinning, which

@@ -43,10 +43,19 @@ class Linear {
   // xq of rows × w.cols bytes, xs of rows floats. pool may be null.
   void run(const kernels::KernelTable& k, const float* x, int rows, float* y, int8_t* xq, float* xs,
            pthreadpool* pool) const;
+  // The same over `count` of W's rows, row_ids[0, count) (a vocabulary
+  // shortlist): Y[r * count + i] = W[row_ids[i]] X[r] + b[row_ids[i]].
+  // Our kernels only (XNNPACK has no gathered product).
+  void run_gather(const kernels::KernelTable& k, const int32_t* row_ids, int count, const float* x, int rows,
+                  float* y, int8_t* xq, float* xs, pthreadpool* pool) const;
   bool uses_xnnpack() const { return op_ != nullptr; }
   const kernels::Matrix& weight() const { return w_; }
 
  private:
+  // Our kernels over `out` output columns (W's rows, or row_ids' when not null).
+  void run_kernels(const kernels::KernelTable& k, const int32_t* row_ids, int out, const float* x, int rows,
+                   float* y, int8_t* xq, float* xs, pthreadpool* pool) const;
+
   kernels::Matrix w_;
   const float* bias_ = nullptr;
   xnn_operator* op_ = nullptr;

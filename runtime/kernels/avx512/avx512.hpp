@@ -12,7 +12,7 @@ namespace softalign::kernels::avx512 {
 
 void matvec_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, float x_scale,
                const float* bias, float* y);
-void matmat_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, const float* x_scales,
+void matmat_i8(const int8_t* w, const int32_t* row_ids, const float* row_scales, int rows, int cols, const int8_t* xq, const float* x_scales,
                int m, const float* bias, float* y, int ldy);
 
 const KernelTable& table();

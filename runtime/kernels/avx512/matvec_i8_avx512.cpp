@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/avx512/avx512.hpp"
+#include "kernels/row_ptrs.hpp"
 
 // GCC 12's AVX-512 headers start some intrinsics from an "undefined" vector
 // and then warn about it: not a problem of this code.
@@ -36,7 +37,7 @@ inline __m128i hsum4(__m512i a, __m512i b, __m512i c, __m512i d) {
 
 // out[r*M + i] = Σ_c (w[r,c] + 128) x_i[c] for R rows and M inputs.
 template <int R, int M>
-inline void block(const int8_t* w, int cols, const int8_t* x, int32_t* out) {
+inline void block(const int8_t* const* w, int cols, const int8_t* x, int32_t* out) {
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   __m512i acc[R * M];
   for (int j = 0; j < R * M; ++j) acc[j] = _mm512_setzero_si512();
@@ -45,7 +46,7 @@ inline void block(const int8_t* w, int cols, const int8_t* x, int32_t* out) {
     __m512i xv[M];
     for (int i = 0; i < M; ++i) xv[i] = _mm512_maskz_loadu_epi8(mask, x + static_cast<std::size_t>(i) * cols + c);
     for (int r = 0; r < R; ++r) {
-      const __m512i wu = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, w + static_cast<std::size_t>(r) * cols + c), flip);
+      const __m512i wu = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, w[r] + c), flip);
       for (int i = 0; i < M; ++i) acc[r * M + i] = _mm512_dpbusd_epi32(acc[r * M + i], wu, xv[i]);
     }
   }
@@ -68,7 +69,7 @@ inline int32_t sum_i8(const int8_t* x, int cols) {
 
 }  // namespace
 
-void matmat_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, const float* x_scales,
+void matmat_i8(const int8_t* w, const int32_t* row_ids, const float* row_scales, int rows, int cols, const int8_t* xq, const float* x_scales,
                int m, const float* bias, float* y, int ldy) {
   constexpr int M = 4;
   int32_t out[4 * M];
@@ -76,7 +77,7 @@ void matmat_i8(const int8_t* w, const float* row_scales, int rows, int cols, con
   // more are done in further calls).
   if (m > 16) {
     for (int i0 = 0; i0 < m; i0 += 16)
-      matmat_i8(w, row_scales, rows, cols, xq + static_cast<std::size_t>(i0) * cols, x_scales + i0,
+      matmat_i8(w, row_ids, row_scales, rows, cols, xq + static_cast<std::size_t>(i0) * cols, x_scales + i0,
                 m - i0 < 16 ? m - i0 : 16, bias, y + static_cast<std::size_t>(i0) * ldy, ldy);
     return;
   }
@@ -84,20 +85,20 @@ void matmat_i8(const int8_t* w, const float* row_scales, int rows, int cols, con
   for (int i = 0; i < m; ++i) offset[i] = 128 * sum_i8(xq + static_cast<std::size_t>(i) * cols, cols);
   auto put = [&](int i, int r, int32_t acc) {
     acc -= offset[i];
-    const float v = static_cast<float>(acc) * (row_scales[r] * x_scales[i]);
-    y[static_cast<std::size_t>(i) * ldy + r] = bias ? v + bias[r] : v;
+    const float v = static_cast<float>(acc) * (row_scales[row_id(row_ids, r)] * x_scales[i]);
+    y[static_cast<std::size_t>(i) * ldy + r] = bias ? v + bias[row_id(row_ids, r)] : v;
   };
   int i = 0;
   for (; i + M <= m; i += M) {
     const int8_t* xi = xq + static_cast<std::size_t>(i) * cols;
     int r = 0;
     for (; r + 2 <= rows; r += 2) {
-      block<2, M>(w + static_cast<std::size_t>(r) * cols, cols, xi, out);
+      block<2, M>(rows_at<2>(w, row_ids, cols, r).p, cols, xi, out);
       for (int a = 0; a < 2; ++a)
         for (int b = 0; b < M; ++b) put(i + b, r + a, out[a * M + b]);
     }
     for (; r < rows; ++r) {
-      block<1, M>(w + static_cast<std::size_t>(r) * cols, cols, xi, out);
+      block<1, M>(rows_at<1>(w, row_ids, cols, r).p, cols, xi, out);
       for (int b = 0; b < M; ++b) put(i + b, r, out[b]);
     }
   }
@@ -105,11 +106,11 @@ void matmat_i8(const int8_t* w, const float* row_scales, int rows, int cols, con
     const int8_t* xi = xq + static_cast<std::size_t>(i) * cols;
     int r = 0;
     for (; r + 4 <= rows; r += 4) {
-      block<4, 1>(w + static_cast<std::size_t>(r) * cols, cols, xi, out);
+      block<4, 1>(rows_at<4>(w, row_ids, cols, r).p, cols, xi, out);
       for (int a = 0; a < 4; ++a) put(i, r + a, out[a]);
     }
     for (; r < rows; ++r) {
-      block<1, 1>(w + static_cast<std::size_t>(r) * cols, cols, xi, out);
+      block<1, 1>(rows_at<1>(w, row_ids, cols, r).p, cols, xi, out);
       put(i, r, out[0]);
     }
   }
@@ -117,7 +118,7 @@ void matmat_i8(const int8_t* w, const float* row_scales, int rows, int cols, con
 
 void matvec_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, float x_scale,
                const float* bias, float* y) {
-  matmat_i8(w, row_scales, rows, cols, xq, &x_scale, 1, bias, y, rows);
+  matmat_i8(w, nullptr, row_scales, rows, cols, xq, &x_scale, 1, bias, y, rows);
 }
 
 }  // namespace softalign::kernels::avx512

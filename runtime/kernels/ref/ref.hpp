@@ -10,9 +10,9 @@ void matvec_f32(const float* w, int rows, int cols, const float* x, const float*
 void matvec_f16(const uint16_t* w, int rows, int cols, const float* x, const float* bias, float* y);
 void matvec_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq,
                float x_scale, const float* bias, float* y);
-void matmat_f32(const float* w, int rows, int cols, const float* x, int m, const float* bias, float* y, int ldy);
-void matmat_f16(const uint16_t* w, int rows, int cols, const float* x, int m, const float* bias, float* y, int ldy);
-void matmat_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, const float* x_scales,
+void matmat_f32(const float* w, const int32_t* row_ids, int rows, int cols, const float* x, int m, const float* bias, float* y, int ldy);
+void matmat_f16(const uint16_t* w, const int32_t* row_ids, int rows, int cols, const float* x, int m, const float* bias, float* y, int ldy);
+void matmat_i8(const int8_t* w, const int32_t* row_ids, const float* row_scales, int rows, int cols, const int8_t* xq, const float* x_scales,
                int m, const float* bias, float* y, int ldy);
 float quantize_i8(const float* x, int n, int8_t* xq);
 void row_f16(const uint16_t* src, int n, float* dst);
