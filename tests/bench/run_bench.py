@@ -4,8 +4,9 @@ int8) and ONNX Runtime (fp32 and int8) on the same model and sentences, in one r
 
     .venv/bin/python tests/bench/run_bench.py [--model-dir models/en-fr] [--sentences 500] [--json rows.json]
 
-For every engine: sentences/s and target tokens/s for batch 1 greedy, batch 1 beam 4
-and batch 32 beam 4, at 1 and 2 threads; latency p50/p90/p99 at batch 1; peak RSS
+For every engine: sentences/s and target tokens/s for batch 1 and 32, greedy and beam
+4, at 1 and 2 threads (softalign at batch 32: one translate_batch over all sentences,
+32 decoded together); latency p50/p90/p99 at batch 1; peak RSS
 and load-to-first-translation time (each configuration in its own process, so both
 are its own); BLEU (sacrebleu through softalign_ref.evaluate); the ratio of
 sentences/s to PyTorch fp32 in the same configuration. Then the decode-step bound:
@@ -27,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "models"))
 
-CONFIGS = [(1, 1), (1, 4), (32, 4)]  # (batch, beam)
+CONFIGS = [(1, 1), (1, 4), (32, 1), (32, 4)]  # (batch, beam)
 ENGINES = [("softalign", "int8"), ("softalign", "fp32"), ("torch", "fp32"), ("torch-int8", "int8"),
            ("ort", "fp32"), ("ort-int8", "int8")]
 
@@ -212,6 +213,8 @@ def main():
                        "bleu": score(hyps, refs)["bleu"]}
                 if "model_mb" in r:
                     row["model_mb"] = r["model_mb"]
+                if "sentences_per_cpu_s" in r:
+                    row["sentences_per_cpu_s"] = r["sentences_per_cpu_s"]
                 rows.append(row)
                 print(f"  {row['engine']:9} {prec:7} batch {batch:2} beam {beam} threads {t}: "
                       f"{row['sentences_per_s']:8.1f} sent/s, BLEU {row['bleu']:.2f}", file=sys.stderr, flush=True)
@@ -255,6 +258,18 @@ def main():
               f"{r['sentences_per_s']:8.1f} {r['tokens_per_s']:8.0f} {f(r['vs_torch_fp32'], '7.2f'):>7} "
               f"{f(r['p50_ms'], '7.2f'):>7} {f(r['p90_ms'], '7.2f'):>7} {f(r['p99_ms'], '7.2f'):>7} "
               f"{r['peak_rss_mb']:7.1f} {r['load_ms']:8.1f} {r['bleu']:6.2f}")
+    # Batching: softalign's batch 32 against its batch 1, wall and CPU time (the CPU
+    # time does not grow when other programs share the cores).
+    single = {(r["precision"], r["beam"], r["threads"]): r for r in rows
+              if r["engine"] == "softalign" and r["batch"] == 1}
+    for r in rows:
+        one = single.get((r["precision"], r["beam"], r["threads"]))
+        if r["engine"] != "softalign" or r["batch"] == 1 or one is None:
+            continue
+        cpu = (f", {r['sentences_per_cpu_s'] / one['sentences_per_cpu_s']:.2f}x per CPU second"
+               if "sentences_per_cpu_s" in r and "sentences_per_cpu_s" in one else "")
+        print(f"batching, softalign {r['precision']} beam {r['beam']} threads {r['threads']}: batch {r['batch']} "
+              f"{r['sentences_per_s'] / one['sentences_per_s']:.2f}x batch 1's sentences/s{cpu}")
     for b in bounds:
         print(f"decode step, softalign {b['precision']} ({b['kernels']}): {b['step_ms'] * 1e3:.1f} us measured; "
               f"{b['step_bytes'] / 1e6:.2f} MB read at {b['bandwidth_gb_s']:.1f} GB/s = {b['bound_ms'] * 1e3:.1f} us "
