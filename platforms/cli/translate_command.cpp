@@ -171,6 +171,8 @@ int run(const TranslateArgs& a) {
   options.invalid_utf8 = a.replace_utf8 ? InvalidUtf8Policy::kReplace : InvalidUtf8Policy::kError;
   options.kernels = a.kernels;
   options.use_shortlist = !a.no_shortlist;
+  // Each worker decodes its share of a batch together (one product per step over all their rows).
+  options.max_batch = std::min((a.batch + a.workers - 1) / a.workers, TranslatorOptions::kMaxBatch);
   // One translator per worker; they share the model.
   const Clock::time_point t_prepare = Clock::now();
   std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
