@@ -31,6 +31,8 @@ def main(argv=None):
     p.add_argument("--limit", type=int, help="only the first N sentences")
     p.add_argument("--out", help="write the translations to this file")
     p.add_argument("--json", help="write the scores as JSON to this file")
+    p.add_argument("--short-words", type=int, default=4,
+                   help="also score the sentences whose source has at most this many words (interface strings)")
     a = p.parse_args(argv)
     try:
         srcs, refs = E.read_lines(a.src), E.read_lines(a.ref)
@@ -51,17 +53,24 @@ def main(argv=None):
             setting = "reference translator, " + ", ".join(f"{k}={v}" for k, v in opts.items())
         result = E.score(hyps, refs)
         buckets = E.bleu_by_length(srcs, hyps, refs)
+        short = [i for i, src in enumerate(srcs) if len(src.split()) <= a.short_words]
+        short_result = E.score([hyps[i] for i in short], [refs[i] for i in short]) if short else None
     except (FileNotFoundError, ValueError) as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
     print(f"[{setting}]")
     print(E.format_report(result, buckets))
+    if short_result:
+        print(f"sources of at most {a.short_words} words ({len(short)} sentences): "
+              f"BLEU {short_result['bleu']:.2f}  chrF2 {short_result['chrf']:.2f}")
     if a.out:
         with open(a.out, "w", encoding="utf-8") as f:
             f.write("\n".join(hyps) + "\n")
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
-            json.dump({"setting": setting, **result, "by_length": buckets}, f, indent=1)
+            json.dump({"setting": setting, **result, "by_length": buckets,
+                       "short": dict(max_words=a.short_words, sentences=len(short), **(short_result or {}))},
+                      f, indent=1)
     return 0
 
 
