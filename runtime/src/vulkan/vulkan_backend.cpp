@@ -1,0 +1,48 @@
+#include "vulkan/vulkan_backend.hpp"
+
+#include "vulkan/vulkan_device.hpp"
+#include "vulkan/vulkan_engine.hpp"
+#include "vulkan/vulkan_weights.hpp"
+
+namespace softalign::internal {
+
+namespace {
+
+Status unsupported(const std::string& why) { return Status(StatusCode::kUnsupported, why); }
+
+// What the Vulkan engine runs so far (vulkan_engine.hpp).
+Status check_model(const ModelImpl& m, const EngineLimits& limits) {
+  const ModelConfig& c = m.config;
+  if (c.variant != Variant::kBahdanau)
+    return unsupported(std::string("the Vulkan engine does not run ") + variant_name(c.variant) + " models yet");
+  if (limits.shortlist && m.shortlist.present())
+    return unsupported("the Vulkan engine has no vocabulary shortlist yet (use_shortlist = false runs this model on it)");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status make_vulkan_engine(const ModelImpl& model, const EngineLimits& limits, bool asked, std::unique_ptr<Engine>* out,
+                          std::string* device) {
+  vk::Device* dev = nullptr;
+  Status st = vk::Device::probe(&dev);
+  if (!st.ok()) return st;
+  *device = dev->description();
+  if (!asked && !dev->is_gpu())
+    return unsupported("no Vulkan GPU; the only device is " + dev->description() +
+                       ", used only when the Vulkan backend is asked for");
+  st = check_model(model, limits);
+  if (!st.ok()) return st;
+  st = dev->open();
+  if (!st.ok()) return Status(st.code(), "cannot open the Vulkan device " + dev->description() + ": " + st.message());
+  const vk::VulkanWeights* weights = nullptr;
+  st = vulkan_weights(model, dev, &weights);
+  if (!st.ok()) return st;
+  auto engine = std::make_unique<vk::VulkanEngine>(model, *dev, *weights, limits);
+  st = engine->init();
+  if (!st.ok()) return st;
+  *out = std::move(engine);
+  return Status::Ok();
+}
+
+}  // namespace softalign::internal

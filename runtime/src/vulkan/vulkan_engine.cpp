@@ -1,0 +1,405 @@
+#include "vulkan/vulkan_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace softalign::internal::vk {
+
+namespace {
+
+uint32_t groups_of(uint32_t n, uint32_t size) { return (n + size - 1) / size; }
+
+}  // namespace
+
+VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanWeights& weights,
+                           const EngineLimits& limits)
+    : m_(model),
+      c_(model.config),
+      dev_(device),
+      api_(device.api),
+      w_(weights),
+      S_(static_cast<uint32_t>(limits.max_source)),
+      K_(static_cast<uint32_t>(limits.max_rows)),
+      B_(static_cast<uint32_t>(limits.max_sentences)),
+      R_(static_cast<uint32_t>(limits.max_rows) * static_cast<uint32_t>(limits.max_sentences)) {
+  n_ = c_.enc_hidden;
+  d_ = c_.dec_hidden;
+  e_ = c_.emb_size;
+  a_ = c_.att_hidden;
+  l_ = c_.maxout_size;
+  V_ = c_.tgt_vocab;
+  state_ = c_.dec_layers * d_;
+  xw_ = e_ + 2 * n_;  // a step's GRU input row: [E y ; c]
+  plan();
+}
+
+VulkanEngine::~VulkanEngine() {
+  const VkDevice dev = dev_.device;
+  if (fence_ != VK_NULL_HANDLE) api_.vkDestroyFence(dev, fence_, nullptr);
+  if (cmd_pool_ != VK_NULL_HANDLE) api_.vkDestroyCommandPool(dev, cmd_pool_, nullptr);
+  if (pool_ != VK_NULL_HANDLE) api_.vkDestroyDescriptorPool(dev, pool_, nullptr);
+  dev_.destroy_buffer(&act_);
+  dev_.destroy_buffer(&io_);
+}
+
+// Offsets of every region of the device buffer and of the I/O block.
+void VulkanEngine::plan() {
+  uint32_t at = 0;
+  auto take = [&at](uint64_t words) {
+    const uint32_t off = at;
+    at += static_cast<uint32_t>((words + 3) & ~uint64_t{3});  // 16-byte aligned regions
+    return off;
+  };
+  const uint64_t bs = static_cast<uint64_t>(B_) * S_;
+  const uint32_t enc_w = std::max(e_, 2 * n_);
+  enc_a_ = take(bs * enc_w);
+  enc_b_ = take(bs * enc_w);
+  gi_f_ = take(bs * 3 * n_);
+  gi_b_ = take(bs * 3 * n_);
+  h_f_ = take(uint64_t{B_} * n_);
+  h_b_ = take(uint64_t{B_} * n_);
+  gh_f_ = take(uint64_t{B_} * 3 * n_);
+  gh_b_ = take(uint64_t{B_} * 3 * n_);
+  // The last layer's output are the annotations (ping-pong: layer 0 writes enc_b_).
+  ann_ = c_.enc_layers % 2 == 1 ? enc_b_ : enc_a_;
+  keys_ = take(bs * std::max(a_, 1u));
+  state_cur_ = take(uint64_t{R_} * state_);
+  state_next_ = take(uint64_t{R_} * state_);
+  x_ = take(uint64_t{R_} * xw_);
+  q_ = take(uint64_t{R_} * std::max(a_, 1u));
+  gi_ = take(uint64_t{R_} * 3 * d_);
+  gh_ = take(uint64_t{R_} * 3 * d_);
+  u_ = take(uint64_t{R_} * 2 * l_);
+  t_ = take(uint64_t{R_} * l_);
+  logits_ = take(uint64_t{R_} * V_);
+  // int8 activations: the most rows times the widest input of any product.
+  const uint64_t rows = std::max<uint64_t>(bs, R_);
+  const uint32_t widest = std::max({enc_w, xw_, d_, l_, 2 * n_});
+  xq_ = take(rows * ((widest + 3) / 4));
+  xs_ = take(rows);
+  act_words_ = at;
+
+  at = 0;
+  io_sentences_ = take(1);
+  io_enc_rows_ = take(1);
+  io_rows_ = take(1);
+  io_lens_ = take(B_);
+  io_src_ = take(bs);
+  io_tokens_ = take(R_);
+  io_row_sent_ = take(R_);
+  io_parents_ = take(R_);
+  io_want_ = take(R_);
+  io_idx_ = take(uint64_t{R_} * K_);
+  io_val_ = take(uint64_t{R_} * K_);
+  io_lse_ = take(R_);
+  io_att_ = take(uint64_t{R_} * S_);
+  io_logits_ = take(V_);
+  io_words_ = at;
+}
+
+void VulkanEngine::layout(Arena& arena) { heads_ = arena.take<int32_t>(K_); }
+
+Status VulkanEngine::init() {
+  Status st = dev_.create_buffer(uint64_t{act_words_} * 4, false, &act_);
+  if (st.ok()) st = dev_.create_buffer(uint64_t{io_words_} * 4, true, &io_);
+  if (!st.ok()) return Status(st.code(), "cannot allocate the translator's Vulkan buffers: " + st.message());
+  if (uint64_t{act_words_} * 4 > dev_.properties.limits.maxStorageBufferRange)
+    return Status(StatusCode::kResourceExhausted,
+                  "the translator's Vulkan buffers exceed the device's largest storage buffer: lower the beam "
+                  "size, max_batch or max_source_tokens");
+  io_u_ = static_cast<uint32_t*>(io_.mapped);
+  io_f_ = static_cast<float*>(io_.mapped);
+  std::memset(io_.mapped, 0, uint64_t{io_words_} * 4);
+
+  const VkDevice dev = dev_.device;
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
+  VkDescriptorPoolCreateInfo pi{};
+  pi.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+  pi.maxSets = 1;
+  pi.poolSizeCount = 1;
+  pi.pPoolSizes = &size;
+  VkResult r = api_.vkCreateDescriptorPool(dev, &pi, nullptr, &pool_);
+  if (r != VK_SUCCESS) return vk_error("vkCreateDescriptorPool", r);
+  VkDescriptorSetAllocateInfo ai{};
+  ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  ai.descriptorPool = pool_;
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &dev_.set_layout;
+  r = api_.vkAllocateDescriptorSets(dev, &ai, &set_);
+  if (r != VK_SUCCESS) return vk_error("vkAllocateDescriptorSets", r);
+  VkDescriptorBufferInfo infos[3] = {{w_.buffer.buffer, 0, VK_WHOLE_SIZE},
+                                     {act_.buffer, 0, VK_WHOLE_SIZE},
+                                     {io_.buffer, 0, VK_WHOLE_SIZE}};
+  VkWriteDescriptorSet writes[3]{};
+  for (uint32_t b = 0; b < 3; ++b) {
+    writes[b].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[b].dstSet = set_;
+    writes[b].dstBinding = b;
+    writes[b].descriptorCount = 1;
+    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[b].pBufferInfo = &infos[b];
+  }
+  api_.vkUpdateDescriptorSets(dev, 3, writes, 0, nullptr);
+
+  VkCommandPoolCreateInfo cp{};
+
+  cp.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  cp.queueFamilyIndex = dev_.queue_family;
+  r = api_.vkCreateCommandPool(dev, &cp, nullptr, &cmd_pool_);
+  if (r != VK_SUCCESS) return vk_error("vkCreateCommandPool", r);
+  VkCommandBuffer cbs[3];
+  VkCommandBufferAllocateInfo ci{};
+  ci.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  ci.commandPool = cmd_pool_;
+  ci.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ci.commandBufferCount = 3;
+  r = api_.vkAllocateCommandBuffers(dev, &ci, cbs);
+  if (r != VK_SUCCESS) return vk_error("vkAllocateCommandBuffers", r);
+  encode_cb_ = cbs[0];
+  step_cb_ = cbs[1];
+  force_cb_ = cbs[2];
+  VkFenceCreateInfo fi{};
+  fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  r = api_.vkCreateFence(dev, &fi, nullptr, &fence_);
+  if (r != VK_SUCCESS) return vk_error("vkCreateFence", r);
+
+  VkCommandBufferBeginInfo bi{};
+
+  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  const struct {
+    VkCommandBuffer cb;
+    int what;
+  } recordings[] = {{encode_cb_, 0}, {step_cb_, 1}, {force_cb_, 2}};
+  for (const auto& rec : recordings) {
+    r = api_.vkBeginCommandBuffer(rec.cb, &bi);
+    if (r != VK_SUCCESS) return vk_error("vkBeginCommandBuffer", r);
+    api_.vkCmdBindDescriptorSets(rec.cb, VK_PIPELINE_BIND_POINT_COMPUTE, dev_.pipeline_layout, 0, 1, &set_, 0,
+                                 nullptr);
+    if (rec.what == 0)
+      record_encoder(rec.cb);
+    else
+      record_step(rec.cb, rec.what == 2);
+    // The host reads the I/O block once the fence is signalled.
+    VkMemoryBarrier mb{};
+    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    api_.vkCmdPipelineBarrier(rec.cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                              VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    r = api_.vkEndCommandBuffer(rec.cb);
+    if (r != VK_SUCCESS) return vk_error("vkEndCommandBuffer", r);
+  }
+  return Status::Ok();
+}
+
+void VulkanEngine::barrier(VkCommandBuffer cb) {
+  VkMemoryBarrier mb{};
+  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                     VK_ACCESS_TRANSFER_WRITE_BIT;
+  const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  api_.vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+void VulkanEngine::dispatch(VkCommandBuffer cb, Kernel kernel, const uint32_t* push, uint32_t words, uint32_t gx,
+                            uint32_t gy) {
+  if (gx == 0 || gy == 0) return;
+  api_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, dev_.pipelines[static_cast<int>(kernel)]);
+  api_.vkCmdPushConstants(cb, dev_.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, words * 4, push);
+  api_.vkCmdDispatch(cb, gx, gy, 1);
+  barrier(cb);
+}
+
+void VulkanEngine::fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words) {
+  api_.vkCmdFillBuffer(cb, act_.buffer, uint64_t{off} * 4, uint64_t{words} * 4, 0);
+  barrier(cb);
+}
+
+void VulkanEngine::linear(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias, uint32_t x_off, uint32_t ldx,
+                          uint32_t max_m, uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags) {
+  const uint32_t cols = static_cast<uint32_t>(w.cols), ldq = (cols + 3) / 4;
+  if (w.type == 2) {
+    const uint32_t q[] = {x_off, ldx, cols, max_m, m_slot, xq_, ldq, xs_};
+    dispatch(cb, Kernel::kQuantize, q, sizeof q / 4, max_m, 1);
+  }
+  const uint32_t p[] = {w.data, w.scales, w.type, static_cast<uint32_t>(w.rows), cols, bias, x_off, ldx, xq_, ldq,
+                        xs_,    y_off,    ldy,    max_m,                         m_slot, flags};
+  dispatch(cb, Kernel::kLinear, p, sizeof p / 4, groups_of(static_cast<uint32_t>(w.rows), 64), max_m);
+}
+
+void VulkanEngine::record_encoder(VkCommandBuffer cb) {
+  const uint32_t bs = B_ * S_;
+  // Layer 0's input: the source embeddings, [b * S + j] rows.
+  {
+    const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, w_.src_emb.type, e_, enc_a_, e_, bs, io_enc_rows_,
+                          io_src_};
+    dispatch(cb, Kernel::kEmbed, p, sizeof p / 4, groups_of(e_, 64), bs);
+  }
+  uint32_t in = enc_a_, out = enc_b_, in_dim = e_;
+  for (int layer = 0; layer < c_.enc_layers; ++layer) {
+    const GruRef& f = w_.enc_fwd[layer];
+    const GruRef& b = w_.enc_bwd[layer];
+    linear(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, 3 * n_, 0);
+    linear(cb, b.w_ih, b.b_ih, in, in_dim, bs, io_enc_rows_, gi_b_, 3 * n_, 0);
+    fill_zero(cb, h_f_, B_ * n_);
+    fill_zero(cb, h_b_, B_ * n_);
+    for (uint32_t step = 0; step < S_; ++step) {
+      linear(cb, f.w_hh, f.b_hh, h_f_, n_, B_, io_sentences_, gh_f_, 3 * n_, 0);
+      linear(cb, b.w_hh, b.b_hh, h_b_, n_, B_, io_sentences_, gh_b_, 3 * n_, 0);
+      for (uint32_t dir = 0; dir < 2; ++dir) {
+        const uint32_t p[] = {dir == 0 ? gi_f_ : gi_b_, dir == 0 ? gh_f_ : gh_b_, dir == 0 ? h_f_ : h_b_, out, n_, S_,
+                              step, dir, B_, io_sentences_, io_lens_};
+        dispatch(cb, Kernel::kGruEncoderStep, p, sizeof p / 4, groups_of(n_, 64), B_);
+      }
+    }
+    std::swap(in, out);
+    in_dim = 2 * n_;
+  }
+  // Attention keys U_a h_j + b_a, and each sentence's bridge state (into the
+  // next-state rows: the first step's gather copies them in).
+  linear(cb, w_.att_U_a, w_.att_U_a_b, ann_, 2 * n_, bs, io_enc_rows_, keys_, a_, 0);
+  linear(cb, w_.bridge_w, w_.bridge_b, ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+}
+
+void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
+  const uint32_t top = (c_.dec_layers - 1) * d_;
+  {  // The rows the search kept: state_cur[i] = state_next[parent_i].
+    const uint32_t p[] = {state_next_, state_cur_, state_, state_, R_, io_rows_, io_parents_};
+    dispatch(cb, Kernel::kGatherRows, p, sizeof p / 4, groups_of(state_, 64), R_);
+  }
+  {  // E_y y into x[:, 0:e]
+    const uint32_t p[] = {w_.tgt_emb.data, w_.tgt_emb.scales, w_.tgt_emb.type, e_, x_, xw_, R_, io_rows_, io_tokens_};
+    dispatch(cb, Kernel::kEmbed, p, sizeof p / 4, groups_of(e_, 64), R_);
+  }
+  // Attention with the previous top state; the context into x[:, e:e+2n].
+  linear(cb, w_.att_W_a, kNone, state_cur_ + top, state_, R_, io_rows_, q_, a_, 0);
+  {
+    const uint32_t p[] = {q_, keys_, w_.att_v_a, ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, R_, io_rows_,
+                          io_row_sent_, io_lens_};
+    dispatch(cb, Kernel::kAttendAdditive, p, sizeof p / 4, R_, 1);
+  }
+  // The GRU stack: layer 0 reads [E y ; c], layer k the new state of layer k - 1.
+  for (int layer = 0; layer < c_.dec_layers; ++layer) {
+    const GruRef& g = w_.dec[layer];
+    const uint32_t lo = static_cast<uint32_t>(layer) * d_;
+    if (layer == 0)
+      linear(cb, g.w_ih, g.b_ih, x_, xw_, R_, io_rows_, gi_, 3 * d_, 0);
+    else
+      linear(cb, g.w_ih, g.b_ih, state_next_ + lo - d_, state_, R_, io_rows_, gi_, 3 * d_, 0);
+    linear(cb, g.w_hh, g.b_hh, state_cur_ + lo, state_, R_, io_rows_, gh_, 3 * d_, 0);
+    const uint32_t p[] = {gi_, 3 * d_, gh_, 3 * d_, state_cur_ + lo, state_, state_next_ + lo, state_, d_, R_, io_rows_};
+    dispatch(cb, Kernel::kGruCell, p, sizeof p / 4, groups_of(d_, 64), R_);
+  }
+  // u = U_o s + b_o + V_o E y + C_o c (summed in the CPU engine's order); t = maxout(u).
+  linear(cb, w_.out_U_o, w_.out_U_o_b, state_next_ + top, state_, R_, io_rows_, u_, 2 * l_, 0);
+  linear(cb, w_.out_V_o, kNone, x_, xw_, R_, io_rows_, u_, 2 * l_, 1);
+  linear(cb, w_.out_C_o, kNone, x_ + e_, xw_, R_, io_rows_, u_, 2 * l_, 1);
+  {
+    const uint32_t p[] = {u_, t_, l_, R_, io_rows_};
+    dispatch(cb, Kernel::kMaxout, p, sizeof p / 4, groups_of(l_, 64), R_);
+  }
+  linear(cb, w_.gen_w, w_.gen_b, t_, l_, R_, io_rows_, logits_, V_, 0);
+  if (forced) {  // row 0's logits to the host
+    VkBufferCopy copy{uint64_t{logits_} * 4, uint64_t{io_logits_} * 4, uint64_t{V_} * 4};
+    api_.vkCmdCopyBuffer(cb, act_.buffer, io_.buffer, 1, &copy);
+    barrier(cb);
+  } else {
+    const uint32_t p[] = {logits_, V_, K_, R_, io_rows_, io_want_, io_idx_, io_val_, io_lse_};
+    dispatch(cb, Kernel::kTopk, p, sizeof p / 4, R_, 1);
+  }
+}
+
+bool VulkanEngine::run(VkCommandBuffer cb) {
+  if (!fault_.ok()) return false;
+  Status st = dev_.submit_and_wait(cb, fence_);
+  if (!st.ok()) fault_ = Status(StatusCode::kInternal, "the Vulkan device failed: " + st.message());
+  return fault_.ok();
+}
+
+int VulkanEngine::select_vocab(bool, const int32_t* const*, const int*, int) { return static_cast<int>(V_); }
+
+void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
+  io_u_[io_sentences_] = static_cast<uint32_t>(n);
+  io_u_[io_enc_rows_] = static_cast<uint32_t>(n) * S_;
+  for (int b = 0; b < n; ++b) {
+    io_u_[io_lens_ + b] = static_cast<uint32_t>(lens[b]);
+    uint32_t* row = io_u_ + io_src_ + static_cast<std::size_t>(b) * S_;
+    for (int j = 0; j < lens[b]; ++j) row[j] = static_cast<uint32_t>(srcs[b][j]);
+    for (uint32_t j = static_cast<uint32_t>(lens[b]); j < S_; ++j) row[j] = 0;  // padding: any valid id
+    io_u_[io_parents_ + b] = static_cast<uint32_t>(b);  // row b starts from sentence b's bridge state
+  }
+  fault_ = Status::Ok();
+  run(encode_cb_);
+}
+
+bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int, int32_t* idx,
+                        float* val, int32_t* got) {
+  uint32_t rows = 0;
+  for (int g = 0; g < groups.count; ++g)
+    for (int r = 0; r < groups.rows[g]; ++r, ++rows) {
+      io_u_[io_row_sent_ + rows] = static_cast<uint32_t>(groups.sentence[g]);
+      io_u_[io_want_ + rows] = static_cast<uint32_t>(groups.want[g]);
+      io_u_[io_tokens_ + rows] = static_cast<uint32_t>(tokens[rows]);
+    }
+  io_u_[io_rows_] = rows;
+  if (!run(step_cb_)) return false;
+  bool finite = true;
+  for (uint32_t i = 0; i < rows; ++i)
+    if (!std::isfinite(io_f_[io_lse_ + i])) finite = false;
+  // Each group's best over its rows' candidates (each row's list is sorted):
+  // a merge, ties to the lower row, then the lower column, as the CPU's top-k.
+  const int32_t* cand_idx = reinterpret_cast<const int32_t*>(io_u_ + io_idx_);
+  const float* cand_val = io_f_ + io_val_;
+  for (int g = 0, first = 0; g < groups.count; first += groups.rows[g], ++g) {
+    const int want = groups.want[g], nrows = groups.rows[g];
+    int32_t* gi = idx + static_cast<std::size_t>(g) * K_;
+    float* gv = val + static_cast<std::size_t>(g) * K_;
+    for (int r = 0; r < nrows; ++r) heads_[r] = 0;
+    int count = 0;
+    while (count < want) {
+      int best_row = -1;
+      float best = 0.0f;
+      for (int r = 0; r < nrows; ++r) {
+        if (heads_[r] >= want) continue;
+        const std::size_t at = static_cast<std::size_t>(first + r) * K_ + heads_[r];
+        if (cand_idx[at] < 0) continue;
+        const float v = row_logp[first + r] + cand_val[at];
+        if (best_row < 0 || v > best) {  // rows in order: an equal value keeps the lower row
+          best_row = r;
+          best = v;
+        }
+      }
+      if (best_row < 0) break;
+      const std::size_t at = static_cast<std::size_t>(first + best_row) * K_ + heads_[best_row]++;
+      gi[count] = best_row * static_cast<int32_t>(V_) + cand_idx[at];
+      gv[count] = best;
+      if (!std::isfinite(best)) finite = false;
+      ++count;
+    }
+    got[g] = count;
+    if (count < 1) finite = false;
+  }
+  return finite;
+}
+
+const float* VulkanEngine::attention(int row) const {
+  return io_f_ + io_att_ + static_cast<std::size_t>(row) * S_;
+}
+
+void VulkanEngine::reorder(const int32_t* parents, int n) {
+  for (int i = 0; i < n; ++i) io_u_[io_parents_ + i] = static_cast<uint32_t>(parents[i]);
+}
+
+bool VulkanEngine::force_step(int32_t token, int, float* logits) {
+  io_u_[io_rows_] = 1;
+  io_u_[io_tokens_] = static_cast<uint32_t>(token);
+  io_u_[io_row_sent_] = 0;
+  if (!run(force_cb_)) return false;
+  io_u_[io_parents_] = 0;  // the next step continues this row
+  std::memcpy(logits, io_f_ + io_logits_, sizeof(float) * V_);
+  return true;
+}
+
+}  // namespace softalign::internal::vk

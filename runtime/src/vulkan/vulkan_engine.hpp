@@ -1,0 +1,93 @@
+// The Vulkan engine: the decoder engine (engine.hpp) as compute shaders on a
+// Vulkan device. The model's weights are on the device once per Model
+// (vulkan_weights.hpp); everything per sentence — the device buffers, the
+// host-visible I/O block, the descriptor set and the command buffers — is
+// made at prepare. Three command buffers are recorded once and resubmitted:
+// the encoder (all sentences of a batch at once), a decoder step over all the
+// rows of a batch ending in log-softmax + top-k (the host reads want
+// candidates per row, never the vocabulary), and a teacher-forced step that
+// copies the logits out. Counts (sentences, rows) and ids travel in the I/O
+// block, so one recording serves every step; invocations past the counts
+// return at once.
+//
+// Variants: bahdanau, without the vocabulary shortlist (vulkan_backend.cpp
+// refuses the others, and `auto` then takes the CPU).
+#pragma once
+
+#include <cstdint>
+
+#include "engine.hpp"
+#include "model_impl.hpp"
+#include "vulkan/vulkan_weights.hpp"
+
+namespace softalign::internal::vk {
+
+class VulkanEngine final : public Engine {
+ public:
+  VulkanEngine(const ModelImpl& model, Device& device, const VulkanWeights& weights, const EngineLimits& limits);
+  ~VulkanEngine() override;
+  VulkanEngine(const VulkanEngine&) = delete;
+  VulkanEngine& operator=(const VulkanEngine&) = delete;
+
+  // Creates the buffers, the descriptor set and the command buffers; an
+  // error (the reason) when the device cannot hold them.
+  Status init();
+
+  const char* name() const override { return "vulkan"; }
+  void layout(Arena& arena) override;
+  int select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
+  int32_t token(int column) const override { return column; }
+  void start(const int32_t* const* srcs, const int* lens, int n) override;
+  bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx, float* val,
+            int32_t* got) override;
+  const float* attention(int row) const override;
+  void reorder(const int32_t* parents, int n) override;
+  bool force_step(int32_t token, int t, float* logits) override;
+  Status fault() const override { return fault_; }
+
+ private:
+  void plan();
+  void record_encoder(VkCommandBuffer cb);
+  void record_step(VkCommandBuffer cb, bool forced);
+  // One dispatch of `kernel` with push constants `push`, groups gx × gy, then
+  // a barrier (every dispatch waits for the one before it).
+  void dispatch(VkCommandBuffer cb, Kernel kernel, const uint32_t* push, uint32_t words, uint32_t gx, uint32_t gy);
+  void barrier(VkCommandBuffer cb);
+  // y[i] = W x[i] (+ bias) for the rows i < io[m_slot] (at most max_m): int8
+  // weights quantize the x rows first.
+  void linear(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias, uint32_t x_off, uint32_t ldx, uint32_t max_m,
+              uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags);
+  void fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words);
+  bool run(VkCommandBuffer cb);
+
+  const ModelImpl& m_;
+  const ModelConfig& c_;
+  Device& dev_;
+  const Api& api_;
+  const VulkanWeights& w_;
+  const uint32_t S_, K_, B_, R_;  // max source, beam rows per sentence, sentences, rows (B K)
+  uint32_t n_ = 0, d_ = 0, e_ = 0, a_ = 0, l_ = 0, V_ = 0, state_ = 0, xw_ = 0;
+
+  // Device buffer (act), in words.
+  uint32_t enc_a_ = 0, enc_b_ = 0, gi_f_ = 0, gi_b_ = 0, h_f_ = 0, h_b_ = 0, gh_f_ = 0, gh_b_ = 0;
+  uint32_t ann_ = 0, keys_ = 0, state_cur_ = 0, state_next_ = 0, x_ = 0, q_ = 0, gi_ = 0, gh_ = 0, u_ = 0, t_ = 0;
+  uint32_t logits_ = 0, xq_ = 0, xs_ = 0, act_words_ = 0;
+  // Host-visible I/O block, in words.
+  uint32_t io_sentences_ = 0, io_enc_rows_ = 0, io_rows_ = 0, io_lens_ = 0, io_src_ = 0, io_tokens_ = 0;
+  uint32_t io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0, io_lse_ = 0, io_att_ = 0;
+  uint32_t io_logits_ = 0, io_words_ = 0;
+
+  Buffer act_, io_;
+  uint32_t* io_u_ = nullptr;  // the mapped I/O block
+  float* io_f_ = nullptr;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  VkCommandPool cmd_pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer encode_cb_ = VK_NULL_HANDLE, step_cb_ = VK_NULL_HANDLE, force_cb_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  Status fault_;  // a submission failed: every later step of the sentence reports it
+
+  int32_t* heads_ = nullptr;  // [K] merge cursor per row of a group (arena)
+};
+
+}  // namespace softalign::internal::vk

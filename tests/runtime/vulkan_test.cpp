@@ -1,0 +1,223 @@
+// The Vulkan engine against the CPU engine (the oracle), on whatever Vulkan
+// device backend=vulkan finds: in CI lavapipe, Mesa's CPU Vulkan device.
+//
+// For every golden model and precision the Vulkan engine runs, greedy and
+// beam n-best ids must be identical to the CPU's, and teacher-forced logits,
+// attention rows, scores and log-probabilities close to them. Tolerance: the
+// golden test (golden_test.cpp) bounds each backend's distance to the PyTorch
+// reference by tol (fp32: logits 1e-4, attention 1e-5; f16/int8: ε · depth ·
+// max|logit|, the quantization bound), so by the triangle inequality two
+// backends that both pass it differ by at most 2 · tol; that is the bound
+// here. (Both compute the same quantized products for f16/int8 weights — the
+// same per-row activation quantization — so they are in fact much closer;
+// the measured differences are printed.)
+//
+// Variants the Vulkan engine does not run yet must refuse with kUnsupported
+// (never a wrong result), and backend=auto must then take the CPU.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "golden_util.hpp"
+
+using namespace softalign;
+
+namespace {
+
+double epsilon(const std::string& precision) {
+  if (precision == "f16") return std::ldexp(1.0, -11);
+  if (precision == "int8") return 2.0 / 254.0;
+  return 0.0;
+}
+
+// golden_test.cpp's chain depth (the products on the longest path to a logit).
+int chain_depth(const ModelConfig& c) {
+  const bool attn = c.variant != Variant::kEncDec;
+  return 1 + 2 * c.enc_layers + 1 + (attn ? 2 : 0) + 2 * c.dec_layers + (c.variant == Variant::kLuong ? 1 : 3) + 1;
+}
+
+Status prepare(const std::shared_ptr<const Model>& model, Backend backend, std::unique_ptr<Translator>* out,
+               int beam = 4) {
+  TranslatorOptions o;
+  o.backend = backend;
+  o.search.beam_size = beam;
+  o.search.max_len_a = 1.0f;
+  o.search.max_len_b = 64.0f;
+  o.use_shortlist = false;
+  return Translator::prepare(model, o, out);
+}
+
+struct Measured {
+  double logits = 0, att = 0, score = 0;
+  int searches = 0;
+};
+
+// One model in one precision; false when the Vulkan engine refused it.
+bool compare_model(const std::string& name, const std::string& precision, Measured* m) {
+  INFO("model ", name, " (", precision, ")");
+  const nlohmann::json g = golden::load_json(name);
+  std::shared_ptr<const Model> model;
+  Status st = Model::load(golden::model_path(name, precision).string(), &model);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+  std::unique_ptr<Translator> cpu, gpu;
+  REQUIRE(prepare(model, Backend::kCpu, &cpu).ok());
+  st = prepare(model, Backend::kVulkan, &gpu);
+  if (!st.ok()) {
+    // Only "not yet" is acceptable, with the reason.
+    CHECK_MESSAGE(st.code() == StatusCode::kUnsupported, st.to_string());
+    CHECK(st.message().find("backend=vulkan: ") == 0);
+    std::printf("vulkan %-22s %-4s refused: %s\n", name.c_str(), precision.c_str(), st.message().c_str());
+    // auto takes the CPU with that reason.
+    std::unique_ptr<Translator> fallback;
+    REQUIRE(prepare(model, Backend::kAuto, &fallback).ok());
+    CHECK(fallback->backend_info().backend == Backend::kCpu);
+    return false;
+  }
+  REQUIRE(gpu->backend_info().backend == Backend::kVulkan);
+  CHECK(gpu->backend_info().name == "vulkan");
+  CHECK(!gpu->backend_info().device.empty());
+
+  const ModelConfig& c = model->config();
+  const int V = c.tgt_vocab;
+  double max_logit = 1.0;
+  for (const auto& sent : g["sentences"])
+    for (const auto& row : sent["teacher_forced"]["logits"])
+      for (double v : row) max_logit = std::max(max_logit, std::fabs(v));
+  const bool exact = precision == "f32";
+  const double golden_logits = exact ? 1e-4 : epsilon(precision) * chain_depth(c) * max_logit;
+  const double golden_att = exact ? 1e-5 : epsilon(precision) * chain_depth(c);
+  const double tol_logits = 2 * golden_logits, tol_att = 2 * golden_att;
+
+  std::vector<float> lc, lg, ac, ag;
+  for (const auto& sent : g["sentences"]) {
+    const std::vector<int32_t> src = golden::ids(sent["src_ids"]);
+    const std::vector<int32_t> tgt = golden::ids(sent["teacher_forced"]["tgt_in"]);
+    INFO("source ", sent["src_text"].get<std::string>());
+    const std::size_t T = tgt.size(), S = src.size();
+    lc.assign(T * V, 0.0f);
+    lg.assign(T * V, 1.0f);
+    ac.assign(T * S, 0.0f);
+    ag.assign(T * S, 1.0f);
+    REQUIRE(cpu->force_decode(src, tgt, lc.data(), ac.data()).ok());
+    st = gpu->force_decode(src, tgt, lg.data(), ag.data());
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    double dl = 0, da = 0;
+    for (std::size_t i = 0; i < lc.size(); ++i) dl = std::max(dl, std::fabs(static_cast<double>(lc[i]) - lg[i]));
+    for (std::size_t i = 0; i < ac.size(); ++i) da = std::max(da, std::fabs(static_cast<double>(ac[i]) - ag[i]));
+    CHECK_MESSAGE(dl <= tol_logits, "teacher-forced logits differ by ", dl, " > ", tol_logits);
+    CHECK_MESSAGE(da <= tol_att, "teacher-forced attention differs by ", da, " > ", tol_att);
+    m->logits = std::max(m->logits, dl);
+    m->att = std::max(m->att, da);
+
+    for (const auto& spec : g["searches"]) {
+      INFO("search ", spec["name"].get<std::string>());
+      const SearchOptions so = golden::search_options(spec);
+      NBestView a, b;
+      REQUIRE(cpu->translate_ids(src, so, &a).ok());
+      st = gpu->translate_ids(src, so, &b);
+      REQUIRE_MESSAGE(st.ok(), st.to_string());
+      ++m->searches;
+      REQUIRE(a.count == b.count);
+      for (std::size_t r = 0; r < a.count; ++r) {
+        const HypothesisView& x = a.hypotheses[r];
+        const HypothesisView& y = b.hypotheses[r];
+        INFO("hypothesis ", r);
+        REQUIRE(std::vector<int32_t>(x.ids, x.ids + x.length) == std::vector<int32_t>(y.ids, y.ids + y.length));
+        // A sum of log-probabilities: one logit bound (twice, the log-sum-exp
+        // too) per step of the hypothesis.
+        const double tol_s = 2 * tol_logits * static_cast<double>(x.attention_rows);
+        const double ds = std::fabs(static_cast<double>(x.score) - y.score);
+        CHECK_MESSAGE(ds <= tol_s, "score differs by ", ds);
+        CHECK_MESSAGE(std::fabs(static_cast<double>(x.log_prob) - y.log_prob) <= tol_s, "log-prob differs");
+        m->score = std::max(m->score, ds);
+        REQUIRE(x.attention_rows == y.attention_rows);
+        double wa = 0;
+        for (std::size_t i = 0; i < x.attention_rows * x.source_length; ++i)
+          wa = std::max(wa, std::fabs(static_cast<double>(x.attention[i]) - y.attention[i]));
+        CHECK_MESSAGE(wa <= tol_att, "attention rows differ by ", wa);
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("vulkan: golden models on the Vulkan engine give the CPU's results") {
+  int ran = 0;
+  for (const std::string& name : golden::names())
+    for (const char* precision : {"f32", "f16", "int8"}) {
+      Measured m;
+      if (!compare_model(name, precision, &m)) continue;
+      ++ran;
+      std::printf("vulkan %-22s %-4s vs cpu: logits max abs %.3g  attention %.3g  score %.3g  (%d searches, ids identical)\n",
+                  name.c_str(), precision, m.logits, m.att, m.score, m.searches);
+    }
+  CHECK(ran > 0);  // at least the bahdanau models run
+}
+
+TEST_CASE("vulkan: auto takes only a GPU; cpu is the CPU") {
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(golden::model_path("bahdanau", "f32").string(), &model).ok());
+  std::unique_ptr<Translator> tr;
+  REQUIRE(prepare(model, Backend::kCpu, &tr).ok());
+  CHECK(tr->backend_info().backend == Backend::kCpu);
+  CHECK(tr->backend_info().reason == "backend=cpu");
+  REQUIRE(prepare(model, Backend::kAuto, &tr).ok());
+  const BackendInfo info = tr->backend_info();  // a copy: tr is prepared again below
+  INFO("auto: ", info.name, ", ", info.reason, ", ", info.device);
+  if (info.backend == Backend::kVulkan) {
+    CHECK(info.device.find("GPU") != std::string::npos);
+  } else {
+    CHECK(info.name == "cpu");
+    CHECK(info.reason.find("backend=auto: ") == 0);
+    CHECK(info.reason.size() > std::string("backend=auto: ").size());
+  }
+  // The device backend=vulkan takes, and that a CPU device is never auto's.
+  REQUIRE(prepare(model, Backend::kVulkan, &tr).ok());
+  const std::string device = tr->backend_info().device;
+  std::printf("vulkan device: %s; auto: %s (%s)\n", device.c_str(), info.name.c_str(), info.reason.c_str());
+  if (device.find("(CPU device)") != std::string::npos) {
+    CHECK(info.backend == Backend::kCpu);
+    CHECK(info.reason.find("no Vulkan GPU") != std::string::npos);
+  }
+}
+
+TEST_CASE("vulkan: beam and batch limits at odd sizes") {
+  // Beam 3 and 5 (odd, not powers of two), batches of 3 sentences: the same
+  // n-best lists as the CPU.
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(golden::model_path("bahdanau", "f32").string(), &model).ok());
+  const nlohmann::json g = golden::load_json("bahdanau");
+  std::vector<std::vector<int32_t>> sources;
+  for (const auto& s : g["sentences"]) sources.push_back(golden::ids(s["src_ids"]));
+  for (int beam : {1, 3, 5}) {
+    INFO("beam ", beam);
+    TranslatorOptions o;
+    o.search.beam_size = beam;
+    o.search.nbest = beam;
+    o.max_batch = 3;
+    o.backend = Backend::kCpu;
+    std::unique_ptr<Translator> cpu, gpu;
+    REQUIRE(Translator::prepare(model, o, &cpu).ok());
+    o.backend = Backend::kVulkan;
+    Status st = Translator::prepare(model, o, &gpu);
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    std::vector<Span<const int32_t>> spans;
+    for (const auto& s : sources) spans.emplace_back(s.data(), s.size());
+    for (std::size_t first = 0; first < spans.size(); first += 3) {
+      const std::size_t n = std::min<std::size_t>(3, spans.size() - first);
+      NBestView a[3], b[3];
+      REQUIRE(cpu->translate_ids_batch(spans.data() + first, n, SearchOptions{}, a).ok());
+      REQUIRE(gpu->translate_ids_batch(spans.data() + first, n, SearchOptions{}, b).ok());
+      for (std::size_t i = 0; i < n; ++i) {
+        REQUIRE(a[i].count == b[i].count);
+        for (std::size_t r = 0; r < a[i].count; ++r)
+          CHECK(std::vector<int32_t>(a[i].hypotheses[r].ids, a[i].hypotheses[r].ids + a[i].hypotheses[r].length) ==
+                std::vector<int32_t>(b[i].hypotheses[r].ids, b[i].hypotheses[r].ids + b[i].hypotheses[r].length));
+      }
+    }
+  }
+}
