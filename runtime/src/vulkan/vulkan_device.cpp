@@ -39,6 +39,8 @@ Status unavailable(const std::string& why) { return Status(StatusCode::kUnsuppor
 
 }  // namespace
 
+DriverHooks g_driver_hooks;
+
 const char* kernel_name(Kernel k) { return kKernelNames[static_cast<int>(k)]; }
 
 Status vk_error(const char* what, VkResult r) {
@@ -323,17 +325,23 @@ Status Device::submit_and_wait(VkCommandBuffer cb, VkFence fence) const {
   si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb;
+  if (g_driver_hooks.enter != nullptr) g_driver_hooks.enter();
   VkResult r;
   {
     std::lock_guard<std::mutex> lock(queue_mutex_);
     r = api.vkQueueSubmit(queue, 1, &si, fence);
   }
-  if (r != VK_SUCCESS) return vk_error("vkQueueSubmit", r);
-  r = api.vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX);
-  if (r != VK_SUCCESS) return vk_error("vkWaitForFences", r);
-  r = api.vkResetFences(device, 1, &fence);
-  if (r != VK_SUCCESS) return vk_error("vkResetFences", r);
-  return Status::Ok();
+  const char* failed = "vkQueueSubmit";
+  if (r == VK_SUCCESS) {
+    r = api.vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX);
+    failed = "vkWaitForFences";
+  }
+  if (r == VK_SUCCESS) {
+    r = api.vkResetFences(device, 1, &fence);
+    failed = "vkResetFences";
+  }
+  if (g_driver_hooks.leave != nullptr) g_driver_hooks.leave();
+  return r == VK_SUCCESS ? Status::Ok() : vk_error(failed, r);
 }
 
 }  // namespace softalign::internal::vk

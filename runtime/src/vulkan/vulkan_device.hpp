@@ -85,6 +85,16 @@ class Device {
   mutable std::mutex queue_mutex_;
 };
 
+// Called around each submission and its wait, when set: the allocation test
+// counts the driver's allocations there apart from the library's (a CPU
+// device such as lavapipe executes the commands inside the submission and
+// allocates as it goes). Null in normal use.
+struct DriverHooks {
+  void (*enter)() = nullptr;
+  void (*leave)() = nullptr;
+};
+extern DriverHooks g_driver_hooks;
+
 // A VkResult failure as a Status: "<what>: <VK_ERROR_...>".
 Status vk_error(const char* what, VkResult r);
 
