@@ -36,6 +36,14 @@ void Shortlist::layout(Arena& a, bool enabled, const kernels::Matrix& w, const f
   packed_bias_ = a.take<float>(vocab);
 }
 
+void mark_shortlist(const ShortlistTable& table, const int32_t* src, int len, int eos, int vocab, uint8_t* marks) {
+  std::memset(marks, 0, static_cast<std::size_t>(vocab));
+  for (int i = 0; i < table.frequent_count; ++i) marks[table.frequent[i]] = 1;
+  marks[eos] = 1;  // a hypothesis must always be able to finish
+  for (int j = 0; j < len; ++j)
+    for (uint32_t i = table.offsets[src[j]]; i < table.offsets[src[j] + 1]; ++i) marks[table.ids[i]] = 1;
+}
+
 int Shortlist::select(const ShortlistTable& table, bool use, const int32_t* const* srcs, const int* lens, int n,
                       int eos) {
   active_ = use && table.present() && enabled();
@@ -43,13 +51,7 @@ int Shortlist::select(const ShortlistTable& table, bool use, const int32_t* cons
   const int vocab = w_.rows;
   sentences_ = n;
   // Sentence b's marks (in member_ when there are several), then the union.
-  auto mark = [&](uint8_t* m, const int32_t* src, int len) {
-    std::memset(m, 0, static_cast<std::size_t>(vocab));
-    for (int i = 0; i < table.frequent_count; ++i) m[table.frequent[i]] = 1;
-    m[eos] = 1;  // a hypothesis must always be able to finish
-    for (int j = 0; j < len; ++j)
-      for (uint32_t i = table.offsets[src[j]]; i < table.offsets[src[j] + 1]; ++i) m[table.ids[i]] = 1;
-  };
+  auto mark = [&](uint8_t* m, const int32_t* src, int len) { mark_shortlist(table, src, len, eos, vocab, m); };
   if (n == 1) {
     mark(mark_, srcs[0], lens[0]);
   } else {

@@ -32,6 +32,10 @@ struct ShortlistTable {
 // guarantee every id is a target id and the rows are well-formed).
 ShortlistTable view_shortlist(const fb::Model& model);
 
+// One sentence's vocabulary: marks[v] = 1 for the frequent ids, EOS and the
+// listed translations of each source id, 0 elsewhere (marks: vocab bytes).
+void mark_shortlist(const ShortlistTable& table, const int32_t* src, int len, int eos, int vocab, uint8_t* marks);
+
 // One translator's union for the current sentence. Its rows of the output
 // layer are copied, in storage type, into a packed matrix in the arena once
 // per sentence; every decoder step then runs one linear layer (our kernels'

@@ -45,7 +45,6 @@ bool check_model(const std::string& name, const char* precision, int threads, Ba
   opt.search.max_len_b = 64.0f;
   opt.threads = threads;
   opt.backend = backend;
-  opt.use_shortlist = backend != Backend::kVulkan;  // the Vulkan engine has none yet
   std::unique_ptr<Translator> tr;
   st = Translator::prepare(model, opt, &tr);
   if (backend == Backend::kVulkan && st.code() == StatusCode::kUnsupported) return false;

@@ -22,7 +22,8 @@ VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanW
       S_(static_cast<uint32_t>(limits.max_source)),
       K_(static_cast<uint32_t>(limits.max_rows)),
       B_(static_cast<uint32_t>(limits.max_sentences)),
-      R_(static_cast<uint32_t>(limits.max_rows) * static_cast<uint32_t>(limits.max_sentences)) {
+      R_(static_cast<uint32_t>(limits.max_rows) * static_cast<uint32_t>(limits.max_sentences)),
+      shortlist_room_(limits.shortlist && model.shortlist.present()) {
   n_ = c_.enc_hidden;
   d_ = c_.dec_hidden;
   e_ = c_.emb_size;
@@ -95,10 +96,23 @@ void VulkanEngine::plan() {
   io_lse_ = take(R_);
   io_att_ = take(uint64_t{R_} * S_);
   io_logits_ = take(V_);
+  io_width_ = take(1);
+  io_vocab_ids_ = take(V_);
+  io_mask_on_ = take(1);
+  if (shortlist_room_ && B_ > 1) {
+    mask_words_ = (V_ + 31) / 32;
+    io_mask_ = take(uint64_t{B_} * mask_words_);
+  }
   io_words_ = at;
 }
 
-void VulkanEngine::layout(Arena& arena) { heads_ = arena.take<int32_t>(K_); }
+void VulkanEngine::layout(Arena& arena) {
+  heads_ = arena.take<int32_t>(K_);
+  if (shortlist_room_) {
+    marks_ = arena.take<uint8_t>(V_);
+    if (B_ > 1) members_ = arena.take<uint8_t>(uint64_t{B_} * V_);
+  }
+}
 
 Status VulkanEngine::init() {
   Status st = dev_.create_buffer(uint64_t{act_words_} * 4, false, &act_);
@@ -218,14 +232,15 @@ void VulkanEngine::fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words) {
 }
 
 void VulkanEngine::linear(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias, uint32_t x_off, uint32_t ldx,
-                          uint32_t max_m, uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags) {
+                          uint32_t max_m, uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags,
+                          uint32_t row_ids, uint32_t rows_slot) {
   const uint32_t cols = static_cast<uint32_t>(w.cols), ldq = (cols + 3) / 4;
   if (w.type == 2) {
     const uint32_t q[] = {x_off, ldx, cols, max_m, m_slot, xq_, ldq, xs_};
     dispatch(cb, Kernel::kQuantize, q, sizeof q / 4, max_m, 1);
   }
   const uint32_t p[] = {w.data, w.scales, w.type, static_cast<uint32_t>(w.rows), cols, bias, x_off, ldx, xq_, ldq,
-                        xs_,    y_off,    ldy,    max_m,                         m_slot, flags};
+                        xs_,    y_off,    ldy,    max_m,                         m_slot, flags, row_ids, rows_slot};
   dispatch(cb, Kernel::kLinear, p, sizeof p / 4, groups_of(static_cast<uint32_t>(w.rows), 64), max_m);
 }
 
@@ -300,13 +315,14 @@ void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
     const uint32_t p[] = {u_, t_, l_, R_, io_rows_};
     dispatch(cb, Kernel::kMaxout, p, sizeof p / 4, groups_of(l_, 64), R_);
   }
-  linear(cb, w_.gen_w, w_.gen_b, t_, l_, R_, io_rows_, logits_, V_, 0);
+  linear(cb, w_.gen_w, w_.gen_b, t_, l_, R_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
   if (forced) {  // row 0's logits to the host
     VkBufferCopy copy{uint64_t{logits_} * 4, uint64_t{io_logits_} * 4, uint64_t{V_} * 4};
     api_.vkCmdCopyBuffer(cb, act_.buffer, io_.buffer, 1, &copy);
     barrier(cb);
   } else {
-    const uint32_t p[] = {logits_, V_, K_, R_, io_rows_, io_want_, io_idx_, io_val_, io_lse_};
+    const uint32_t p[] = {logits_, V_, io_width_, K_, R_, io_rows_, io_want_, io_idx_, io_val_, io_lse_,
+                          io_mask_, mask_words_, io_mask_on_, io_row_sent_};
     dispatch(cb, Kernel::kTopk, p, sizeof p / 4, R_, 1);
   }
 }
@@ -318,7 +334,45 @@ bool VulkanEngine::run(VkCommandBuffer cb) {
   return fault_.ok();
 }
 
-int VulkanEngine::select_vocab(bool, const int32_t* const*, const int*, int) { return static_cast<int>(V_); }
+int VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
+  const ShortlistTable& table = m_.shortlist;
+  io_u_[io_mask_on_] = 0;
+  if (!(use && shortlist_room_)) {
+    if (!identity_vocab_)
+      for (uint32_t v = 0; v < V_; ++v) io_u_[io_vocab_ids_ + v] = v;
+    identity_vocab_ = true;
+    width_ = V_;
+    io_u_[io_width_] = width_;
+    return static_cast<int>(width_);
+  }
+  // The union of the sentences' vocabularies (ascending ids, as the CPU's).
+  if (n == 1) {
+    mark_shortlist(table, srcs[0], lens[0], c_.eos_id, static_cast<int>(V_), marks_);
+  } else {
+    std::memset(marks_, 0, V_);
+    for (int b = 0; b < n; ++b) {
+      uint8_t* own = members_ + static_cast<std::size_t>(b) * V_;
+      mark_shortlist(table, srcs[b], lens[b], c_.eos_id, static_cast<int>(V_), own);
+      for (uint32_t v = 0; v < V_; ++v) marks_[v] |= own[v];
+    }
+  }
+  width_ = 0;
+  for (uint32_t v = 0; v < V_; ++v)
+    if (marks_[v]) io_u_[io_vocab_ids_ + width_++] = v;
+  identity_vocab_ = false;
+  io_u_[io_width_] = width_;
+  if (n > 1) {  // each sentence's own columns, as bits
+    for (int b = 0; b < n; ++b) {
+      const uint8_t* own = members_ + static_cast<std::size_t>(b) * V_;
+      uint32_t* bits = io_u_ + io_mask_ + static_cast<std::size_t>(b) * mask_words_;
+      std::memset(bits, 0, sizeof(uint32_t) * mask_words_);
+      for (uint32_t c = 0; c < width_; ++c)
+        if (own[io_u_[io_vocab_ids_ + c]]) bits[c >> 5] |= 1u << (c & 31);
+    }
+    io_u_[io_mask_on_] = 1;
+  }
+  return static_cast<int>(width_);
+}
 
 void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   io_u_[io_sentences_] = static_cast<uint32_t>(n);
@@ -373,7 +427,7 @@ bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const f
       }
       if (best_row < 0) break;
       const std::size_t at = static_cast<std::size_t>(first + best_row) * K_ + heads_[best_row]++;
-      gi[count] = best_row * static_cast<int32_t>(V_) + cand_idx[at];
+      gi[count] = best_row * static_cast<int32_t>(width_) + cand_idx[at];
       gv[count] = best;
       if (!std::isfinite(best)) finite = false;
       ++count;

@@ -10,8 +10,13 @@
 // block, so one recording serves every step; invocations past the counts
 // return at once.
 //
-// Variants: bahdanau, without the vocabulary shortlist (vulkan_backend.cpp
-// refuses the others, and `auto` then takes the CPU).
+// The vocabulary shortlist: the host makes a sentence's (or a batch's) union
+// of target ids as the CPU does (shortlist.hpp) and writes it into the I/O
+// block; the output layer computes those rows only, and top-k masks each row
+// to its own sentence's ids when a batch shares the union.
+//
+// Variants: bahdanau (vulkan_backend.cpp refuses the others, and `auto` then
+// takes the CPU).
 #pragma once
 
 #include <cstdint>
@@ -36,7 +41,7 @@ class VulkanEngine final : public Engine {
   const char* name() const override { return "vulkan"; }
   void layout(Arena& arena) override;
   int select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
-  int32_t token(int column) const override { return column; }
+  int32_t token(int column) const override { return static_cast<int32_t>(io_u_[io_vocab_ids_ + column]); }
   void start(const int32_t* const* srcs, const int* lens, int n) override;
   bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx, float* val,
             int32_t* got) override;
@@ -55,8 +60,10 @@ class VulkanEngine final : public Engine {
   void barrier(VkCommandBuffer cb);
   // y[i] = W x[i] (+ bias) for the rows i < io[m_slot] (at most max_m): int8
   // weights quantize the x rows first.
+  // row_ids / rows_slot: only the weight rows io[row_ids + r], r < io[rows_slot].
   void linear(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias, uint32_t x_off, uint32_t ldx, uint32_t max_m,
-              uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags);
+              uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags, uint32_t row_ids = kNone,
+              uint32_t rows_slot = kNone);
   void fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words);
   bool run(VkCommandBuffer cb);
 
@@ -76,6 +83,10 @@ class VulkanEngine final : public Engine {
   uint32_t io_sentences_ = 0, io_enc_rows_ = 0, io_rows_ = 0, io_lens_ = 0, io_src_ = 0, io_tokens_ = 0;
   uint32_t io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0, io_lse_ = 0, io_att_ = 0;
   uint32_t io_logits_ = 0, io_words_ = 0;
+  // The vocabulary of the coming steps: its size, its ids (identity for the
+  // whole vocabulary), and with a batch's shortlist each sentence's own ids
+  // as bits [sentence, column] (mask_words per sentence).
+  uint32_t io_width_ = 0, io_vocab_ids_ = 0, io_mask_on_ = 0, io_mask_ = kNone, mask_words_ = 0;
 
   Buffer act_, io_;
   uint32_t* io_u_ = nullptr;  // the mapped I/O block
@@ -88,6 +99,11 @@ class VulkanEngine final : public Engine {
   Status fault_;  // a submission failed: every later step of the sentence reports it
 
   int32_t* heads_ = nullptr;  // [K] merge cursor per row of a group (arena)
+  bool shortlist_room_ = false;  // prepared with the shortlist and the model has one
+  bool identity_vocab_ = false;  // io_vocab_ids_ holds 0..V-1
+  uint32_t width_ = 0;           // columns of a logits row now
+  uint8_t* marks_ = nullptr;     // [V] the union (arena; with the shortlist)
+  uint8_t* members_ = nullptr;   // [B, V] each sentence's own (arena; batches with the shortlist)
 };
 
 }  // namespace softalign::internal::vk
