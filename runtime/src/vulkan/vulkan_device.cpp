@@ -310,7 +310,7 @@ Status Device::upload(const Buffer& dst, VkDeviceSize offset, const void* data, 
     VkBufferCopy copy{0, offset, size};
     api.vkCmdCopyBuffer(cb, staging.buffer, dst.buffer, 1, &copy);
     api.vkEndCommandBuffer(cb);
-    st = submit_and_wait(cb, fence);
+    st = submit_and_wait(&cb, 1, fence);
   }
   if (fence != VK_NULL_HANDLE) api.vkDestroyFence(device, fence, nullptr);
   if (cb != VK_NULL_HANDLE) {
@@ -320,11 +320,11 @@ Status Device::upload(const Buffer& dst, VkDeviceSize offset, const void* data, 
   return st;
 }
 
-Status Device::submit_and_wait(VkCommandBuffer cb, VkFence fence) const {
+Status Device::submit_and_wait(const VkCommandBuffer* cbs, uint32_t count, VkFence fence) const {
   VkSubmitInfo si{};
   si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &cb;
+  si.commandBufferCount = count;
+  si.pCommandBuffers = cbs;
   if (g_driver_hooks.enter != nullptr) g_driver_hooks.enter();
   VkResult r;
   {

@@ -56,8 +56,9 @@ class Device {
   // (mapped directly where possible, else through a staging buffer).
   Status upload(const Buffer& dst, VkDeviceSize offset, const void* data, VkDeviceSize size) const;
 
-  // Submits one command buffer and waits for it (the queue is locked meanwhile).
-  Status submit_and_wait(VkCommandBuffer cb, VkFence fence) const;
+  // Submits command buffers (in order) and waits for them; the queue is
+  // locked while submitting.
+  Status submit_and_wait(const VkCommandBuffer* cbs, uint32_t count, VkFence fence) const;
 
   Api api;
   VkInstance instance = VK_NULL_HANDLE;

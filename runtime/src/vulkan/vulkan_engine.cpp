@@ -162,49 +162,64 @@ Status VulkanEngine::init() {
   cp.queueFamilyIndex = dev_.queue_family;
   r = api_.vkCreateCommandPool(dev, &cp, nullptr, &cmd_pool_);
   if (r != VK_SUCCESS) return vk_error("vkCreateCommandPool", r);
-  VkCommandBuffer cbs[3];
+  blocks_ = (S_ + kEncoderBlock - 1) / kEncoderBlock;
+  const uint32_t layers = static_cast<uint32_t>(c_.enc_layers);
+  encoder_cbs_.assign(2 + layers * (1 + blocks_), VK_NULL_HANDLE);
+  encoder_submit_.assign(encoder_cbs_.size(), VK_NULL_HANDLE);
+  std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 2);
   VkCommandBufferAllocateInfo ci{};
   ci.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   ci.commandPool = cmd_pool_;
   ci.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  ci.commandBufferCount = 3;
-  r = api_.vkAllocateCommandBuffers(dev, &ci, cbs);
+  ci.commandBufferCount = static_cast<uint32_t>(cbs.size());
+  r = api_.vkAllocateCommandBuffers(dev, &ci, cbs.data());
   if (r != VK_SUCCESS) return vk_error("vkAllocateCommandBuffers", r);
-  encode_cb_ = cbs[0];
-  step_cb_ = cbs[1];
-  force_cb_ = cbs[2];
+  std::copy(cbs.begin(), cbs.begin() + encoder_cbs_.size(), encoder_cbs_.begin());
+  step_cb_ = cbs[encoder_cbs_.size()];
+  force_cb_ = cbs[encoder_cbs_.size() + 1];
   VkFenceCreateInfo fi{};
   fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
   r = api_.vkCreateFence(dev, &fi, nullptr, &fence_);
   if (r != VK_SUCCESS) return vk_error("vkCreateFence", r);
 
-  VkCommandBufferBeginInfo bi{};
-
-  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  const struct {
-    VkCommandBuffer cb;
-    int what;
-  } recordings[] = {{encode_cb_, 0}, {step_cb_, 1}, {force_cb_, 2}};
-  for (const auto& rec : recordings) {
-    r = api_.vkBeginCommandBuffer(rec.cb, &bi);
-    if (r != VK_SUCCESS) return vk_error("vkBeginCommandBuffer", r);
-    api_.vkCmdBindDescriptorSets(rec.cb, VK_PIPELINE_BIND_POINT_COMPUTE, dev_.pipeline_layout, 0, 1, &set_, 0,
-                                 nullptr);
-    if (rec.what == 0)
-      record_encoder(rec.cb);
-    else
-      record_step(rec.cb, rec.what == 2);
-    // The host reads the I/O block once the fence is signalled.
+  // Each piece: begin, bind the buffers, the commands, a barrier that makes
+  // the writes visible to the host once the fence is signalled, end.
+  auto record = [&](VkCommandBuffer cb, auto&& commands) {
+    VkCommandBufferBeginInfo bi{};
+    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    VkResult res = api_.vkBeginCommandBuffer(cb, &bi);
+    if (res != VK_SUCCESS) return vk_error("vkBeginCommandBuffer", res);
+    api_.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, dev_.pipeline_layout, 0, 1, &set_, 0, nullptr);
+    commands();
     VkMemoryBarrier mb{};
     mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    api_.vkCmdPipelineBarrier(rec.cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+    api_.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                               VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
-    r = api_.vkEndCommandBuffer(rec.cb);
-    if (r != VK_SUCCESS) return vk_error("vkEndCommandBuffer", r);
+    res = api_.vkEndCommandBuffer(cb);
+    return res == VK_SUCCESS ? Status::Ok() : vk_error("vkEndCommandBuffer", res);
+  };
+  std::size_t at = 0;
+  Status st2 = record(encoder_cbs_[at++], [&] { record_embeddings(encoder_cbs_[0]); });
+  for (uint32_t layer = 0; layer < layers && st2.ok(); ++layer) {
+    VkCommandBuffer head = encoder_cbs_[at++];
+    st2 = record(head, [&] { record_layer_head(head, static_cast<int>(layer)); });
+    for (uint32_t b = 0; b < blocks_ && st2.ok(); ++b) {
+      VkCommandBuffer cb = encoder_cbs_[at++];
+      const uint32_t first = b * kEncoderBlock;
+      st2 = record(cb, [&] {
+        record_layer_steps(cb, static_cast<int>(layer), first, std::min(kEncoderBlock, S_ - first));
+      });
+    }
   }
-  return Status::Ok();
+  if (st2.ok()) {
+    VkCommandBuffer tail = encoder_cbs_[at++];
+    st2 = record(tail, [&] { record_encoder_tail(tail); });
+  }
+  if (st2.ok()) st2 = record(step_cb_, [&] { record_step(step_cb_, false); });
+  if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, true); });
+  return st2;
 }
 
 void VulkanEngine::barrier(VkCommandBuffer cb) {
@@ -244,36 +259,53 @@ void VulkanEngine::linear(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias,
   dispatch(cb, Kernel::kLinear, p, sizeof p / 4, groups_of(static_cast<uint32_t>(w.rows), 64), max_m);
 }
 
-void VulkanEngine::record_encoder(VkCommandBuffer cb) {
+// Layer 0's input: the source embeddings, [b * S + j] rows.
+void VulkanEngine::record_embeddings(VkCommandBuffer cb) {
   const uint32_t bs = B_ * S_;
-  // Layer 0's input: the source embeddings, [b * S + j] rows.
-  {
-    const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, w_.src_emb.type, e_, enc_a_, e_, bs, io_enc_rows_,
-                          io_src_};
-    dispatch(cb, Kernel::kEmbed, p, sizeof p / 4, groups_of(e_, 64), bs);
-  }
-  uint32_t in = enc_a_, out = enc_b_, in_dim = e_;
-  for (int layer = 0; layer < c_.enc_layers; ++layer) {
-    const GruRef& f = w_.enc_fwd[layer];
-    const GruRef& b = w_.enc_bwd[layer];
-    linear(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, 3 * n_, 0);
-    linear(cb, b.w_ih, b.b_ih, in, in_dim, bs, io_enc_rows_, gi_b_, 3 * n_, 0);
-    fill_zero(cb, h_f_, B_ * n_);
-    fill_zero(cb, h_b_, B_ * n_);
-    for (uint32_t step = 0; step < S_; ++step) {
-      linear(cb, f.w_hh, f.b_hh, h_f_, n_, B_, io_sentences_, gh_f_, 3 * n_, 0);
-      linear(cb, b.w_hh, b.b_hh, h_b_, n_, B_, io_sentences_, gh_b_, 3 * n_, 0);
-      for (uint32_t dir = 0; dir < 2; ++dir) {
-        const uint32_t p[] = {dir == 0 ? gi_f_ : gi_b_, dir == 0 ? gh_f_ : gh_b_, dir == 0 ? h_f_ : h_b_, out, n_, S_,
-                              step, dir, B_, io_sentences_, io_lens_};
-        dispatch(cb, Kernel::kGruEncoderStep, p, sizeof p / 4, groups_of(n_, 64), B_);
-      }
+  const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, w_.src_emb.type, e_, enc_a_, e_, bs, io_enc_rows_,
+                        io_src_};
+  dispatch(cb, Kernel::kEmbed, p, sizeof p / 4, groups_of(e_, 64), bs);
+}
+
+// Layers ping-pong between enc_a_ and enc_b_: layer k reads one, writes the other.
+static void layer_buffers(int layer, uint32_t a, uint32_t b, uint32_t* in, uint32_t* out) {
+  *in = layer % 2 == 0 ? a : b;
+  *out = layer % 2 == 0 ? b : a;
+}
+
+void VulkanEngine::record_layer_head(VkCommandBuffer cb, int layer) {
+  const uint32_t bs = B_ * S_;
+  uint32_t in, out;
+  layer_buffers(layer, enc_a_, enc_b_, &in, &out);
+  const uint32_t in_dim = layer == 0 ? e_ : 2 * n_;
+  const GruRef& f = w_.enc_fwd[layer];
+  const GruRef& b = w_.enc_bwd[layer];
+  linear(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, 3 * n_, 0);
+  linear(cb, b.w_ih, b.b_ih, in, in_dim, bs, io_enc_rows_, gi_b_, 3 * n_, 0);
+  fill_zero(cb, h_f_, B_ * n_);
+  fill_zero(cb, h_b_, B_ * n_);
+}
+
+void VulkanEngine::record_layer_steps(VkCommandBuffer cb, int layer, uint32_t first, uint32_t count) {
+  uint32_t in, out;
+  layer_buffers(layer, enc_a_, enc_b_, &in, &out);
+  const GruRef& f = w_.enc_fwd[layer];
+  const GruRef& b = w_.enc_bwd[layer];
+  for (uint32_t step = first; step < first + count; ++step) {
+    linear(cb, f.w_hh, f.b_hh, h_f_, n_, B_, io_sentences_, gh_f_, 3 * n_, 0);
+    linear(cb, b.w_hh, b.b_hh, h_b_, n_, B_, io_sentences_, gh_b_, 3 * n_, 0);
+    for (uint32_t dir = 0; dir < 2; ++dir) {
+      const uint32_t p[] = {dir == 0 ? gi_f_ : gi_b_, dir == 0 ? gh_f_ : gh_b_, dir == 0 ? h_f_ : h_b_, out, n_, S_,
+                            step, dir, B_, io_sentences_, io_lens_};
+      dispatch(cb, Kernel::kGruEncoderStep, p, sizeof p / 4, groups_of(n_, 64), B_);
     }
-    std::swap(in, out);
-    in_dim = 2 * n_;
   }
-  // Attention keys U_a h_j + b_a, and each sentence's bridge state (into the
-  // next-state rows: the first step's gather copies them in).
+}
+
+// Attention keys U_a h_j + b_a, and each sentence's bridge state (into the
+// next-state rows: the first step's gather copies them in).
+void VulkanEngine::record_encoder_tail(VkCommandBuffer cb) {
+  const uint32_t bs = B_ * S_;
   linear(cb, w_.att_U_a, w_.att_U_a_b, ann_, 2 * n_, bs, io_enc_rows_, keys_, a_, 0);
   linear(cb, w_.bridge_w, w_.bridge_b, ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_, state_, 2);
 }
@@ -327,9 +359,9 @@ void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
   }
 }
 
-bool VulkanEngine::run(VkCommandBuffer cb) {
+bool VulkanEngine::run(const VkCommandBuffer* cbs, uint32_t count) {
   if (!fault_.ok()) return false;
-  Status st = dev_.submit_and_wait(cb, fence_);
+  Status st = dev_.submit_and_wait(cbs, count, fence_);
   if (!st.ok()) fault_ = Status(StatusCode::kInternal, "the Vulkan device failed: " + st.message());
   return fault_.ok();
 }
@@ -385,7 +417,20 @@ void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
     io_u_[io_parents_ + b] = static_cast<uint32_t>(b);  // row b starts from sentence b's bridge state
   }
   fault_ = Status::Ok();
-  run(encode_cb_);
+  // The encoder's pieces for the longest source: its blocks of steps only.
+  int longest = 1;
+  for (int b = 0; b < n; ++b) longest = std::max(longest, lens[b]);
+  const uint32_t blocks = (static_cast<uint32_t>(longest) + kEncoderBlock - 1) / kEncoderBlock;
+  uint32_t count = 0;
+  std::size_t at = 0;
+  encoder_submit_[count++] = encoder_cbs_[at++];
+  for (int layer = 0; layer < c_.enc_layers; ++layer) {
+    encoder_submit_[count++] = encoder_cbs_[at++];
+    for (uint32_t b = 0; b < blocks_; ++b, ++at)
+      if (b < blocks) encoder_submit_[count++] = encoder_cbs_[at];
+  }
+  encoder_submit_[count++] = encoder_cbs_[at];
+  run(encoder_submit_.data(), count);
 }
 
 bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int, int32_t* idx,
@@ -398,7 +443,7 @@ bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const f
       io_u_[io_tokens_ + rows] = static_cast<uint32_t>(tokens[rows]);
     }
   io_u_[io_rows_] = rows;
-  if (!run(step_cb_)) return false;
+  if (!run(&step_cb_, 1)) return false;
   bool finite = true;
   for (uint32_t i = 0; i < rows; ++i)
     if (!std::isfinite(io_f_[io_lse_ + i])) finite = false;
@@ -450,7 +495,7 @@ bool VulkanEngine::force_step(int32_t token, int, float* logits) {
   io_u_[io_rows_] = 1;
   io_u_[io_tokens_] = static_cast<uint32_t>(token);
   io_u_[io_row_sent_] = 0;
-  if (!run(force_cb_)) return false;
+  if (!run(&force_cb_, 1)) return false;
   io_u_[io_parents_] = 0;  // the next step continues this row
   std::memcpy(logits, io_f_ + io_logits_, sizeof(float) * V_);
   return true;

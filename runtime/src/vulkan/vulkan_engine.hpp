@@ -2,11 +2,14 @@
 // Vulkan device. The model's weights are on the device once per Model
 // (vulkan_weights.hpp); everything per sentence — the device buffers, the
 // host-visible I/O block, the descriptor set and the command buffers — is
-// made at prepare. Three command buffers are recorded once and resubmitted:
-// the encoder (all sentences of a batch at once), a decoder step over all the
-// rows of a batch ending in log-softmax + top-k (the host reads want
-// candidates per row, never the vocabulary), and a teacher-forced step that
-// copies the logits out. Counts (sentences, rows) and ids travel in the I/O
+// made at prepare. The command buffers are recorded once and resubmitted:
+// the encoder (all sentences of a batch at once) in pieces — the embeddings;
+// per layer its input projections, then its recurrence in blocks of
+// kEncoderBlock steps; the keys and bridge — of which start() submits the
+// blocks the batch's longest source needs; a decoder step over all the rows
+// of a batch ending in log-softmax + top-k (the host reads want candidates
+// per row, never the vocabulary); and a teacher-forced step that copies the
+// logits out. Counts (sentences, rows) and ids travel in the I/O
 // block, so one recording serves every step; invocations past the counts
 // return at once.
 //
@@ -20,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "engine.hpp"
 #include "model_impl.hpp"
@@ -52,7 +56,13 @@ class VulkanEngine final : public Engine {
 
  private:
   void plan();
-  void record_encoder(VkCommandBuffer cb);
+  static constexpr uint32_t kEncoderBlock = 8;  // encoder steps per command buffer
+  // The encoder's pieces: the embeddings; layer `layer`'s input projections;
+  // its steps [first, first + count); the keys and the bridge.
+  void record_embeddings(VkCommandBuffer cb);
+  void record_layer_head(VkCommandBuffer cb, int layer);
+  void record_layer_steps(VkCommandBuffer cb, int layer, uint32_t first, uint32_t count);
+  void record_encoder_tail(VkCommandBuffer cb);
   void record_step(VkCommandBuffer cb, bool forced);
   // One dispatch of `kernel` with push constants `push`, groups gx × gy, then
   // a barrier (every dispatch waits for the one before it).
@@ -65,7 +75,7 @@ class VulkanEngine final : public Engine {
               uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags, uint32_t row_ids = kNone,
               uint32_t rows_slot = kNone);
   void fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words);
-  bool run(VkCommandBuffer cb);
+  bool run(const VkCommandBuffer* cbs, uint32_t count);
 
   const ModelImpl& m_;
   const ModelConfig& c_;
@@ -94,7 +104,11 @@ class VulkanEngine final : public Engine {
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   VkCommandPool cmd_pool_ = VK_NULL_HANDLE;
-  VkCommandBuffer encode_cb_ = VK_NULL_HANDLE, step_cb_ = VK_NULL_HANDLE, force_cb_ = VK_NULL_HANDLE;
+  VkCommandBuffer step_cb_ = VK_NULL_HANDLE, force_cb_ = VK_NULL_HANDLE;
+  // The encoder: [embeddings, per layer (head, blocks...), tail], and the list
+  // start() submits (both sized at prepare).
+  std::vector<VkCommandBuffer> encoder_cbs_, encoder_submit_;
+  uint32_t blocks_ = 0;  // encoder blocks per layer
   VkFence fence_ = VK_NULL_HANDLE;
   Status fault_;  // a submission failed: every later step of the sentence reports it
 
