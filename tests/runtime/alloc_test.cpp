@@ -32,9 +32,7 @@ namespace {
 
 // Counts allocations over three rounds of every golden sentence × search, and
 // force_decode; then, for the record, over one translate() of text.
-// Returns false when the backend refuses the model (the Vulkan engine's
-// variants not done yet: kUnsupported).
-bool check_model(const std::string& name, const char* precision, int threads, Backend backend = Backend::kAuto) {
+void check_model(const std::string& name, const char* precision, int threads, Backend backend = Backend::kAuto) {
   const nlohmann::json g = golden::load_json(name);
   INFO("model ", name, " (", precision, "), threads ", threads);
   std::shared_ptr<const Model> model;
@@ -47,9 +45,8 @@ bool check_model(const std::string& name, const char* precision, int threads, Ba
   opt.backend = backend;
   std::unique_ptr<Translator> tr;
   st = Translator::prepare(model, opt, &tr);
-  if (backend == Backend::kVulkan && st.code() == StatusCode::kUnsupported) return false;
   REQUIRE_MESSAGE(st.ok(), st.to_string());
-  REQUIRE(tr->backend_info().backend == (backend == Backend::kVulkan ? Backend::kVulkan : tr->backend_info().backend));
+  if (backend == Backend::kVulkan) REQUIRE(tr->backend_info().backend == Backend::kVulkan);
 
   // Inputs and option sets are built before counting starts.
   std::vector<std::vector<int32_t>> sources, targets;
@@ -109,7 +106,6 @@ bool check_model(const std::string& name, const char* precision, int threads, Ba
   std::printf("alloc %-24s %-4s threads %d, %s: arena %zu bytes; translate_ids: %ld allocations (the Vulkan driver's: "
               "%ld); translate(text): %ld\n",
               name.c_str(), precision, threads, tr->backend_info().name.c_str(), tr->arena_bytes(), core, driver, text);
-  return true;
 }
 
 }  // namespace
@@ -135,10 +131,8 @@ TEST_CASE("nor with a thread pool") {
 TEST_CASE("nor on the Vulkan engine") {
   softalign::internal::vk::g_driver_hooks.enter = alloc_counter::driver_enter;
   softalign::internal::vk::g_driver_hooks.leave = alloc_counter::driver_leave;
-  int ran = 0;
   for (const std::string& name : golden::names())
-    for (const char* precision : {"f32", "f16", "int8"}) ran += check_model(name, precision, 1, Backend::kVulkan) ? 1 : 0;
+    for (const char* precision : {"f32", "f16", "int8"}) check_model(name, precision, 1, Backend::kVulkan);
   softalign::internal::vk::g_driver_hooks = {};
-  CHECK(ran > 0);
 }
 #endif

@@ -10,14 +10,6 @@ namespace {
 
 Status unsupported(const std::string& why) { return Status(StatusCode::kUnsupported, why); }
 
-// What the Vulkan engine runs so far (vulkan_engine.hpp).
-Status check_model(const ModelImpl& m) {
-  const ModelConfig& c = m.config;
-  if (c.variant != Variant::kBahdanau)
-    return unsupported(std::string("the Vulkan engine does not run ") + variant_name(c.variant) + " models yet");
-  return Status::Ok();
-}
-
 }  // namespace
 
 Status make_vulkan_engine(const ModelImpl& model, const EngineLimits& limits, bool asked, std::unique_ptr<Engine>* out,
@@ -29,8 +21,6 @@ Status make_vulkan_engine(const ModelImpl& model, const EngineLimits& limits, bo
   if (!asked && !dev->is_gpu())
     return unsupported("no Vulkan GPU; the only device is " + dev->description() +
                        ", used only when the Vulkan backend is asked for");
-  st = check_model(model);
-  if (!st.ok()) return st;
   st = dev->open();
   if (!st.ok()) return Status(st.code(), "cannot open the Vulkan device " + dev->description() + ": " + st.message());
   const vk::VulkanWeights* weights = nullptr;

@@ -10,8 +10,9 @@ namespace softalign::internal::vk {
 
 namespace {
 
-const char* const kKernelNames[] = {"linear", "quantize", "gru_cell", "gru_encoder_step", "embed",
-                                    "attend_additive", "maxout", "topk", "gather_rows"};
+const char* const kKernelNames[] = {"linear",          "quantize",     "gru_cell",      "gru_encoder_step",
+                                    "embed",           "attend_additive", "attend_luong", "fixed_context",
+                                    "maxout",          "topk",         "gather_rows"};
 static_assert(sizeof(kKernelNames) / sizeof(kKernelNames[0]) == static_cast<int>(Kernel::kCount));
 
 const char* type_name(VkPhysicalDeviceType t) {

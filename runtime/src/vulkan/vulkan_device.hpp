@@ -17,7 +17,20 @@
 namespace softalign::internal::vk {
 
 // The compute shaders (shaders/<name>.comp), one pipeline each.
-enum class Kernel { kLinear, kQuantize, kGruCell, kGruEncoderStep, kEmbed, kAttendAdditive, kMaxout, kTopk, kGatherRows, kCount };
+enum class Kernel {
+  kLinear,
+  kQuantize,
+  kGruCell,
+  kGruEncoderStep,
+  kEmbed,
+  kAttendAdditive,
+  kAttendLuong,
+  kFixedContext,
+  kMaxout,
+  kTopk,
+  kGatherRows,
+  kCount
+};
 const char* kernel_name(Kernel k);
 
 // Push constants: every shader reads its own fields of these 32 words.

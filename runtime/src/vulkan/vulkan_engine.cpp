@@ -30,8 +30,14 @@ VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanW
   a_ = c_.att_hidden;
   l_ = c_.maxout_size;
   V_ = c_.tgt_vocab;
-  state_ = c_.dec_layers * d_;
-  xw_ = e_ + 2 * n_;  // a step's GRU input row: [E y ; c]
+  const bool luong = c_.variant == Variant::kLuong;
+  state_ = c_.dec_layers * d_ + (luong && c_.input_feeding ? d_ : 0);
+  // A step's GRU input row: [E y ; c] (bahdanau, encdec), [E y ; h~] (luong
+  // with input feeding), E y (luong).
+  xw_ = luong ? e_ + (c_.input_feeding ? d_ : 0) : e_ + 2 * n_;
+  key_dim_ = c_.variant == Variant::kBahdanau || c_.score == Score::kConcat ? a_
+             : c_.score == Score::kGeneral                                 ? d_
+                                                                           : 0;
   plan();
 }
 
@@ -64,19 +70,24 @@ void VulkanEngine::plan() {
   gh_b_ = take(uint64_t{B_} * 3 * n_);
   // The last layer's output are the annotations (ping-pong: layer 0 writes enc_b_).
   ann_ = c_.enc_layers % 2 == 1 ? enc_b_ : enc_a_;
-  keys_ = take(bs * std::max(a_, 1u));
+  keys_ = take(bs * std::max(key_dim_, 1u));
+  fixed_ = take(uint64_t{B_} * 2 * n_);
   state_cur_ = take(uint64_t{R_} * state_);
   state_next_ = take(uint64_t{R_} * state_);
   x_ = take(uint64_t{R_} * xw_);
-  q_ = take(uint64_t{R_} * std::max(a_, 1u));
+  // Per row: attention queries (bahdanau W_a s, concat W_q h, location W_loc h), local-p's W_p h.
+  const uint32_t q_width = std::max({a_, static_cast<uint32_t>(w_.att_W_loc.rows), 1u});
+  q_ = take(uint64_t{R_} * q_width);
+  qp_ = take(uint64_t{R_} * std::max(a_, 1u));
+  cat_ = take(uint64_t{R_} * (2 * n_ + d_));
   gi_ = take(uint64_t{R_} * 3 * d_);
   gh_ = take(uint64_t{R_} * 3 * d_);
   u_ = take(uint64_t{R_} * 2 * l_);
-  t_ = take(uint64_t{R_} * l_);
+  t_ = take(uint64_t{R_} * std::max(l_, d_));
   logits_ = take(uint64_t{R_} * V_);
   // int8 activations: the most rows times the widest input of any product.
   const uint64_t rows = std::max<uint64_t>(bs, R_);
-  const uint32_t widest = std::max({enc_w, xw_, d_, l_, 2 * n_});
+  const uint32_t widest = std::max({enc_w, xw_, d_, l_, 2 * n_ + d_});
   xq_ = take(rows * ((widest + 3) / 4));
   xs_ = take(rows);
   act_words_ = at;
@@ -85,6 +96,7 @@ void VulkanEngine::plan() {
   io_sentences_ = take(1);
   io_enc_rows_ = take(1);
   io_rows_ = take(1);
+  io_t_ = take(1);
   io_lens_ = take(B_);
   io_src_ = take(bs);
   io_tokens_ = take(R_);
@@ -94,6 +106,7 @@ void VulkanEngine::plan() {
   io_idx_ = take(uint64_t{R_} * K_);
   io_val_ = take(uint64_t{R_} * K_);
   io_lse_ = take(R_);
+  io_fault_ = take(R_);
   io_att_ = take(uint64_t{R_} * S_);
   io_logits_ = take(V_);
   io_width_ = take(1);
@@ -302,32 +315,55 @@ void VulkanEngine::record_layer_steps(VkCommandBuffer cb, int layer, uint32_t fi
   }
 }
 
-// Attention keys U_a h_j + b_a, and each sentence's bridge state (into the
-// next-state rows: the first step's gather copies them in).
+// The attention keys (bahdanau U_a h_j + b_a; luong general W_a h_j, concat
+// W_k h_j), encdec's fixed contexts, and each sentence's bridge state (into
+// the next-state rows: the first step's gather copies them in).
 void VulkanEngine::record_encoder_tail(VkCommandBuffer cb) {
   const uint32_t bs = B_ * S_;
-  linear(cb, w_.att_U_a, w_.att_U_a_b, ann_, 2 * n_, bs, io_enc_rows_, keys_, a_, 0);
-  linear(cb, w_.bridge_w, w_.bridge_b, ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+  if (c_.variant == Variant::kBahdanau)
+    linear(cb, w_.att_U_a, w_.att_U_a_b, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0);
+  else if (c_.score == Score::kGeneral)
+    linear(cb, w_.att_W_a, kNone, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0);
+  else if (c_.score == Score::kConcat)
+    linear(cb, w_.att_W_k, kNone, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0);
+  fill_zero(cb, state_next_, B_ * state_);  // input feeding's h~_{-1} = 0
+  if (c_.variant == Variant::kEncDec) {
+    const uint32_t p[] = {ann_, n_, S_, fixed_, B_, io_sentences_, io_lens_};
+    dispatch(cb, Kernel::kFixedContext, p, sizeof p / 4, groups_of(2 * n_, 64), B_);
+    linear(cb, w_.bridge_w, w_.bridge_b, fixed_, 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+  } else {  // x = the backward state at the first position
+    linear(cb, w_.bridge_w, w_.bridge_b, ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+  }
+}
+
+void VulkanEngine::copy_rows(VkCommandBuffer cb, uint32_t src, uint32_t lds, uint32_t dst, uint32_t ldd, uint32_t cols,
+                             uint32_t parent_slot) {
+  const uint32_t p[] = {src, lds, dst, ldd, cols, R_, io_rows_, parent_slot};
+  dispatch(cb, Kernel::kGatherRows, p, sizeof p / 4, groups_of(cols, 64), R_);
 }
 
 void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
   const uint32_t top = (c_.dec_layers - 1) * d_;
-  {  // The rows the search kept: state_cur[i] = state_next[parent_i].
-    const uint32_t p[] = {state_next_, state_cur_, state_, state_, R_, io_rows_, io_parents_};
-    dispatch(cb, Kernel::kGatherRows, p, sizeof p / 4, groups_of(state_, 64), R_);
-  }
+  const bool luong = c_.variant == Variant::kLuong;
+  // The rows the search kept: state_cur[i] = state_next[parent_i].
+  copy_rows(cb, state_next_, state_, state_cur_, state_, state_, io_parents_);
   {  // E_y y into x[:, 0:e]
     const uint32_t p[] = {w_.tgt_emb.data, w_.tgt_emb.scales, w_.tgt_emb.type, e_, x_, xw_, R_, io_rows_, io_tokens_};
     dispatch(cb, Kernel::kEmbed, p, sizeof p / 4, groups_of(e_, 64), R_);
   }
-  // Attention with the previous top state; the context into x[:, e:e+2n].
-  linear(cb, w_.att_W_a, kNone, state_cur_ + top, state_, R_, io_rows_, q_, a_, 0);
-  {
+  // The rest of the GRU input x[:, e:]: bahdanau's context (attention with the
+  // previous top state), encdec's fixed one, luong's h~_{t-1} (input feeding).
+  if (c_.variant == Variant::kBahdanau) {
+    linear(cb, w_.att_W_a, kNone, state_cur_ + top, state_, R_, io_rows_, q_, a_, 0);
     const uint32_t p[] = {q_, keys_, w_.att_v_a, ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, R_, io_rows_,
                           io_row_sent_, io_lens_};
     dispatch(cb, Kernel::kAttendAdditive, p, sizeof p / 4, R_, 1);
+  } else if (c_.variant == Variant::kEncDec) {
+    copy_rows(cb, fixed_, 2 * n_, x_ + e_, xw_, 2 * n_, io_row_sent_);
+  } else if (c_.input_feeding) {
+    copy_rows(cb, state_cur_ + c_.dec_layers * d_, state_, x_ + e_, xw_, d_, kNone);
   }
-  // The GRU stack: layer 0 reads [E y ; c], layer k the new state of layer k - 1.
+  // The GRU stack: layer 0 reads x, layer k the new state of layer k - 1.
   for (int layer = 0; layer < c_.dec_layers; ++layer) {
     const GruRef& g = w_.dec[layer];
     const uint32_t lo = static_cast<uint32_t>(layer) * d_;
@@ -339,15 +375,44 @@ void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
     const uint32_t p[] = {gi_, 3 * d_, gh_, 3 * d_, state_cur_ + lo, state_, state_next_ + lo, state_, d_, R_, io_rows_};
     dispatch(cb, Kernel::kGruCell, p, sizeof p / 4, groups_of(d_, 64), R_);
   }
-  // u = U_o s + b_o + V_o E y + C_o c (summed in the CPU engine's order); t = maxout(u).
-  linear(cb, w_.out_U_o, w_.out_U_o_b, state_next_ + top, state_, R_, io_rows_, u_, 2 * l_, 0);
-  linear(cb, w_.out_V_o, kNone, x_, xw_, R_, io_rows_, u_, 2 * l_, 1);
-  linear(cb, w_.out_C_o, kNone, x_ + e_, xw_, R_, io_rows_, u_, 2 * l_, 1);
-  {
+  uint32_t gen_in = t_, gen_ld = l_;
+  if (luong) {
+    // Attention with the new top state h, then h~ = tanh(W_c [c ; h]).
+    const uint32_t h = state_next_ + top, cat = 2 * n_ + d_;
+    uint32_t ldq = 0;
+    if (c_.score == Score::kConcat) {
+      ldq = a_;
+      linear(cb, w_.att_W_q, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
+    } else if (c_.score == Score::kLocation) {
+      ldq = static_cast<uint32_t>(w_.att_W_loc.rows);
+      linear(cb, w_.att_W_loc, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
+    }
+    if (c_.scope == Scope::kLocalP) linear(cb, w_.att_W_p, kNone, h, state_, R_, io_rows_, qp_, a_, 0);
+    const uint32_t score = c_.score == Score::kDot       ? 1
+                           : c_.score == Score::kGeneral ? 2
+                           : c_.score == Score::kConcat  ? 3
+                                                         : 4;
+    const uint32_t scope = c_.scope == Scope::kLocalM ? 1 : c_.scope == Scope::kLocalP ? 2 : 0;
+    const uint32_t keys = c_.score == Score::kDot ? ann_ : keys_;
+    const uint32_t key_dim = c_.score == Score::kDot ? 2 * n_ : key_dim_;
+    const uint32_t p[] = {score, scope, static_cast<uint32_t>(c_.window_d), io_t_, h, state_, d_, q_, ldq, qp_,
+                          keys, key_dim, w_.att_v_a, w_.att_v_p, a_, ann_, 2 * n_, S_, io_att_, cat_, cat, R_,
+                          io_rows_, io_row_sent_, io_lens_, io_fault_};
+    dispatch(cb, Kernel::kAttendLuong, p, sizeof p / 4, R_, 1);
+    copy_rows(cb, h, state_, cat_ + 2 * n_, cat, d_, kNone);
+    // h~ goes into the state when it is fed back, else into t.
+    gen_in = c_.input_feeding ? state_next_ + c_.dec_layers * d_ : t_;
+    gen_ld = c_.input_feeding ? state_ : d_;
+    linear(cb, w_.dec_W_c, kNone, cat_, cat, R_, io_rows_, gen_in, gen_ld, 2);
+  } else {
+    // u = U_o s + b_o + V_o E y + C_o c (summed in the CPU engine's order); t = maxout(u).
+    linear(cb, w_.out_U_o, w_.out_U_o_b, state_next_ + top, state_, R_, io_rows_, u_, 2 * l_, 0);
+    linear(cb, w_.out_V_o, kNone, x_, xw_, R_, io_rows_, u_, 2 * l_, 1);
+    linear(cb, w_.out_C_o, kNone, x_ + e_, xw_, R_, io_rows_, u_, 2 * l_, 1);
     const uint32_t p[] = {u_, t_, l_, R_, io_rows_};
     dispatch(cb, Kernel::kMaxout, p, sizeof p / 4, groups_of(l_, 64), R_);
   }
-  linear(cb, w_.gen_w, w_.gen_b, t_, l_, R_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
+  linear(cb, w_.gen_w, w_.gen_b, gen_in, gen_ld, R_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
   if (forced) {  // row 0's logits to the host
     VkBufferCopy copy{uint64_t{logits_} * 4, uint64_t{io_logits_} * 4, uint64_t{V_} * 4};
     api_.vkCmdCopyBuffer(cb, act_.buffer, io_.buffer, 1, &copy);
@@ -433,7 +498,15 @@ void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   run(encoder_submit_.data(), count);
 }
 
-bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int, int32_t* idx,
+// A local-p position that was not a number (damaged weights) in the last step.
+bool VulkanEngine::position_fault(uint32_t rows) const {
+  if (c_.variant != Variant::kLuong || c_.scope != Scope::kLocalP) return false;
+  for (uint32_t i = 0; i < rows; ++i)
+    if (io_u_[io_fault_ + i] != 0) return true;
+  return false;
+}
+
+bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
                         float* val, int32_t* got) {
   uint32_t rows = 0;
   for (int g = 0; g < groups.count; ++g)
@@ -443,8 +516,9 @@ bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const f
       io_u_[io_tokens_ + rows] = static_cast<uint32_t>(tokens[rows]);
     }
   io_u_[io_rows_] = rows;
+  io_u_[io_t_] = static_cast<uint32_t>(t);
   if (!run(&step_cb_, 1)) return false;
-  bool finite = true;
+  bool finite = !position_fault(rows);
   for (uint32_t i = 0; i < rows; ++i)
     if (!std::isfinite(io_f_[io_lse_ + i])) finite = false;
   // Each group's best over its rows' candidates (each row's list is sorted):
@@ -491,14 +565,15 @@ void VulkanEngine::reorder(const int32_t* parents, int n) {
   for (int i = 0; i < n; ++i) io_u_[io_parents_ + i] = static_cast<uint32_t>(parents[i]);
 }
 
-bool VulkanEngine::force_step(int32_t token, int, float* logits) {
+bool VulkanEngine::force_step(int32_t token, int t, float* logits) {
   io_u_[io_rows_] = 1;
+  io_u_[io_t_] = static_cast<uint32_t>(t);
   io_u_[io_tokens_] = static_cast<uint32_t>(token);
   io_u_[io_row_sent_] = 0;
   if (!run(&force_cb_, 1)) return false;
   io_u_[io_parents_] = 0;  // the next step continues this row
   std::memcpy(logits, io_f_ + io_logits_, sizeof(float) * V_);
-  return true;
+  return !position_fault(1);
 }
 
 }  // namespace softalign::internal::vk

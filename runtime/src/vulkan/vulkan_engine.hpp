@@ -18,8 +18,9 @@
 // block; the output layer computes those rows only, and top-k masks each row
 // to its own sentence's ids when a batch shares the union.
 //
-// Variants: bahdanau (vulkan_backend.cpp refuses the others, and `auto` then
-// takes the CPU).
+// Variants: every one the CPU runs — bahdanau, luong (dot, general, concat,
+// location scores; global, local-m, local-p scopes; input feeding; any number
+// of decoder layers) and encdec.
 #pragma once
 
 #include <cstdint>
@@ -75,7 +76,12 @@ class VulkanEngine final : public Engine {
               uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags, uint32_t row_ids = kNone,
               uint32_t rows_slot = kNone);
   void fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words);
+  // dst[i, 0:cols] = src[parent_i, 0:cols] for the step's rows (parent_i =
+  // io[parent_slot + i], or i when parent_slot is kNone).
+  void copy_rows(VkCommandBuffer cb, uint32_t src, uint32_t lds, uint32_t dst, uint32_t ldd, uint32_t cols,
+                 uint32_t parent_slot);
   bool run(const VkCommandBuffer* cbs, uint32_t count);
+  bool position_fault(uint32_t rows) const;
 
   const ModelImpl& m_;
   const ModelConfig& c_;
@@ -83,15 +89,20 @@ class VulkanEngine final : public Engine {
   const Api& api_;
   const VulkanWeights& w_;
   const uint32_t S_, K_, B_, R_;  // max source, beam rows per sentence, sentences, rows (B K)
-  uint32_t n_ = 0, d_ = 0, e_ = 0, a_ = 0, l_ = 0, V_ = 0, state_ = 0, xw_ = 0;
+  uint32_t n_ = 0, d_ = 0, e_ = 0, a_ = 0, l_ = 0, V_ = 0;
+  uint32_t state_ = 0;    // floats per row: dec_layers * d (+ d for input feeding's h~)
+  uint32_t xw_ = 0;       // the GRU stack's input row
+  uint32_t key_dim_ = 0;  // columns of the keys (0: none)
 
   // Device buffer (act), in words.
   uint32_t enc_a_ = 0, enc_b_ = 0, gi_f_ = 0, gi_b_ = 0, h_f_ = 0, h_b_ = 0, gh_f_ = 0, gh_b_ = 0;
-  uint32_t ann_ = 0, keys_ = 0, state_cur_ = 0, state_next_ = 0, x_ = 0, q_ = 0, gi_ = 0, gh_ = 0, u_ = 0, t_ = 0;
+  uint32_t ann_ = 0, keys_ = 0, fixed_ = 0, state_cur_ = 0, state_next_ = 0, x_ = 0, q_ = 0, qp_ = 0, cat_ = 0;
+  uint32_t gi_ = 0, gh_ = 0, u_ = 0, t_ = 0;
   uint32_t logits_ = 0, xq_ = 0, xs_ = 0, act_words_ = 0;
   // Host-visible I/O block, in words.
-  uint32_t io_sentences_ = 0, io_enc_rows_ = 0, io_rows_ = 0, io_lens_ = 0, io_src_ = 0, io_tokens_ = 0;
-  uint32_t io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0, io_lse_ = 0, io_att_ = 0;
+  uint32_t io_sentences_ = 0, io_enc_rows_ = 0, io_rows_ = 0, io_t_ = 0, io_lens_ = 0, io_src_ = 0, io_tokens_ = 0;
+  uint32_t io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0, io_lse_ = 0, io_fault_ = 0;
+  uint32_t io_att_ = 0;
   uint32_t io_logits_ = 0, io_words_ = 0;
   // The vocabulary of the coming steps: its size, its ids (identity for the
   // whole vocabulary), and with a batch's shortlist each sentence's own ids

@@ -75,6 +75,12 @@ Status build(const ModelImpl& m, Device* device, VulkanWeights* vw) {
   vw->att_U_a = p.matrix(w.att_U_a);
   vw->att_U_a_b = p.vector(w.att_U_a_b, c.att_hidden);
   vw->att_v_a = p.vector(w.att_v_a, c.att_hidden);
+  vw->att_W_q = p.matrix(w.att_W_q);
+  vw->att_W_k = p.matrix(w.att_W_k);
+  vw->att_W_loc = p.matrix(w.att_W_loc);
+  vw->att_W_p = p.matrix(w.att_W_p);
+  vw->att_v_p = p.vector(w.att_v_p, c.att_hidden);
+  vw->dec_W_c = p.matrix(w.dec_W_c);
   vw->out_U_o = p.matrix(w.out_U_o);
   vw->out_U_o_b = p.vector(w.out_U_o_b, w.out_U_o.rows);
   vw->out_V_o = p.matrix(w.out_V_o);

@@ -38,7 +38,8 @@ struct VulkanWeights {
   Device* device = nullptr;
   Buffer buffer;
   MatrixRef src_emb, tgt_emb, bridge_w, att_W_a, att_U_a, out_U_o, out_V_o, out_C_o, gen_w;
-  uint32_t bridge_b = kNone, att_U_a_b = kNone, att_v_a = kNone, out_U_o_b = kNone, gen_b = kNone;
+  MatrixRef att_W_q, att_W_k, att_W_loc, att_W_p, dec_W_c;  // luong
+  uint32_t bridge_b = kNone, att_U_a_b = kNone, att_v_a = kNone, att_v_p = kNone, out_U_o_b = kNone, gen_b = kNone;
   std::vector<GruRef> enc_fwd, enc_bwd, dec;
 };
 
