@@ -19,6 +19,7 @@
 #include <cstdio>
 
 #include "golden_util.hpp"
+#include "vulkan/vulkan_device.hpp"
 
 using namespace softalign;
 
@@ -290,4 +291,34 @@ TEST_CASE("vulkan: the shipped en-fr model, its shortlist, alone and in batches"
     }
     std::printf("vulkan en-fr beam %d: batch of 3 vs alone, log-prob differences up to %.3g\n", beam, worst);
   }
+}
+
+// A translator whose device buffers the device cannot hold (more than its
+// largest storage buffer): backend=vulkan is an error that says so, found
+// before anything is allocated; backend=auto would take the CPU with that reason.
+TEST_CASE("vulkan: a translator too large for the device is refused") {
+  softalign::internal::vk::Device* device = nullptr;
+  REQUIRE(softalign::internal::vk::Device::probe(&device).ok());
+  const uint64_t largest = device->properties.limits.maxStorageBufferRange;
+  const auto path = golden::source_dir() / ".." / ".." / "models" / "en-fr" / "en-fr.int8.softalign";
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(path.string(), &model).ok());
+  // The logits of every row alone: rows × vocabulary floats.
+  const int beam = 16;
+  const uint64_t per_sentence = uint64_t{4} * beam * static_cast<uint64_t>(model->config().tgt_vocab);
+  const uint64_t batch = largest / per_sentence + 1;
+  if (batch > static_cast<uint64_t>(TranslatorOptions::kMaxBatch)) {
+    MESSAGE("this device's storage buffers (", largest >> 20, " MiB) hold any translator: nothing to refuse");
+    return;
+  }
+  TranslatorOptions o;
+  o.backend = Backend::kVulkan;
+  o.max_source_tokens = 8;  // a small host arena: only the device buffers are too large
+  o.search.beam_size = beam;
+  o.max_batch = static_cast<int>(batch);
+  std::unique_ptr<Translator> tr;
+  const Status st = Translator::prepare(model, o, &tr);
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK_MESSAGE(st.message().find("backend=vulkan: this translator needs") == 0, st.message());
+  CHECK(tr == nullptr);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 namespace softalign::internal::vk {
 
@@ -128,13 +129,17 @@ void VulkanEngine::layout(Arena& arena) {
 }
 
 Status VulkanEngine::init() {
-  Status st = dev_.create_buffer(uint64_t{act_words_} * 4, false, &act_);
-  if (st.ok()) st = dev_.create_buffer(uint64_t{io_words_} * 4, true, &io_);
-  if (!st.ok()) return Status(st.code(), "cannot allocate the translator's Vulkan buffers: " + st.message());
-  if (uint64_t{act_words_} * 4 > dev_.properties.limits.maxStorageBufferRange)
+  // Checked before anything is allocated: each buffer is bound whole.
+  const uint64_t act_bytes = uint64_t{act_words_} * 4, io_bytes = uint64_t{io_words_} * 4;
+  const uint64_t largest = dev_.properties.limits.maxStorageBufferRange;
+  if (act_bytes > largest || io_bytes > largest || act_bytes + io_bytes + w_.buffer.size > dev_.device_local_bytes)
     return Status(StatusCode::kResourceExhausted,
-                  "the translator's Vulkan buffers exceed the device's largest storage buffer: lower the beam "
-                  "size, max_batch or max_source_tokens");
+                  "this translator needs " + std::to_string((act_bytes + io_bytes) >> 20) +
+                      " MiB of Vulkan buffers, more than the device has (" + std::to_string(largest >> 20) +
+                      " MiB per buffer): lower the beam size, max_batch or max_source_tokens");
+  Status st = dev_.create_buffer(act_bytes, false, &act_);
+  if (st.ok()) st = dev_.create_buffer(io_bytes, true, &io_);
+  if (!st.ok()) return Status(st.code(), "cannot allocate the translator's Vulkan buffers: " + st.message());
   io_u_ = static_cast<uint32_t*>(io_.mapped);
   io_f_ = static_cast<float*>(io_.mapped);
   std::memset(io_.mapped, 0, uint64_t{io_words_} * 4);
