@@ -322,3 +322,34 @@ TEST_CASE("vulkan: a translator too large for the device is refused") {
   CHECK_MESSAGE(st.message().find("backend=vulkan: this translator needs") == 0, st.message());
   CHECK(tr == nullptr);
 }
+
+// A discrete GPU's device memory is not host-visible: the weights go up
+// through a staging buffer and the device buffers are never mapped. On a
+// device whose memory is all host-visible (lavapipe), the same paths run with
+// mapping turned off: the results are the CPU's still.
+TEST_CASE("vulkan: weights uploaded through a staging buffer") {
+  softalign::internal::vk::Device* device = nullptr;
+  REQUIRE(softalign::internal::vk::Device::probe(&device).ok());
+  device->map_device_local = false;
+  for (const char* precision : {"f32", "int8"}) {
+    INFO(precision);
+    std::shared_ptr<const Model> model;  // a fresh Model: its weights are uploaded now
+    REQUIRE(Model::load(golden::model_path("luong_local_p", precision).string(), &model).ok());
+    std::unique_ptr<Translator> cpu, gpu;
+    REQUIRE(prepare(model, Backend::kCpu, &cpu).ok());
+    const Status st = prepare(model, Backend::kVulkan, &gpu);
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    const nlohmann::json g = golden::load_json("luong_local_p");
+    for (const auto& sent : g["sentences"]) {
+      const std::vector<int32_t> src = golden::ids(sent["src_ids"]);
+      NBestView a, b;
+      REQUIRE(cpu->translate_ids(src, &a).ok());
+      REQUIRE(gpu->translate_ids(src, &b).ok());
+      REQUIRE(a.count == b.count);
+      for (std::size_t r = 0; r < a.count; ++r)
+        CHECK(std::vector<int32_t>(a.hypotheses[r].ids, a.hypotheses[r].ids + a.hypotheses[r].length) ==
+              std::vector<int32_t>(b.hypotheses[r].ids, b.hypotheses[r].ids + b.hypotheses[r].length));
+    }
+  }
+  device->map_device_local = true;
+}

@@ -258,7 +258,8 @@ Status Device::create_buffer(VkDeviceSize size, bool host_visible, Buffer* out) 
     return vk_error("vkAllocateMemory", r);
   }
   r = api.vkBindBufferMemory(device, out->buffer, out->memory, 0);
-  if (r == VK_SUCCESS && (memory.memoryTypes[type].propertyFlags & visible) == visible)
+  if (r == VK_SUCCESS && (memory.memoryTypes[type].propertyFlags & visible) == visible &&
+      (host_visible || map_device_local))
     r = api.vkMapMemory(device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped);
   if (r != VK_SUCCESS) {
     destroy_buffer(out);

@@ -85,6 +85,10 @@ class Device {
   VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
   VkPipeline pipelines[static_cast<int>(Kernel::kCount)] = {};
   VkDeviceSize device_local_bytes = 0;  // the largest device-local heap
+  // Map device-local memory when it is host-visible too (integrated GPUs, CPU
+  // devices). A test turns it off to run the discrete GPU's paths (uploads
+  // through a staging buffer) on such a device.
+  bool map_device_local = true;
 
  private:
   Status probe_once();
