@@ -28,6 +28,8 @@ struct TranslateArgs {
   bool alignment = false, word_alignment = false, json = false, split_long = false, no_split_long = false;
   bool replace_utf8 = false;
   bool stats = false;
+  bool verbose = false;
+  std::string device = "auto";
   bool no_shortlist = false;
   std::string kernels;
   // Options given on the command line (the others keep the model's defaults).
@@ -173,6 +175,7 @@ int run(const TranslateArgs& a) {
   options.use_shortlist = !a.no_shortlist;
   // Each worker decodes its share of a batch together (one product per step over all their rows).
   options.max_batch = std::min((a.batch + a.workers - 1) / a.workers, TranslatorOptions::kMaxBatch);
+  backend_from_name(a.device, &options.backend);  // the parser checked the name
   // One translator per worker; they share the model.
   const Clock::time_point t_prepare = Clock::now();
   std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
@@ -190,6 +193,11 @@ int run(const TranslateArgs& a) {
   }
 
   const double prepare_ms = ms_since(t_prepare);
+  if (a.verbose) {
+    const BackendInfo& b = translators[0]->backend_info();
+    std::cerr << "softalign: backend " << b.name << (b.device.empty() ? "" : " on " + b.device) << " ("
+              << b.reason << "), kernels " << translators[0]->kernels_name() << "\n";
+  }
 
   OutputFormat format;
   format.nbest = a.nbest_opt->count() > 0 ? a.nbest : 0;
@@ -283,6 +291,12 @@ std::function<int()> add_translate_command(CLI::App& app) {
       ->excludes(split_opt);
   cmd->add_flag("--replace-invalid-utf8", a->replace_utf8, "Replace invalid UTF-8 bytes instead of failing");
   cmd->add_flag("--stats", a->stats, "At the end, print lines/s, target pieces/s and load time on stderr");
+  cmd->add_flag("--verbose", a->verbose, "Print the backend in use and why on stderr");
+  cmd->add_option("--device", a->device,
+                  "Where to compute: auto (a Vulkan GPU if there is one, else the CPU), cpu, or vulkan (any "
+                  "Vulkan device, a CPU one such as lavapipe too; an error without one)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cpu", "vulkan"}));
   cmd->add_option("--kernels", a->kernels, "Kernel set (default: the best for this CPU; 'ref': reference)");
   cmd->add_option("--max-arena-mb", a->max_arena_mib,
                   "Most working memory per translator, MiB (default 256; --threads multiplies it)")

@@ -20,6 +20,7 @@ struct softalign_model {
 struct softalign_translator {
   std::unique_ptr<softalign::Translator> translator;
   bool alignment = false;
+  std::string backend_reason;  // backend_info's reason, with the device
 };
 
 struct softalign_result {
@@ -296,10 +297,17 @@ softalign_status softalign_translator_create(const softalign_model* model,
                   "invalid_argument: threads must be >= 1, got " + std::to_string(o.threads));
     if (o.beam < 0 || o.nbest < 0 || o.max_source_tokens < 0)
       return fail(SOFTALIGN_INVALID_ARGUMENT, "invalid_argument: beam, nbest and max_source_tokens must be >= 0");
+    softalign::TranslatorOptions cpp = to_cpp(o);
+    if (o.device != nullptr && o.device[0] != '\0' && !softalign::backend_from_name(o.device, &cpp.backend))
+      return fail(SOFTALIGN_INVALID_ARGUMENT,
+                  std::string("invalid_argument: device must be \"auto\", \"cpu\" or \"vulkan\", got \"") + o.device +
+                      "\"");
     std::unique_ptr<softalign::Translator> t;
-    Status st = softalign::Translator::prepare(model->model, to_cpp(o), &t);
+    Status st = softalign::Translator::prepare(model->model, cpp, &t);
     if (!st.ok()) return from(st);
-    *out = new softalign_translator{std::move(t), o.alignment != 0};
+    const softalign::BackendInfo& b = t->backend_info();
+    std::string reason = b.reason + (b.device.empty() ? "" : " (device: " + b.device + ")");
+    *out = new softalign_translator{std::move(t), o.alignment != 0, std::move(reason)};
     return SOFTALIGN_OK;
   });
 }
@@ -308,6 +316,14 @@ void softalign_translator_free(softalign_translator* translator) { delete transl
 
 size_t softalign_translator_arena_bytes(const softalign_translator* translator) {
   return translator == nullptr ? 0 : translator->translator->arena_bytes();
+}
+
+const char* softalign_translator_backend(const softalign_translator* translator) {
+  return translator == nullptr ? nullptr : softalign::backend_name(translator->translator->backend_info().backend);
+}
+
+const char* softalign_translator_backend_reason(const softalign_translator* translator) {
+  return translator == nullptr ? nullptr : translator->backend_reason.c_str();
 }
 
 softalign_status softalign_translate(softalign_translator* translator, const char* text,

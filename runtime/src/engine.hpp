@@ -72,6 +72,10 @@ class Engine {
   // Teacher forcing of sentence 0's one row: the step's raw logits over the
   // whole vocabulary into `logits`, then the row moves on. False when not finite.
   virtual bool force_step(int32_t token, int t, float* logits) = 0;
+
+  // Why the last step or force_step returned false when it was not the
+  // scores (a device that failed); Ok when it was the scores.
+  virtual Status fault() const { return Status::Ok(); }
 };
 
 }  // namespace softalign::internal

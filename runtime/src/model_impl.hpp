@@ -22,6 +22,10 @@ class SentencePieceProcessor;
 
 namespace softalign::internal {
 
+namespace vk {
+struct VulkanWeights;  // vulkan/vulkan_weights.hpp
+}
+
 using kernels::Matrix;
 
 // One GRU layer (one direction): W_ih [3h, in], W_hh [3h, h], biases [3h].
@@ -71,6 +75,11 @@ struct BackendWeights {
   std::once_flag cpu_once;
   Status cpu_status;
   std::unique_ptr<CpuWeights> cpu;
+  // The Vulkan backend's device copy (vulkan/vulkan_weights.hpp; a
+  // shared_ptr, so that a build without it needs nothing of its type).
+  std::once_flag vulkan_once;
+  Status vulkan_status;
+  std::shared_ptr<vk::VulkanWeights> vulkan;
 };
 
 struct ModelImpl {

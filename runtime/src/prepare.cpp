@@ -8,6 +8,9 @@
 
 #include "cpu_engine.hpp"
 #include "translator_impl.hpp"
+#if SOFTALIGN_HAVE_VULKAN
+#include "vulkan/vulkan_backend.hpp"
+#endif
 
 namespace softalign::internal {
 
@@ -65,8 +68,6 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
     return bad("max_source_tokens must be in [0, " + std::to_string(longest) + "] (0 = the model's " +
                std::to_string(c->max_src_len) + "), got " + std::to_string(opts.max_source_tokens));
   if (opts.threads < 1 || opts.threads > 256) return bad("threads must be in [1, 256]");
-  if (opts.backend == Backend::kVulkan)
-    return Status(StatusCode::kUnsupported, "the Vulkan backend is not built in this version");
   constexpr int kMaxBatch = TranslatorOptions::kMaxBatch;
   if (opts.max_batch < 1 || opts.max_batch > kMaxBatch)
     return bad("max_batch must be in [1, " + std::to_string(kMaxBatch) + "], got " + std::to_string(opts.max_batch));
@@ -96,17 +97,13 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
     if (pool == nullptr) return Status(StatusCode::kInternal, "cannot create the thread pool");
   }
 
-  // The engine (engine.hpp). Backend::kAuto is the CPU until a second
-  // backend exists; the CPU's transformed weights belong to the Model.
-  const CpuWeights* cw = nullptr;
-  st = cpu_weights(*m, &cw);
-  if (!st.ok()) return st;
   EngineLimits limits;
   limits.max_source = S;
   limits.max_rows = K;
   limits.max_sentences = B;
   limits.shortlist = options.use_shortlist;
-  engine_ = std::make_unique<CpuEngine>(*m, *cw, *k, &pool, limits);
+  st = choose_engine(limits);
+  if (!st.ok()) return st;
 
   // Plan, check against the cap (this translator and translate_batch's
   // workers each reserve one such arena), reserve, lay out for real.
@@ -125,6 +122,37 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
                                                       " for the translator's working memory");
   layout(arena);
   if (arena.overflowed()) return Status(StatusCode::kInternal, "the arena layout does not fit its plan");
+  return Status::Ok();
+}
+
+// The engine (engine.hpp): Vulkan when asked for (or, for auto, on a real
+// GPU), else the CPU; a backend's transformed weights belong to the Model.
+Status TranslatorImpl::choose_engine(const EngineLimits& limits) {
+  const Backend asked = options.backend;
+  if (asked == Backend::kCpu) {
+    backend.reason = "backend=cpu";
+  } else {
+    Status vs;
+#if SOFTALIGN_HAVE_VULKAN
+    vs = make_vulkan_engine(*m, limits, asked == Backend::kVulkan, &engine_, &backend.device);
+#else
+    vs = Status(StatusCode::kUnsupported, "this build has no Vulkan backend (SOFTALIGN_VULKAN=OFF)");
+#endif
+    if (vs.ok()) {
+      backend.backend = Backend::kVulkan;
+      backend.name = "vulkan";
+      backend.reason = asked == Backend::kVulkan ? "backend=vulkan" : "backend=auto: a Vulkan GPU";
+      return Status::Ok();
+    }
+    if (asked == Backend::kVulkan)
+      return Status(vs.code(), "backend=vulkan: " + vs.message());
+    backend.device.clear();
+    backend.reason = "backend=auto: " + vs.message();
+  }
+  const CpuWeights* cw = nullptr;
+  Status st = cpu_weights(*m, &cw);
+  if (!st.ok()) return st;
+  engine_ = std::make_unique<CpuEngine>(*m, *cw, *k, &pool, limits);
   return Status::Ok();
 }
 

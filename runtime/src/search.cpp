@@ -20,6 +20,11 @@ Status nonfinite_scores() {
 
 }  // namespace
 
+Status TranslatorImpl::step_failure() const {
+  Status st = engine_->fault();
+  return st.ok() ? nonfinite_scores() : st;
+}
+
 Status TranslatorImpl::check_source(const int32_t* src, std::size_t n) const {
   if (n == 0 || src == nullptr)
     return Status(StatusCode::kInvalidArgument, "the source must hold at least the EOS id");
@@ -53,7 +58,7 @@ Status TranslatorImpl::force_decode(const int32_t* src, std::size_t n, const int
   engine_->select_vocab(false, &src, &s, 1);  // full logits
   engine_->start(&src, &s, 1);
   for (std::size_t t = 0; t < t_len; ++t) {
-    if (!engine_->force_step(tgt[t], static_cast<int>(t), logits + t * V)) return nonfinite_scores();
+    if (!engine_->force_step(tgt[t], static_cast<int>(t), logits + t * V)) return step_failure();
     if (attention) std::memcpy(attention + t * s, engine_->attention(0), sizeof(float) * s);
   }
   return Status::Ok();
@@ -119,7 +124,7 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
     if (groups == 0) break;
     const StepGroups step_groups{groups, group_sent_, group_rows_, group_want_};
     if (!engine_->step(step_groups, alive_tok_, alive_logp_, t, top_idx_, top_val_, group_got_))
-      return nonfinite_scores();
+      return step_failure();
     int next_alive = 0;
     for (int g = 0, first = 0; g < groups; first += group_rows_[g], ++g) {
       const int b = group_sent_[g], s = src_len_[b], got = group_got_[g];

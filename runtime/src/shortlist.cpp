@@ -26,16 +26,20 @@ void Shortlist::layout(Arena& a, bool enabled, int vocab, int sentences) {
   size_ = a.take<int32_t>(static_cast<std::size_t>(sentences));
 }
 
+void mark_shortlist(const ShortlistTable& table, const int32_t* src, int len, int eos, int vocab, uint8_t* marks) {
+  std::memset(marks, 0, static_cast<std::size_t>(vocab));
+  for (int i = 0; i < table.frequent_count; ++i) marks[table.frequent[i]] = 1;
+  marks[eos] = 1;  // a hypothesis must always be able to finish
+  for (int j = 0; j < len; ++j)
+    for (uint32_t i = table.offsets[src[j]]; i < table.offsets[src[j] + 1]; ++i) marks[table.ids[i]] = 1;
+}
+
 void Shortlist::select(const ShortlistTable& table, bool use, const int32_t* const* srcs, const int* lens, int n,
                        int eos) {
   active_ = use && table.present() && enabled();
   if (!active_) return;
   for (int b = 0; b < n; ++b) {
-    std::memset(mark_, 0, static_cast<std::size_t>(vocab_));
-    for (int i = 0; i < table.frequent_count; ++i) mark_[table.frequent[i]] = 1;
-    mark_[eos] = 1;  // a hypothesis must always be able to finish
-    for (int j = 0; j < lens[b]; ++j)
-      for (uint32_t i = table.offsets[srcs[b][j]]; i < table.offsets[srcs[b][j] + 1]; ++i) mark_[table.ids[i]] = 1;
+    mark_shortlist(table, srcs[b], lens[b], eos, vocab_, mark_);
     // Ascending ids, so a column's order is its id's order (top-k ties stay "lower id first").
     int32_t* ids = ids_ + static_cast<std::size_t>(b) * vocab_;
     int size = 0;

@@ -27,6 +27,10 @@ struct ShortlistTable {
 // guarantee every id is a target id and the rows are well-formed).
 ShortlistTable view_shortlist(const fb::Model& model);
 
+// One sentence's vocabulary: marks[v] = 1 for the frequent ids, EOS and the
+// listed translations of each source id, 0 elsewhere (marks: vocab bytes).
+void mark_shortlist(const ShortlistTable& table, const int32_t* src, int len, int eos, int vocab, uint8_t* marks);
+
 // The vocabularies of the sentences a translator decodes together: each
 // sentence's own shortlist (ascending ids), in arena memory sized at prepare
 // for the whole vocabulary per sentence, so selecting allocates nothing. The

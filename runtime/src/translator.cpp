@@ -43,6 +43,7 @@ const Model& Translator::model() const { return *impl_->model; }
 int Translator::max_source_tokens() const { return impl_->S; }
 int Translator::max_target_tokens() const { return impl_->T; }
 const char* Translator::kernels_name() const { return impl_->k->name; }
+const BackendInfo& Translator::backend_info() const { return impl_->backend; }
 
 namespace {
 // The unset fields of `call` take the prepared options.

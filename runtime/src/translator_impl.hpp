@@ -62,6 +62,7 @@ class TranslatorImpl {
   int K = 0;  // max beam
   int T = 0;  // max target tokens (EOS included) for a source of S tokens
   int B = 1;  // max sentences decoded together
+  BackendInfo backend;  // the engine's backend and why
   Arena arena;
   // threads > 1: the other translators of translate_batch (one thread each,
   // the same model and options), made at prepare.
@@ -71,7 +72,12 @@ class TranslatorImpl {
   void layout(Arena& a);
   void finish(int b, const Search& search, NBestView* out);
 
-  // The numbers under the search (engine.hpp): the CPU engine today.
+  // The search's answer when a step fails: the engine's fault, else damaged weights.
+  Status step_failure() const;
+  // Picks the engine (TranslatorOptions::backend) and fills `backend`.
+  Status choose_engine(const EngineLimits& limits);
+
+  // The numbers under the search (engine.hpp): the CPU engine or the Vulkan engine.
   std::unique_ptr<Engine> engine_;
 
   // Per sentence of a batch (B of them): the search history ([T, K] and

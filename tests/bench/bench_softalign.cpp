@@ -3,7 +3,7 @@
 // configuration, so peak RSS is this configuration's own).
 //
 //   softalign_bench --model FILE --input FILE [--sentences N] [--batch B]
-//                   [--beam K] [--threads T] [--kernels NAME] [--output FILE]
+//                   [--beam K] [--threads T] [--kernels NAME] [--device auto|cpu|vulkan] [--output FILE]
 //   softalign_bench --model FILE --step-bound      decode-step time vs the
 //                   bandwidth bound (weight bytes one step reads)
 //   softalign_bench --model FILE --linear          the output layer and the
@@ -144,7 +144,8 @@ int step_bound(const std::shared_ptr<const Model>& model, const std::string& ker
   const std::size_t bytes = step_bytes(internal::ModelAccess::impl(*model), s);
   const double bw = read_bandwidth(bytes);
   const double bound_ms = static_cast<double>(bytes) / bw * 1e3;
-  nlohmann::json j = {{"kernels", tr->kernels_name()}, {"step_ms", step_ms}, {"step_bytes", bytes},
+  nlohmann::json j = {{"kernels", tr->kernels_name()},
+{"step_ms", step_ms}, {"step_bytes", bytes},
                       {"bandwidth_gb_s", bw / 1e9}, {"bound_ms", bound_ms}, {"ratio", step_ms / bound_ms}};
   std::printf("%s\n", j.dump().c_str());
   return 0;
@@ -195,7 +196,7 @@ int linear_compare(const std::shared_ptr<const Model>& model, const std::string&
 
 int main(int argc, char** argv) {
   CLI::App app{"softalign_bench: time one softalign configuration, print JSON"};
-  std::string model_path, input, output, kernels;
+  std::string model_path, input, output, kernels, device = "auto";
   int sentences = 500, batch = 1, beam = 1, threads = 1;
   bool bound = false, linear = false;
   app.add_option("--model", model_path, "model file (.softalign)")->required();
@@ -206,6 +207,9 @@ int main(int argc, char** argv) {
   app.add_option("--beam", beam, "beam size")->check(CLI::Range(1, 64));
   app.add_option("--threads", threads, "TranslatorOptions::threads")->check(CLI::Range(1, 256));
   app.add_option("--kernels", kernels, "kernel set (default: the best for this CPU)");
+  app.add_option("--device", device,
+                 "TranslatorOptions::backend; with vulkan a batch decodes together (max_batch = --batch)")
+      ->check(CLI::IsMember({"auto", "cpu", "vulkan"}));
   app.add_flag("--step-bound", bound, "decode-step time against the bandwidth bound");
   app.add_flag("--linear", linear, "linear layers: kernels vs XNNPACK");
   CLI11_PARSE(app, argc, argv);
@@ -232,6 +236,8 @@ int main(int argc, char** argv) {
   o.kernels = kernels;
   o.long_input = LongInputPolicy::kSplitSentences;
   o.invalid_utf8 = InvalidUtf8Policy::kReplace;
+  backend_from_name(device, &o.backend);
+  if (o.backend == Backend::kVulkan) o.max_batch = batch;
   std::unique_ptr<Translator> tr;
   st = Translator::prepare(model, o, &tr);
   if (!st.ok()) return fail(st);
@@ -274,6 +280,8 @@ int main(int argc, char** argv) {
     for (const std::string& h : hyps) out << h << '\n';
   }
   nlohmann::json j = {{"kernels", tr->kernels_name()},
+                      {"backend", tr->backend_info().name},
+                      {"device", tr->backend_info().device},
                       {"sentences", lines.size()},
                       {"tokens", tokens},
                       {"seconds", secs},

@@ -9,7 +9,13 @@ For every engine: sentences/s and target tokens/s for batch 1 and 32, greedy and
 32 decoded together); latency p50/p90/p99 at batch 1; peak RSS
 and load-to-first-translation time (each configuration in its own process, so both
 are its own); BLEU (sacrebleu through softalign_ref.evaluate); the ratio of
-sentences/s to PyTorch fp32 in the same configuration. Then the decode-step bound:
+sentences/s to PyTorch fp32 in the same configuration. The softalign-vulkan rows (int8
+on the Vulkan engine, whatever device `--device vulkan` finds: batch 1 greedy and batch
+32 beam 4, a batch decoded together) are skipped, with the reason, where there is no
+Vulkan device; on a CPU Vulkan device (lavapipe) they only show that it runs. The other
+softalign rows run with `--device cpu`: the CPU engine's own time, memory and load time
+(backend=auto would add its one-off Vulkan probe, runtime/README.md). Then the
+decode-step bound:
 the weight bytes one decoder step reads, divided by the read bandwidth measured on a
 buffer of that size, against the measured step time. It prints; it never fails on a
 timing. --smoke: 5 sentences, for a test that the whole thing runs.
@@ -29,8 +35,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "models"))
 
 CONFIGS = [(1, 1), (1, 4), (32, 1), (32, 4)]  # (batch, beam)
-ENGINES = [("softalign", "int8"), ("softalign", "fp32"), ("torch", "fp32"), ("torch-int8", "int8"),
-           ("ort", "fp32"), ("ort-int8", "int8")]
+ENGINES = [("softalign", "int8"), ("softalign", "fp32"), ("softalign-vulkan", "int8"), ("torch", "fp32"),
+           ("torch-int8", "int8"), ("ort", "fp32"), ("ort-int8", "int8")]
+VULKAN_CONFIGS = [(1, 1), (32, 4)]  # (batch, beam) of the softalign-vulkan rows
 
 
 def read_lines(path, n):
@@ -192,20 +199,30 @@ def main():
             except subprocess.CalledProcessError as e:
                 print(f"[{engine}] skipped: {e.stderr.strip().splitlines()[-1] if e.stderr else e}", file=sys.stderr)
                 continue
-        for batch, beam in (CONFIGS if not a.smoke else [(1, 1), (32, 4)]):
-            for t in threads:
+        vulkan = engine == "softalign-vulkan"
+        configs = VULKAN_CONFIGS if vulkan else CONFIGS if not a.smoke else [(1, 1), (32, 4)]
+        skip = False
+        for batch, beam in configs:
+            for t in ([1] if vulkan else threads):  # the device's own parallelism
                 out = os.path.join(work, f"{engine}.{prec}.b{batch}.k{beam}.t{t}.txt")
-                if engine == "softalign":
+                if engine.startswith("softalign"):
                     cmd = [os.path.join(bindir, "softalign_bench"), "--model", files[prec], "--input", inp,
                            "--sentences", str(n), "--batch", str(batch), "--beam", str(beam),
-                           "--threads", str(t), "--output", out]
+                           "--threads", str(t), "--output", out, "--device", "vulkan" if vulkan else "cpu"]
                 else:
                     cmd = py + ["--worker", engine, "--batch", str(batch), "--beam", str(beam),
                                 "--threads", str(t), "--output", out]
-                r = run_json(cmd)
+                try:
+                    r = run_json(cmd)
+                except RuntimeError as e:
+                    if not (vulkan and "unsupported" in str(e)):
+                        raise
+                    print(f"[{engine}] skipped: {str(e).splitlines()[-1]}", file=sys.stderr)
+                    skip = True
+                    break
                 with open(out, encoding="utf-8") as f:
                     hyps = [line.rstrip("\n") for line in f]
-                row = {"engine": "softalign" if engine == "softalign" else engine.split("-")[0],
+                row = {"engine": engine if engine.startswith("softalign") else engine.split("-")[0],
                        "precision": prec, "batch": batch, "beam": beam, "threads": t,
                        "sentences_per_s": r["sentences_per_s"], "tokens_per_s": r["tokens_per_s"],
                        "p50_ms": r.get("p50_ms"), "p90_ms": r.get("p90_ms"), "p99_ms": r.get("p99_ms"),
@@ -215,11 +232,15 @@ def main():
                     row["model_mb"] = r["model_mb"]
                 if "sentences_per_cpu_s" in r:
                     row["sentences_per_cpu_s"] = r["sentences_per_cpu_s"]
+                if vulkan:
+                    row["device"] = r["device"]
                 rows.append(row)
-                print(f"  {row['engine']:9} {prec:7} batch {batch:2} beam {beam} threads {t}: "
+                print(f"  {row['engine']:16} {prec:7} batch {batch:2} beam {beam} threads {t}: "
                       f"{row['sentences_per_s']:8.1f} sent/s, BLEU {row['bleu']:.2f}", file=sys.stderr, flush=True)
                 if a.json:  # the rows so far, in case the run is cut short
                     write_json(a.json, rows)
+            if skip:
+                break
     base = {(r["batch"], r["beam"], r["threads"]): r["sentences_per_s"] for r in rows
             if r["engine"] == "torch" and r["precision"] == "fp32"}
     for r in rows:
@@ -240,7 +261,8 @@ def main():
     if "softalign" in wanted and a.load_runs > 0 and not a.smoke:
         for prec in [p for p in ("int8", "int8+sl") if p in files]:
             runs = sorted((run_json([os.path.join(bindir, "softalign_bench"), "--model", files[prec], "--input", inp,
-                                     "--sentences", "1", "--beam", "1"]) for _ in range(a.load_runs)),
+                                     "--sentences", "1", "--beam", "1", "--device", "cpu"])
+                           for _ in range(a.load_runs)),
                           key=lambda r: r["load_ms"])
             med = runs[len(runs) // 2]
             loads.append({"kind": "load", "precision": prec, "runs": len(runs), "min_ms": runs[0]["load_ms"],
@@ -251,10 +273,10 @@ def main():
     def f(v, fmt):
         return "-" if v is None else format(v, fmt)
     print(f"{n} sentences of {src_path if srcs is not refs else 'the golden set'}; model {a.model_dir}")
-    print(f"{'engine':10} {'prec':7} {'batch':>5} {'beam':>4} {'thr':>3} {'sent/s':>8} {'tok/s':>8} {'x torch':>7} "
+    print(f"{'engine':16} {'prec':7} {'batch':>5} {'beam':>4} {'thr':>3} {'sent/s':>8} {'tok/s':>8} {'x torch':>7} "
           f"{'p50 ms':>7} {'p90 ms':>7} {'p99 ms':>7} {'RSS MB':>7} {'load ms':>8} {'BLEU':>6}")
     for r in rows:
-        print(f"{r['engine']:10} {r['precision']:7} {r['batch']:5} {r['beam']:4} {r['threads']:3} "
+        print(f"{r['engine']:16} {r['precision']:7} {r['batch']:5} {r['beam']:4} {r['threads']:3} "
               f"{r['sentences_per_s']:8.1f} {r['tokens_per_s']:8.0f} {f(r['vs_torch_fp32'], '7.2f'):>7} "
               f"{f(r['p50_ms'], '7.2f'):>7} {f(r['p90_ms'], '7.2f'):>7} {f(r['p99_ms'], '7.2f'):>7} "
               f"{r['peak_rss_mb']:7.1f} {r['load_ms']:8.1f} {r['bleu']:6.2f}")
@@ -270,6 +292,8 @@ def main():
                if "sentences_per_cpu_s" in r and "sentences_per_cpu_s" in one else "")
         print(f"batching, softalign {r['precision']} beam {r['beam']} threads {r['threads']}: batch {r['batch']} "
               f"{r['sentences_per_s'] / one['sentences_per_s']:.2f}x batch 1's sentences/s{cpu}")
+    for device in sorted({r["device"] for r in rows if r.get("device")}):
+        print(f"softalign-vulkan rows: Vulkan device {device}")
     for b in bounds:
         print(f"decode step, softalign {b['precision']} ({b['kernels']}): {b['step_ms'] * 1e3:.1f} us measured; "
               f"{b['step_bytes'] / 1e6:.2f} MB read at {b['bandwidth_gb_s']:.1f} GB/s = {b['bound_ms'] * 1e3:.1f} us "

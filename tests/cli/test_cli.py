@@ -313,6 +313,59 @@ class Errors(unittest.TestCase):
         self.assert_error(run("info"))
 
 
+class Device(unittest.TestCase):
+    """--device auto|cpu|vulkan and --verbose (the backend and why, on stderr)."""
+
+    g = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.g = Golden("luong_local_p")
+
+    def translate(self, *args, env=None):
+        stdin = "\n".join(self.g.sources) + "\n"
+        return subprocess.run([CLI, "translate", "-m", self.g.model, "--beam", "1", *LEN, *args], input=stdin,
+                              capture_output=True, text=True, timeout=120, env=env)
+
+    def greedy(self):
+        return [self.g.greedy_text(i) for i in range(len(self.g.sources))]
+
+    def test_cpu_and_auto(self):
+        p = self.translate("--device", "cpu", "--verbose")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split("\n")[:-1], self.greedy())
+        self.assertRegex(p.stderr, r"^softalign: backend cpu \(backend=cpu\), kernels \w+\n$")
+        p = self.translate("--verbose")  # auto
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split("\n")[:-1], self.greedy())
+        self.assertRegex(p.stderr, r"^softalign: backend (cpu \(backend=auto: .+\)|vulkan on .+ \(backend=auto: a Vulkan GPU\)), kernels")
+        self.assertEqual(self.translate("--device", "cpu").stderr, "")  # quiet without --verbose
+
+    def test_unknown_device(self):
+        p = self.translate("--device", "gpu")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--device", p.stderr)
+
+    @unittest.skipUnless(os.environ.get("SOFTALIGN_TEST_VULKAN") == "1", "this build has no Vulkan backend")
+    def test_vulkan(self):
+        # The device backend=vulkan finds (lavapipe in CI) gives the CPU's output.
+        p = self.translate("--device", "vulkan", "--verbose")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split("\n")[:-1], self.greedy())
+        self.assertRegex(p.stderr, r"^softalign: backend vulkan on .+ \(backend=vulkan\)")
+        # No driver: explicit vulkan is a bad argument that says why; auto takes the CPU and says why.
+        with tempfile.TemporaryDirectory() as empty:
+            env = dict(os.environ, VK_ICD_FILENAMES=empty, VK_DRIVER_FILES=empty)
+            p = self.translate("--device", "vulkan", env=env)
+            self.assertEqual(p.returncode, 2)
+            self.assertEqual(p.stdout, "")
+            self.assertRegex(p.stderr, r"^softalign: error: unsupported: backend=vulkan: no Vulkan driver")
+            p = self.translate("--verbose", env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.split("\n")[:-1], self.greedy())
+            self.assertRegex(p.stderr, r"^softalign: backend cpu \(backend=auto: no Vulkan driver")
+
+
 class Info(unittest.TestCase):
     def test_info(self):
         for name in ("bahdanau", "luong_local_p", "bahdanau_shared"):

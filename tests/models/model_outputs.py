@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Exact outputs of every shipped model (models/*/*.softalign), greedy and beam 4.
 
-  model_outputs.py check --cli SOFTALIGN --kernels SET [--root REPO]
+  model_outputs.py check --cli SOFTALIGN --kernels SET [--device DEVICE] [--root REPO]
   model_outputs.py regenerate --cli SOFTALIGN [--root REPO] [MODEL ...]
 
 For a model models/<pair>/<name>.softalign the sentences are tests/models/<pair>.sources.txt
@@ -12,7 +12,8 @@ SOURCE<TAB>GREEDY<TAB>BEAM4 (the `softalign translate` output with SEARCH below)
 check: translates the sentences with the kernel set SET (`--kernels SET`) and compares
 every output byte for byte; exit 0 when all match, 1 otherwise (each difference printed),
 77 when this CPU lacks SET (ctest counts it as skipped). A shipped model without an
-expected file fails: run regenerate.
+expected file fails: run regenerate. --device vulkan checks the Vulkan engine against the
+same expected outputs (`softalign translate --device vulkan`).
 
 regenerate: writes the expected files from the reference kernels (`--kernels ref`), after
 checking that every other kernel set this CPU has gives the same outputs; when one does
@@ -89,9 +90,11 @@ def read_expected(root, name):
     return rows
 
 
-def translate(cli, model, kernels, sources, search, emulator=""):
+def translate(cli, model, kernels, sources, search, emulator="", device=None):
     """The outputs of one search, one per source; None when this CPU lacks the kernel set."""
     args = [*shlex.split(emulator), cli, "translate", "-m", model, "--kernels", kernels, *SEARCH[search]]
+    if device:
+        args += ["--device", device]
     p = subprocess.run(args, input="".join(s + "\n" for s in sources), capture_output=True, text=True,
                        encoding="utf-8", timeout=600)
     if p.returncode != 0 and UNSUPPORTED in p.stderr:
@@ -114,6 +117,7 @@ def check(args):
         print("no shipped model under models/: nothing to check")
         return 0
     failures = 0
+    device_note = f" --device {args.device}" if args.device else ""
     for model in models:
         pair, name = names(model)
         expected = read_expected(args.root, name)
@@ -125,16 +129,16 @@ def check(args):
             raise Failure(f"tests/models/{name}.expected.tsv is not for the sentences of "
                           f"tests/models/{pair}.sources.txt: run tests/models/regenerate.sh")
         for col, search in enumerate(SEARCH, 1):
-            got = translate(args.cli, model, args.kernels, sources, search, args.emulator)
+            got = translate(args.cli, model, args.kernels, sources, search, args.emulator, args.device)
             if got is None:
                 print(f"kernel set {args.kernels!r} is not available on this CPU: skipped")
                 return 77
             bad = [(s, r[col], g) for s, r, g in zip(sources, expected, got) if r[col] != g]
             for s, want, g in bad:
-                print(f"{rel(args.root, model)} --kernels {args.kernels} {search}: {s!r}\n"
+                print(f"{rel(args.root, model)} --kernels {args.kernels}{device_note} {search}: {s!r}\n"
                       f"  expected {want!r}\n  got      {g!r}")
             failures += len(bad)
-            print(f"{rel(args.root, model)} --kernels {args.kernels} {search}: "
+            print(f"{rel(args.root, model)} --kernels {args.kernels}{device_note} {search}: "
                   f"{len(sources) - len(bad)}/{len(sources)} exact")
     return 1 if failures else 0
 
@@ -190,6 +194,7 @@ def main():
     c = sub.add_parser("check")
     c.add_argument("--cli", required=True, help="the softalign program")
     c.add_argument("--kernels", required=True, choices=KERNEL_SETS)
+    c.add_argument("--device", choices=["auto", "cpu", "vulkan"], help="the CLI's --device (default: not given)")
     c.add_argument("--emulator", default="", help="a command the CLI runs under (cross builds: qemu-aarch64 -L SYSROOT)")
     c.add_argument("--root", default=default_root, help="the repository (default: this file's)")
     r = sub.add_parser("regenerate")

@@ -19,11 +19,17 @@ void __libc_free(void*);
 
 namespace {
 std::atomic<bool> counting{false};
+std::atomic<bool> in_driver{false};
 std::atomic<long> count{0};
+std::atomic<long> driver_count{0};
 // ALLOC_COUNTER_TRAP=1 stops at the first counted allocation (run under gdb to see where).
 const bool trap = std::getenv("ALLOC_COUNTER_TRAP") != nullptr;
 inline void note() {
   if (!counting.load(std::memory_order_relaxed)) return;
+  if (in_driver.load(std::memory_order_relaxed)) {
+    driver_count.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   if (trap) __builtin_trap();
   count.fetch_add(1, std::memory_order_relaxed);
 }
@@ -32,8 +38,12 @@ inline void note() {
 namespace alloc_counter {
 void start() {
   count = 0;
+  driver_count = 0;
   counting = true;
 }
+void driver_enter() { in_driver = true; }
+void driver_leave() { in_driver = false; }
+long driver_allocations() { return driver_count.load(); }
 long stop() {
   counting = false;
   return count.load();

@@ -140,7 +140,6 @@ TEST_CASE("bad translator options") {
   Status bad_set = prepare([](TranslatorOptions& o) { o.kernels = "no-such-isa"; });
   CHECK(bad_set.code() == StatusCode::kInvalidArgument);
   CHECK(bad_set.message().find("\"no-such-isa\" (options.kernels)") != std::string::npos);
-  CHECK(prepare([](TranslatorOptions& o) { o.backend = Backend::kVulkan; }).code() == StatusCode::kUnsupported);
   CHECK(Translator::prepare(nullptr, {}, &tr).code() == StatusCode::kInvalidArgument);
 }
 

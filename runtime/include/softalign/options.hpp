@@ -5,6 +5,9 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include "softalign/export.h"
 
 namespace softalign {
 
@@ -25,6 +28,10 @@ struct SearchOptions {
 };
 
 enum class Backend { kAuto, kCpu, kVulkan };
+// "auto", "cpu", "vulkan" (the CLI's --device and the C API's device).
+SOFTALIGN_API const char* backend_name(Backend b);
+// The backend of that name; false for any other name.
+SOFTALIGN_API bool backend_from_name(std::string_view name, Backend* out);
 // What translate() does with a source longer than max_source_tokens: fail
 // with kInputTooLong, or split it — at sentence ends, else at clause
 // punctuation (; : ,), else in halves at the space nearest the middle (else
@@ -52,7 +59,13 @@ struct TranslatorOptions {
   int max_batch = 1;
   // Threads for the intra-sentence work (XNNPACK's thread pool); 1 = the calling thread only.
   int threads = 1;
-  Backend backend = Backend::kAuto;  // only kCpu exists so far; kAuto picks it
+  // Where the numbers are computed. kAuto: a Vulkan GPU (integrated or
+  // discrete) when this build has the Vulkan backend, one is present, its
+  // initialisation succeeds and it runs the model; else the CPU.
+  // Translator::backend_info() says which and why. kVulkan: any Vulkan device
+  // (a CPU one such as lavapipe too), else prepare fails (kUnsupported, or
+  // kResourceExhausted without enough device memory). kCpu: the CPU.
+  Backend backend = Backend::kAuto;
   // Use the model's vocabulary shortlist (if the file has one) unless a call
   // says otherwise: the output layer, log-softmax and top-k then cover only
   // the sentence's likely target pieces (faster; results may differ slightly).

@@ -197,6 +197,10 @@ typedef struct softalign_translator_options {
   uint64_t max_arena_bytes;  /* the most memory the translator's working buffers may take
                                 (times threads); a larger plan fails with
                                 SOFTALIGN_RESOURCE_EXHAUSTED. 0: the default, 256 MiB */
+  const char* device;        /* where to compute: NULL or "auto" (a Vulkan GPU if there is one
+                                that runs the model, else the CPU), "cpu", or "vulkan" (any
+                                Vulkan device, a CPU one such as lavapipe too; an error
+                                without one). softalign_translator_backend says which. */
 } softalign_translator_options;
 
 /* Sets every field to its default; struct_size is the size the caller's
@@ -219,6 +223,13 @@ SOFTALIGN_API void softalign_translator_free(softalign_translator* translator);
 
 /* Bytes of working memory the translator reserved when it was made. */
 SOFTALIGN_API size_t softalign_translator_arena_bytes(const softalign_translator* translator);
+
+/* The backend the translator computes on: "cpu" or "vulkan" (NULL for a NULL
+ * translator). Static storage. */
+SOFTALIGN_API const char* softalign_translator_backend(const softalign_translator* translator);
+/* Why that backend, e.g. "backend=auto: no Vulkan driver (...)"; with Vulkan,
+ * the device too. Belongs to the translator. */
+SOFTALIGN_API const char* softalign_translator_backend_reason(const softalign_translator* translator);
 
 /* Translates one sentence (UTF-8, NUL-terminated). An empty text gives one
  * empty hypothesis. On success *out is a new result to free with

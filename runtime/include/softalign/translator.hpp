@@ -34,6 +34,17 @@ namespace internal {
 class TranslatorImpl;
 }
 
+// The backend a Translator computes on, chosen at prepare and kept for its
+// life (never switched mid-sentence), and why.
+struct BackendInfo {
+  Backend backend = Backend::kCpu;  // kCpu or kVulkan, never kAuto
+  std::string name = "cpu";         // "cpu" or "vulkan"
+  std::string device;               // the Vulkan device, "<name> (<type>)"; empty on the CPU
+  // Why this backend, e.g. "backend=auto: no Vulkan driver (vkCreateInstance:
+  // VK_ERROR_INCOMPATIBLE_DRIVER)", "backend=cpu", "backend=vulkan".
+  std::string reason;
+};
+
 class Translator {
  public:
   SOFTALIGN_API static Status prepare(std::shared_ptr<const Model> model, const TranslatorOptions& options,
@@ -84,6 +95,8 @@ class Translator {
   SOFTALIGN_API int max_target_tokens() const;  // T for the longest source, EOS included
   // The kernel set in use ("ref", ...).
   SOFTALIGN_API const char* kernels_name() const;
+  // The backend in use and why (TranslatorOptions::backend).
+  SOFTALIGN_API const BackendInfo& backend_info() const;
 
  private:
   explicit Translator(std::unique_ptr<internal::TranslatorImpl> impl);

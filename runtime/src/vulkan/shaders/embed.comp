@@ -1,0 +1,21 @@
+#version 450
+// Embedding rows: dst[i, :] = row io[tok_slot + i] of the table as floats
+// (int8: times its row scale), i < m. One invocation per element.
+#include "common.glsl"
+layout(local_size_x = 64) in;
+
+layout(push_constant) uniform Push {
+  uint w_data, w_scales, w_type, cols;
+  uint dst_off, lddst;
+  uint m, m_slot, tok_slot;
+} p;
+
+void main() {
+  const uint c = gl_GlobalInvocationID.x;
+  const uint i = gl_GlobalInvocationID.y;
+  if (c >= p.cols || i >= count_of(p.m, p.m_slot)) return;
+  const uint tok = io[p.tok_slot + i];
+  float v = weight(p.w_type, p.w_data, tok * p.cols + c);
+  if (p.w_type == TYPE_I8) v *= weight_f32(p.w_scales + tok);
+  act[p.dst_off + i * p.lddst + c] = v;
+}

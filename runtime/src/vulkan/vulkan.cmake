@@ -1,0 +1,45 @@
+# The Vulkan backend (runtime/src/vulkan/), included by runtime/CMakeLists.txt.
+#
+# SOFTALIGN_VULKAN defaults to ON where the Vulkan headers (libvulkan-dev) and
+# glslc are found, OFF otherwise: cross builds (their sysroot has no Vulkan
+# headers), emscripten, and the sanitizer builds (the drivers are not
+# instrumented and keep their own threads and caches). Nothing links to
+# Vulkan: the loader is opened at run time (vulkan_loader.cpp), so a library
+# built with it still runs, on the CPU, where there is no loader or driver.
+# The compute shaders are compiled to SPIR-V at build time and embedded in the
+# library as arrays of words (spirv_shaders.cpp, generated).
+find_path(SOFTALIGN_VULKAN_INCLUDE_DIR vulkan/vulkan_core.h)
+find_program(SOFTALIGN_GLSLC glslc)
+set(_softalign_vulkan_default OFF)
+if(SOFTALIGN_VULKAN_INCLUDE_DIR AND SOFTALIGN_GLSLC AND SOFTALIGN_SANITIZE STREQUAL "" AND NOT EMSCRIPTEN)
+  set(_softalign_vulkan_default ON)
+endif()
+option(SOFTALIGN_VULKAN "Build the Vulkan compute backend (needs libvulkan-dev and glslc)" ${_softalign_vulkan_default})
+set(SOFTALIGN_HAVE_VULKAN 0)
+if(SOFTALIGN_VULKAN)
+  if(NOT SOFTALIGN_VULKAN_INCLUDE_DIR OR NOT SOFTALIGN_GLSLC)
+    message(FATAL_ERROR "SOFTALIGN_VULKAN=ON needs the Vulkan headers (libvulkan-dev) and glslc")
+  endif()
+  set(SOFTALIGN_HAVE_VULKAN 1)
+  set(_vk_dir ${CMAKE_CURRENT_LIST_DIR})
+  file(GLOB SOFTALIGN_VULKAN_SHADERS CONFIGURE_DEPENDS ${_vk_dir}/shaders/*.comp)
+  file(GLOB SOFTALIGN_VULKAN_SHADER_INCLUDES CONFIGURE_DEPENDS ${_vk_dir}/shaders/*.glsl)
+  set(_spv_files)
+  foreach(shader ${SOFTALIGN_VULKAN_SHADERS})
+    get_filename_component(name ${shader} NAME_WE)
+    set(spv ${CMAKE_CURRENT_BINARY_DIR}/spirv/${name}.spv)
+    add_custom_command(OUTPUT ${spv}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/spirv
+      COMMAND ${SOFTALIGN_GLSLC} --target-env=vulkan1.1 -O -Werror -o ${spv} ${shader}
+      DEPENDS ${shader} ${SOFTALIGN_VULKAN_SHADER_INCLUDES}
+      COMMENT "glslc ${name}.comp" VERBATIM)
+    list(APPEND _spv_files ${spv})
+  endforeach()
+  set(_spirv_cpp ${CMAKE_CURRENT_BINARY_DIR}/spirv/spirv_shaders.cpp)
+  add_custom_command(OUTPUT ${_spirv_cpp}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${_spirv_cpp} "-DSPV=${_spv_files}" -P ${_vk_dir}/embed_spirv.cmake
+    DEPENDS ${_spv_files} ${_vk_dir}/embed_spirv.cmake
+    COMMENT "Embedding the SPIR-V shaders" VERBATIM)
+  file(GLOB SOFTALIGN_VULKAN_SOURCES CONFIGURE_DEPENDS ${_vk_dir}/*.cpp)
+  list(APPEND SOFTALIGN_SOURCES ${SOFTALIGN_VULKAN_SOURCES} ${_spirv_cpp})
+endif()

@@ -1,0 +1,36 @@
+#include "vulkan/vulkan_backend.hpp"
+
+#include "vulkan/vulkan_device.hpp"
+#include "vulkan/vulkan_engine.hpp"
+#include "vulkan/vulkan_weights.hpp"
+
+namespace softalign::internal {
+
+namespace {
+
+Status unsupported(const std::string& why) { return Status(StatusCode::kUnsupported, why); }
+
+}  // namespace
+
+Status make_vulkan_engine(const ModelImpl& model, const EngineLimits& limits, bool asked, std::unique_ptr<Engine>* out,
+                          std::string* device) {
+  vk::Device* dev = nullptr;
+  Status st = vk::Device::probe(&dev);
+  if (!st.ok()) return st;
+  *device = dev->description();
+  if (!asked && !dev->is_gpu())
+    return unsupported("no Vulkan GPU; the only device is " + dev->description() +
+                       ", used only when the Vulkan backend is asked for");
+  st = dev->open();
+  if (!st.ok()) return Status(st.code(), "cannot open the Vulkan device " + dev->description() + ": " + st.message());
+  const vk::VulkanWeights* weights = nullptr;
+  st = vulkan_weights(model, dev, &weights);
+  if (!st.ok()) return st;
+  auto engine = std::make_unique<vk::VulkanEngine>(model, *dev, *weights, limits);
+  st = engine->init();
+  if (!st.ok()) return st;
+  *out = std::move(engine);
+  return Status::Ok();
+}
+
+}  // namespace softalign::internal

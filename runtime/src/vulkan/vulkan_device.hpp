@@ -1,0 +1,119 @@
+// The process's Vulkan device: the loader, an instance, the physical device
+// chosen (discrete GPU, then integrated, virtual, CPU), and once a translator
+// takes it, a logical device with one compute queue and the compute pipelines
+// of every shader. One per process, made on first use and kept until exit
+// (drivers' own exit handlers do not order with static destructors), shared by
+// every Model and Translator: the queue is locked while a command buffer is
+// submitted and waited for.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "softalign/status.hpp"
+#include "vulkan/vulkan_loader.hpp"
+
+namespace softalign::internal::vk {
+
+// The compute shaders (shaders/<name>.comp), one pipeline each.
+enum class Kernel {
+  kLinear,
+  kQuantize,
+  kGruCell,
+  kGruEncoderStep,
+  kEmbed,
+  kAttendAdditive,
+  kAttendLuong,
+  kFixedContext,
+  kMaxout,
+  kTopk,
+  kGatherRows,
+  kCount
+};
+const char* kernel_name(Kernel k);
+
+// Push constants: every shader reads its own fields of these 32 words.
+constexpr uint32_t kPushWords = 32;
+
+// A buffer and its memory (mapped when host-visible).
+struct Buffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize size = 0;
+  void* mapped = nullptr;
+};
+
+class Device {
+ public:
+  // The process's device, probed (loader, instance, physical device) on the
+  // first call. Not ok (with the reason) when there is no loader, no driver
+  // or no device with a compute queue.
+  static Status probe(Device** out);
+
+  // True for a real GPU (discrete or integrated), the only kind `auto` takes.
+  bool is_gpu() const;
+  // "<name> (<type>)", e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (CPU device)".
+  const std::string& description() const { return description_; }
+
+  // Creates the logical device, queue and pipelines on first use (later
+  // calls return the first call's status).
+  Status open();
+
+  // Buffers: device-local (host-visible too where the device has such memory,
+  // as integrated GPUs and CPU devices do), or host-visible and coherent (for
+  // what the host writes and reads each step).
+  Status create_buffer(VkDeviceSize size, bool host_visible, Buffer* out) const;
+  void destroy_buffer(Buffer* b) const;
+  // Copies `size` bytes from host memory into a device buffer at `offset`
+  // (mapped directly where possible, else through a staging buffer).
+  Status upload(const Buffer& dst, VkDeviceSize offset, const void* data, VkDeviceSize size) const;
+
+  // Submits command buffers (in order) and waits for them; the queue is
+  // locked while submitting.
+  Status submit_and_wait(const VkCommandBuffer* cbs, uint32_t count, VkFence fence) const;
+
+  Api api;
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkPhysicalDeviceProperties properties{};
+  VkPhysicalDeviceMemoryProperties memory{};
+  uint32_t queue_family = 0;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;  // binding 0 weights, 1 activations, 2 host I/O
+  VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
+  VkPipeline pipelines[static_cast<int>(Kernel::kCount)] = {};
+  VkDeviceSize device_local_bytes = 0;  // the largest device-local heap
+  // Map device-local memory when it is host-visible too (integrated GPUs, CPU
+  // devices). A test turns it off to run the discrete GPU's paths (uploads
+  // through a staging buffer) on such a device.
+  bool map_device_local = true;
+
+ private:
+  Status probe_once();
+  Status open_once();
+  int memory_type(uint32_t allowed, VkMemoryPropertyFlags want) const;
+
+  std::string description_;
+  std::once_flag open_flag_;
+  Status open_status_;
+  VkCommandPool upload_pool_ = VK_NULL_HANDLE;  // for staging copies, under upload_mutex_
+  mutable std::mutex upload_mutex_;
+  mutable std::mutex queue_mutex_;
+};
+
+// Called around each submission and its wait, when set: the allocation test
+// counts the driver's allocations there apart from the library's (a CPU
+// device such as lavapipe executes the commands inside the submission and
+// allocates as it goes). Null in normal use.
+struct DriverHooks {
+  void (*enter)() = nullptr;
+  void (*leave)() = nullptr;
+};
+extern DriverHooks g_driver_hooks;
+
+// A VkResult failure as a Status: "<what>: <VK_ERROR_...>".
+Status vk_error(const char* what, VkResult r);
+
+}  // namespace softalign::internal::vk

@@ -1,0 +1,584 @@
+#include "vulkan/vulkan_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace softalign::internal::vk {
+
+namespace {
+
+uint32_t groups_of(uint32_t n, uint32_t size) { return (n + size - 1) / size; }
+
+}  // namespace
+
+VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanWeights& weights,
+                           const EngineLimits& limits)
+    : m_(model),
+      c_(model.config),
+      dev_(device),
+      api_(device.api),
+      w_(weights),
+      S_(static_cast<uint32_t>(limits.max_source)),
+      K_(static_cast<uint32_t>(limits.max_rows)),
+      B_(static_cast<uint32_t>(limits.max_sentences)),
+      R_(static_cast<uint32_t>(limits.max_rows) * static_cast<uint32_t>(limits.max_sentences)),
+      shortlist_room_(limits.shortlist && model.shortlist.present()) {
+  n_ = c_.enc_hidden;
+  d_ = c_.dec_hidden;
+  e_ = c_.emb_size;
+  a_ = c_.att_hidden;
+  l_ = c_.maxout_size;
+  V_ = c_.tgt_vocab;
+  const bool luong = c_.variant == Variant::kLuong;
+  state_ = c_.dec_layers * d_ + (luong && c_.input_feeding ? d_ : 0);
+  // A step's GRU input row: [E y ; c] (bahdanau, encdec), [E y ; h~] (luong
+  // with input feeding), E y (luong).
+  xw_ = luong ? e_ + (c_.input_feeding ? d_ : 0) : e_ + 2 * n_;
+  key_dim_ = c_.variant == Variant::kBahdanau || c_.score == Score::kConcat ? a_
+             : c_.score == Score::kGeneral                                 ? d_
+                                                                           : 0;
+  plan();
+}
+
+VulkanEngine::~VulkanEngine() {
+  const VkDevice dev = dev_.device;
+  if (fence_ != VK_NULL_HANDLE) api_.vkDestroyFence(dev, fence_, nullptr);
+  if (cmd_pool_ != VK_NULL_HANDLE) api_.vkDestroyCommandPool(dev, cmd_pool_, nullptr);
+  if (pool_ != VK_NULL_HANDLE) api_.vkDestroyDescriptorPool(dev, pool_, nullptr);
+  dev_.destroy_buffer(&act_);
+  dev_.destroy_buffer(&io_);
+}
+
+// Offsets of every region of the device buffer and of the I/O block.
+void VulkanEngine::plan() {
+  uint32_t at = 0;
+  auto take = [&at](uint64_t words) {
+    const uint32_t off = at;
+    at += static_cast<uint32_t>((words + 3) & ~uint64_t{3});  // 16-byte aligned regions
+    return off;
+  };
+  const uint64_t bs = static_cast<uint64_t>(B_) * S_;
+  const uint32_t enc_w = std::max(e_, 2 * n_);
+  enc_a_ = take(bs * enc_w);
+  enc_b_ = take(bs * enc_w);
+  gi_f_ = take(bs * 3 * n_);
+  gi_b_ = take(bs * 3 * n_);
+  h_f_ = take(uint64_t{B_} * n_);
+  h_b_ = take(uint64_t{B_} * n_);
+  gh_f_ = take(uint64_t{B_} * 3 * n_);
+  gh_b_ = take(uint64_t{B_} * 3 * n_);
+  // The last layer's output are the annotations (ping-pong: layer 0 writes enc_b_).
+  ann_ = c_.enc_layers % 2 == 1 ? enc_b_ : enc_a_;
+  keys_ = take(bs * std::max(key_dim_, 1u));
+  fixed_ = take(uint64_t{B_} * 2 * n_);
+  state_cur_ = take(uint64_t{R_} * state_);
+  state_next_ = take(uint64_t{R_} * state_);
+  x_ = take(uint64_t{R_} * xw_);
+  // Per row: attention queries (bahdanau W_a s, concat W_q h, location W_loc h), local-p's W_p h.
+  const uint32_t q_width = std::max({a_, static_cast<uint32_t>(w_.att_W_loc.rows), 1u});
+  q_ = take(uint64_t{R_} * q_width);
+  qp_ = take(uint64_t{R_} * std::max(a_, 1u));
+  cat_ = take(uint64_t{R_} * (2 * n_ + d_));
+  gi_ = take(uint64_t{R_} * 3 * d_);
+  gh_ = take(uint64_t{R_} * 3 * d_);
+  u_ = take(uint64_t{R_} * 2 * l_);
+  t_ = take(uint64_t{R_} * std::max(l_, d_));
+  logits_ = take(uint64_t{R_} * V_);
+  // int8 activations: the most rows times the widest input of any product.
+  const uint64_t rows = std::max<uint64_t>(bs, R_);
+  const uint32_t widest = std::max({enc_w, xw_, d_, l_, 2 * n_ + d_});
+  xq_ = take(rows * ((widest + 3) / 4));
+  xs_ = take(rows);
+  act_words_ = at;
+
+  at = 0;
+  io_sentences_ = take(1);
+  io_enc_rows_ = take(1);
+  io_rows_ = take(1);
+  io_t_ = take(1);
+  io_lens_ = take(B_);
+  io_src_ = take(bs);
+  io_tokens_ = take(R_);
+  io_row_sent_ = take(R_);
+  io_parents_ = take(R_);
+  io_want_ = take(R_);
+  io_idx_ = take(uint64_t{R_} * K_);
+  io_val_ = take(uint64_t{R_} * K_);
+  io_lse_ = take(R_);
+  io_fault_ = take(R_);
+  io_att_ = take(uint64_t{R_} * S_);
+  io_logits_ = take(V_);
+  io_width_ = take(1);
+  io_vocab_ids_ = take(V_);
+  io_mask_on_ = take(1);
+  if (shortlist_room_ && B_ > 1) {
+    mask_words_ = (V_ + 31) / 32;
+    io_mask_ = take(uint64_t{B_} * mask_words_);
+  }
+  io_words_ = at;
+}
+
+void VulkanEngine::layout(Arena& arena) {
+  heads_ = arena.take<int32_t>(K_);
+  if (shortlist_room_) {
+    marks_ = arena.take<uint8_t>(V_);
+    if (B_ > 1) members_ = arena.take<uint8_t>(uint64_t{B_} * V_);
+  }
+}
+
+Status VulkanEngine::init() {
+  // Checked before anything is allocated: each buffer is bound whole.
+  const uint64_t act_bytes = uint64_t{act_words_} * 4, io_bytes = uint64_t{io_words_} * 4;
+  const uint64_t largest = dev_.properties.limits.maxStorageBufferRange;
+  if (act_bytes > largest || io_bytes > largest || act_bytes + io_bytes + w_.buffer.size > dev_.device_local_bytes)
+    return Status(StatusCode::kResourceExhausted,
+                  "this translator needs " + std::to_string((act_bytes + io_bytes) >> 20) +
+                      " MiB of Vulkan buffers, more than the device has (" + std::to_string(largest >> 20) +
+                      " MiB per buffer): lower the beam size, max_batch or max_source_tokens");
+  Status st = dev_.create_buffer(act_bytes, false, &act_);
+  if (st.ok()) st = dev_.create_buffer(io_bytes, true, &io_);
+  if (!st.ok()) return Status(st.code(), "cannot allocate the translator's Vulkan buffers: " + st.message());
+  io_u_ = static_cast<uint32_t*>(io_.mapped);
+  io_f_ = static_cast<float*>(io_.mapped);
+  std::memset(io_.mapped, 0, uint64_t{io_words_} * 4);
+
+  const VkDevice dev = dev_.device;
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
+  VkDescriptorPoolCreateInfo pi{};
+  pi.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+  pi.maxSets = 1;
+  pi.poolSizeCount = 1;
+  pi.pPoolSizes = &size;
+  VkResult r = api_.vkCreateDescriptorPool(dev, &pi, nullptr, &pool_);
+  if (r != VK_SUCCESS) return vk_error("vkCreateDescriptorPool", r);
+  VkDescriptorSetAllocateInfo ai{};
+  ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  ai.descriptorPool = pool_;
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &dev_.set_layout;
+  r = api_.vkAllocateDescriptorSets(dev, &ai, &set_);
+  if (r != VK_SUCCESS) return vk_error("vkAllocateDescriptorSets", r);
+  VkDescriptorBufferInfo infos[3] = {{w_.buffer.buffer, 0, VK_WHOLE_SIZE},
+                                     {act_.buffer, 0, VK_WHOLE_SIZE},
+                                     {io_.buffer, 0, VK_WHOLE_SIZE}};
+  VkWriteDescriptorSet writes[3]{};
+  for (uint32_t b = 0; b < 3; ++b) {
+    writes[b].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[b].dstSet = set_;
+    writes[b].dstBinding = b;
+    writes[b].descriptorCount = 1;
+    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[b].pBufferInfo = &infos[b];
+  }
+  api_.vkUpdateDescriptorSets(dev, 3, writes, 0, nullptr);
+
+  VkCommandPoolCreateInfo cp{};
+
+  cp.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  cp.queueFamilyIndex = dev_.queue_family;
+  r = api_.vkCreateCommandPool(dev, &cp, nullptr, &cmd_pool_);
+  if (r != VK_SUCCESS) return vk_error("vkCreateCommandPool", r);
+  blocks_ = (S_ + kEncoderBlock - 1) / kEncoderBlock;
+  const uint32_t layers = static_cast<uint32_t>(c_.enc_layers);
+  encoder_cbs_.assign(2 + layers * (1 + blocks_), VK_NULL_HANDLE);
+  encoder_submit_.assign(encoder_cbs_.size(), VK_NULL_HANDLE);
+  std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 2);
+  VkCommandBufferAllocateInfo ci{};
+  ci.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  ci.commandPool = cmd_pool_;
+  ci.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ci.commandBufferCount = static_cast<uint32_t>(cbs.size());
+  r = api_.vkAllocateCommandBuffers(dev, &ci, cbs.data());
+  if (r != VK_SUCCESS) return vk_error("vkAllocateCommandBuffers", r);
+  std::copy(cbs.begin(), cbs.begin() + encoder_cbs_.size(), encoder_cbs_.begin());
+  step_cb_ = cbs[encoder_cbs_.size()];
+  force_cb_ = cbs[encoder_cbs_.size() + 1];
+  VkFenceCreateInfo fi{};
+  fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  r = api_.vkCreateFence(dev, &fi, nullptr, &fence_);
+  if (r != VK_SUCCESS) return vk_error("vkCreateFence", r);
+
+  // Each piece: begin, bind the buffers, the commands, a barrier that makes
+  // the writes visible to the host once the fence is signalled, end.
+  auto record = [&](VkCommandBuffer cb, auto&& commands) {
+    VkCommandBufferBeginInfo bi{};
+    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    VkResult res = api_.vkBeginCommandBuffer(cb, &bi);
+    if (res != VK_SUCCESS) return vk_error("vkBeginCommandBuffer", res);
+    api_.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, dev_.pipeline_layout, 0, 1, &set_, 0, nullptr);
+    commands();
+    VkMemoryBarrier mb{};
+    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    api_.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                              VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    res = api_.vkEndCommandBuffer(cb);
+    return res == VK_SUCCESS ? Status::Ok() : vk_error("vkEndCommandBuffer", res);
+  };
+  std::size_t at = 0;
+  Status st2 = record(encoder_cbs_[at++], [&] { record_embeddings(encoder_cbs_[0]); });
+  for (uint32_t layer = 0; layer < layers && st2.ok(); ++layer) {
+    VkCommandBuffer head = encoder_cbs_[at++];
+    st2 = record(head, [&] { record_layer_head(head, static_cast<int>(layer)); });
+    for (uint32_t b = 0; b < blocks_ && st2.ok(); ++b) {
+      VkCommandBuffer cb = encoder_cbs_[at++];
+      const uint32_t first = b * kEncoderBlock;
+      st2 = record(cb, [&] {
+        record_layer_steps(cb, static_cast<int>(layer), first, std::min(kEncoderBlock, S_ - first));
+      });
+    }
+  }
+  if (st2.ok()) {
+    VkCommandBuffer tail = encoder_cbs_[at++];
+    st2 = record(tail, [&] { record_encoder_tail(tail); });
+  }
+  if (st2.ok()) st2 = record(step_cb_, [&] { record_step(step_cb_, false); });
+  if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, true); });
+  return st2;
+}
+
+void VulkanEngine::barrier(VkCommandBuffer cb) {
+  VkMemoryBarrier mb{};
+  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                     VK_ACCESS_TRANSFER_WRITE_BIT;
+  const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  api_.vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+void VulkanEngine::dispatch(VkCommandBuffer cb, Kernel kernel, const uint32_t* push, uint32_t words, uint32_t gx,
+                            uint32_t gy) {
+  if (gx == 0 || gy == 0) return;
+  api_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, dev_.pipelines[static_cast<int>(kernel)]);
+  api_.vkCmdPushConstants(cb, dev_.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, words * 4, push);
+  api_.vkCmdDispatch(cb, gx, gy, 1);
+  barrier(cb);
+}
+
+void VulkanEngine::fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words) {
+  api_.vkCmdFillBuffer(cb, act_.buffer, uint64_t{off} * 4, uint64_t{words} * 4, 0);
+  barrier(cb);
+}
+
+void VulkanEngine::linear(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias, uint32_t x_off, uint32_t ldx,
+                          uint32_t max_m, uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags,
+                          uint32_t row_ids, uint32_t rows_slot) {
+  const uint32_t cols = static_cast<uint32_t>(w.cols), ldq = (cols + 3) / 4;
+  if (w.type == 2) {
+    const uint32_t q[] = {x_off, ldx, cols, max_m, m_slot, xq_, ldq, xs_};
+    dispatch(cb, Kernel::kQuantize, q, sizeof q / 4, max_m, 1);
+  }
+  const uint32_t p[] = {w.data, w.scales, w.type, static_cast<uint32_t>(w.rows), cols, bias, x_off, ldx, xq_, ldq,
+                        xs_,    y_off,    ldy,    max_m,                         m_slot, flags, row_ids, rows_slot};
+  dispatch(cb, Kernel::kLinear, p, sizeof p / 4, groups_of(static_cast<uint32_t>(w.rows), 64), max_m);
+}
+
+// Layer 0's input: the source embeddings, [b * S + j] rows.
+void VulkanEngine::record_embeddings(VkCommandBuffer cb) {
+  const uint32_t bs = B_ * S_;
+  const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, w_.src_emb.type, e_, enc_a_, e_, bs, io_enc_rows_,
+                        io_src_};
+  dispatch(cb, Kernel::kEmbed, p, sizeof p / 4, groups_of(e_, 64), bs);
+}
+
+// Layers ping-pong between enc_a_ and enc_b_: layer k reads one, writes the other.
+static void layer_buffers(int layer, uint32_t a, uint32_t b, uint32_t* in, uint32_t* out) {
+  *in = layer % 2 == 0 ? a : b;
+  *out = layer % 2 == 0 ? b : a;
+}
+
+void VulkanEngine::record_layer_head(VkCommandBuffer cb, int layer) {
+  const uint32_t bs = B_ * S_;
+  uint32_t in, out;
+  layer_buffers(layer, enc_a_, enc_b_, &in, &out);
+  const uint32_t in_dim = layer == 0 ? e_ : 2 * n_;
+  const GruRef& f = w_.enc_fwd[layer];
+  const GruRef& b = w_.enc_bwd[layer];
+  linear(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, 3 * n_, 0);
+  linear(cb, b.w_ih, b.b_ih, in, in_dim, bs, io_enc_rows_, gi_b_, 3 * n_, 0);
+  fill_zero(cb, h_f_, B_ * n_);
+  fill_zero(cb, h_b_, B_ * n_);
+}
+
+void VulkanEngine::record_layer_steps(VkCommandBuffer cb, int layer, uint32_t first, uint32_t count) {
+  uint32_t in, out;
+  layer_buffers(layer, enc_a_, enc_b_, &in, &out);
+  const GruRef& f = w_.enc_fwd[layer];
+  const GruRef& b = w_.enc_bwd[layer];
+  for (uint32_t step = first; step < first + count; ++step) {
+    linear(cb, f.w_hh, f.b_hh, h_f_, n_, B_, io_sentences_, gh_f_, 3 * n_, 0);
+    linear(cb, b.w_hh, b.b_hh, h_b_, n_, B_, io_sentences_, gh_b_, 3 * n_, 0);
+    for (uint32_t dir = 0; dir < 2; ++dir) {
+      const uint32_t p[] = {dir == 0 ? gi_f_ : gi_b_, dir == 0 ? gh_f_ : gh_b_, dir == 0 ? h_f_ : h_b_, out, n_, S_,
+                            step, dir, B_, io_sentences_, io_lens_};
+      dispatch(cb, Kernel::kGruEncoderStep, p, sizeof p / 4, groups_of(n_, 64), B_);
+    }
+  }
+}
+
+// The attention keys (bahdanau U_a h_j + b_a; luong general W_a h_j, concat
+// W_k h_j), encdec's fixed contexts, and each sentence's bridge state (into
+// the next-state rows: the first step's gather copies them in).
+void VulkanEngine::record_encoder_tail(VkCommandBuffer cb) {
+  const uint32_t bs = B_ * S_;
+  if (c_.variant == Variant::kBahdanau)
+    linear(cb, w_.att_U_a, w_.att_U_a_b, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0);
+  else if (c_.score == Score::kGeneral)
+    linear(cb, w_.att_W_a, kNone, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0);
+  else if (c_.score == Score::kConcat)
+    linear(cb, w_.att_W_k, kNone, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0);
+  fill_zero(cb, state_next_, B_ * state_);  // input feeding's h~_{-1} = 0
+  if (c_.variant == Variant::kEncDec) {
+    const uint32_t p[] = {ann_, n_, S_, fixed_, B_, io_sentences_, io_lens_};
+    dispatch(cb, Kernel::kFixedContext, p, sizeof p / 4, groups_of(2 * n_, 64), B_);
+    linear(cb, w_.bridge_w, w_.bridge_b, fixed_, 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+  } else {  // x = the backward state at the first position
+    linear(cb, w_.bridge_w, w_.bridge_b, ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+  }
+}
+
+void VulkanEngine::copy_rows(VkCommandBuffer cb, uint32_t src, uint32_t lds, uint32_t dst, uint32_t ldd, uint32_t cols,
+                             uint32_t parent_slot) {
+  const uint32_t p[] = {src, lds, dst, ldd, cols, R_, io_rows_, parent_slot};
+  dispatch(cb, Kernel::kGatherRows, p, sizeof p / 4, groups_of(cols, 64), R_);
+}
+
+void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
+  const uint32_t top = (c_.dec_layers - 1) * d_;
+  const bool luong = c_.variant == Variant::kLuong;
+  // The rows the search kept: state_cur[i] = state_next[parent_i].
+  copy_rows(cb, state_next_, state_, state_cur_, state_, state_, io_parents_);
+  {  // E_y y into x[:, 0:e]
+    const uint32_t p[] = {w_.tgt_emb.data, w_.tgt_emb.scales, w_.tgt_emb.type, e_, x_, xw_, R_, io_rows_, io_tokens_};
+    dispatch(cb, Kernel::kEmbed, p, sizeof p / 4, groups_of(e_, 64), R_);
+  }
+  // The rest of the GRU input x[:, e:]: bahdanau's context (attention with the
+  // previous top state), encdec's fixed one, luong's h~_{t-1} (input feeding).
+  if (c_.variant == Variant::kBahdanau) {
+    linear(cb, w_.att_W_a, kNone, state_cur_ + top, state_, R_, io_rows_, q_, a_, 0);
+    const uint32_t p[] = {q_, keys_, w_.att_v_a, ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, R_, io_rows_,
+                          io_row_sent_, io_lens_};
+    dispatch(cb, Kernel::kAttendAdditive, p, sizeof p / 4, R_, 1);
+  } else if (c_.variant == Variant::kEncDec) {
+    copy_rows(cb, fixed_, 2 * n_, x_ + e_, xw_, 2 * n_, io_row_sent_);
+  } else if (c_.input_feeding) {
+    copy_rows(cb, state_cur_ + c_.dec_layers * d_, state_, x_ + e_, xw_, d_, kNone);
+  }
+  // The GRU stack: layer 0 reads x, layer k the new state of layer k - 1.
+  for (int layer = 0; layer < c_.dec_layers; ++layer) {
+    const GruRef& g = w_.dec[layer];
+    const uint32_t lo = static_cast<uint32_t>(layer) * d_;
+    if (layer == 0)
+      linear(cb, g.w_ih, g.b_ih, x_, xw_, R_, io_rows_, gi_, 3 * d_, 0);
+    else
+      linear(cb, g.w_ih, g.b_ih, state_next_ + lo - d_, state_, R_, io_rows_, gi_, 3 * d_, 0);
+    linear(cb, g.w_hh, g.b_hh, state_cur_ + lo, state_, R_, io_rows_, gh_, 3 * d_, 0);
+    const uint32_t p[] = {gi_, 3 * d_, gh_, 3 * d_, state_cur_ + lo, state_, state_next_ + lo, state_, d_, R_, io_rows_};
+    dispatch(cb, Kernel::kGruCell, p, sizeof p / 4, groups_of(d_, 64), R_);
+  }
+  uint32_t gen_in = t_, gen_ld = l_;
+  if (luong) {
+    // Attention with the new top state h, then h~ = tanh(W_c [c ; h]).
+    const uint32_t h = state_next_ + top, cat = 2 * n_ + d_;
+    uint32_t ldq = 0;
+    if (c_.score == Score::kConcat) {
+      ldq = a_;
+      linear(cb, w_.att_W_q, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
+    } else if (c_.score == Score::kLocation) {
+      ldq = static_cast<uint32_t>(w_.att_W_loc.rows);
+      linear(cb, w_.att_W_loc, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
+    }
+    if (c_.scope == Scope::kLocalP) linear(cb, w_.att_W_p, kNone, h, state_, R_, io_rows_, qp_, a_, 0);
+    const uint32_t score = c_.score == Score::kDot       ? 1
+                           : c_.score == Score::kGeneral ? 2
+                           : c_.score == Score::kConcat  ? 3
+                                                         : 4;
+    const uint32_t scope = c_.scope == Scope::kLocalM ? 1 : c_.scope == Scope::kLocalP ? 2 : 0;
+    const uint32_t keys = c_.score == Score::kDot ? ann_ : keys_;
+    const uint32_t key_dim = c_.score == Score::kDot ? 2 * n_ : key_dim_;
+    const uint32_t p[] = {score, scope, static_cast<uint32_t>(c_.window_d), io_t_, h, state_, d_, q_, ldq, qp_,
+                          keys, key_dim, w_.att_v_a, w_.att_v_p, a_, ann_, 2 * n_, S_, io_att_, cat_, cat, R_,
+                          io_rows_, io_row_sent_, io_lens_, io_fault_};
+    dispatch(cb, Kernel::kAttendLuong, p, sizeof p / 4, R_, 1);
+    copy_rows(cb, h, state_, cat_ + 2 * n_, cat, d_, kNone);
+    // h~ goes into the state when it is fed back, else into t.
+    gen_in = c_.input_feeding ? state_next_ + c_.dec_layers * d_ : t_;
+    gen_ld = c_.input_feeding ? state_ : d_;
+    linear(cb, w_.dec_W_c, kNone, cat_, cat, R_, io_rows_, gen_in, gen_ld, 2);
+  } else {
+    // u = U_o s + b_o + V_o E y + C_o c (summed in the CPU engine's order); t = maxout(u).
+    linear(cb, w_.out_U_o, w_.out_U_o_b, state_next_ + top, state_, R_, io_rows_, u_, 2 * l_, 0);
+    linear(cb, w_.out_V_o, kNone, x_, xw_, R_, io_rows_, u_, 2 * l_, 1);
+    linear(cb, w_.out_C_o, kNone, x_ + e_, xw_, R_, io_rows_, u_, 2 * l_, 1);
+    const uint32_t p[] = {u_, t_, l_, R_, io_rows_};
+    dispatch(cb, Kernel::kMaxout, p, sizeof p / 4, groups_of(l_, 64), R_);
+  }
+  linear(cb, w_.gen_w, w_.gen_b, gen_in, gen_ld, R_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
+  if (forced) {  // row 0's logits to the host
+    VkBufferCopy copy{uint64_t{logits_} * 4, uint64_t{io_logits_} * 4, uint64_t{V_} * 4};
+    api_.vkCmdCopyBuffer(cb, act_.buffer, io_.buffer, 1, &copy);
+    barrier(cb);
+  } else {
+    const uint32_t p[] = {logits_, V_, io_width_, K_, R_, io_rows_, io_want_, io_idx_, io_val_, io_lse_,
+                          io_mask_, mask_words_, io_mask_on_, io_row_sent_};
+    dispatch(cb, Kernel::kTopk, p, sizeof p / 4, R_, 1);
+  }
+}
+
+bool VulkanEngine::run(const VkCommandBuffer* cbs, uint32_t count) {
+  if (!fault_.ok()) return false;
+  Status st = dev_.submit_and_wait(cbs, count, fence_);
+  if (!st.ok()) fault_ = Status(StatusCode::kInternal, "the Vulkan device failed: " + st.message());
+  return fault_.ok();
+}
+
+void VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
+  const ShortlistTable& table = m_.shortlist;
+  io_u_[io_mask_on_] = 0;
+  if (!(use && shortlist_room_)) {
+    if (!identity_vocab_)
+      for (uint32_t v = 0; v < V_; ++v) io_u_[io_vocab_ids_ + v] = v;
+    identity_vocab_ = true;
+    width_ = V_;
+    io_u_[io_width_] = width_;
+    return;
+  }
+  // The union of the sentences' vocabularies (ascending ids, as the CPU's).
+  if (n == 1) {
+    mark_shortlist(table, srcs[0], lens[0], c_.eos_id, static_cast<int>(V_), marks_);
+  } else {
+    std::memset(marks_, 0, V_);
+    for (int b = 0; b < n; ++b) {
+      uint8_t* own = members_ + static_cast<std::size_t>(b) * V_;
+      mark_shortlist(table, srcs[b], lens[b], c_.eos_id, static_cast<int>(V_), own);
+      for (uint32_t v = 0; v < V_; ++v) marks_[v] |= own[v];
+    }
+  }
+  width_ = 0;
+  for (uint32_t v = 0; v < V_; ++v)
+    if (marks_[v]) io_u_[io_vocab_ids_ + width_++] = v;
+  identity_vocab_ = false;
+  io_u_[io_width_] = width_;
+  if (n > 1) {  // each sentence's own columns, as bits
+    for (int b = 0; b < n; ++b) {
+      const uint8_t* own = members_ + static_cast<std::size_t>(b) * V_;
+      uint32_t* bits = io_u_ + io_mask_ + static_cast<std::size_t>(b) * mask_words_;
+      std::memset(bits, 0, sizeof(uint32_t) * mask_words_);
+      for (uint32_t c = 0; c < width_; ++c)
+        if (own[io_u_[io_vocab_ids_ + c]]) bits[c >> 5] |= 1u << (c & 31);
+    }
+    io_u_[io_mask_on_] = 1;
+  }
+}
+
+void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
+  io_u_[io_sentences_] = static_cast<uint32_t>(n);
+  io_u_[io_enc_rows_] = static_cast<uint32_t>(n) * S_;
+  for (int b = 0; b < n; ++b) {
+    io_u_[io_lens_ + b] = static_cast<uint32_t>(lens[b]);
+    uint32_t* row = io_u_ + io_src_ + static_cast<std::size_t>(b) * S_;
+    for (int j = 0; j < lens[b]; ++j) row[j] = static_cast<uint32_t>(srcs[b][j]);
+    for (uint32_t j = static_cast<uint32_t>(lens[b]); j < S_; ++j) row[j] = 0;  // padding: any valid id
+    io_u_[io_parents_ + b] = static_cast<uint32_t>(b);  // row b starts from sentence b's bridge state
+  }
+  fault_ = Status::Ok();
+  // The encoder's pieces for the longest source: its blocks of steps only.
+  int longest = 1;
+  for (int b = 0; b < n; ++b) longest = std::max(longest, lens[b]);
+  const uint32_t blocks = (static_cast<uint32_t>(longest) + kEncoderBlock - 1) / kEncoderBlock;
+  uint32_t count = 0;
+  std::size_t at = 0;
+  encoder_submit_[count++] = encoder_cbs_[at++];
+  for (int layer = 0; layer < c_.enc_layers; ++layer) {
+    encoder_submit_[count++] = encoder_cbs_[at++];
+    for (uint32_t b = 0; b < blocks_; ++b, ++at)
+      if (b < blocks) encoder_submit_[count++] = encoder_cbs_[at];
+  }
+  encoder_submit_[count++] = encoder_cbs_[at];
+  run(encoder_submit_.data(), count);
+}
+
+// A local-p position that was not a number (damaged weights) in the last step.
+bool VulkanEngine::position_fault(uint32_t rows) const {
+  if (c_.variant != Variant::kLuong || c_.scope != Scope::kLocalP) return false;
+  for (uint32_t i = 0; i < rows; ++i)
+    if (io_u_[io_fault_ + i] != 0) return true;
+  return false;
+}
+
+bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
+                        float* val, int32_t* got) {
+  uint32_t rows = 0;
+  for (int g = 0; g < groups.count; ++g)
+    for (int r = 0; r < groups.rows[g]; ++r, ++rows) {
+      io_u_[io_row_sent_ + rows] = static_cast<uint32_t>(groups.sentence[g]);
+      io_u_[io_want_ + rows] = static_cast<uint32_t>(groups.want[g]);
+      io_u_[io_tokens_ + rows] = static_cast<uint32_t>(tokens[rows]);
+    }
+  io_u_[io_rows_] = rows;
+  io_u_[io_t_] = static_cast<uint32_t>(t);
+  if (!run(&step_cb_, 1)) return false;
+  bool finite = !position_fault(rows);
+  for (uint32_t i = 0; i < rows; ++i)
+    if (!std::isfinite(io_f_[io_lse_ + i])) finite = false;
+  // Each group's best over its rows' candidates (each row's list is sorted):
+  // a merge, ties to the lower row, then the lower column, as the CPU's top-k.
+  const int32_t* cand_idx = reinterpret_cast<const int32_t*>(io_u_ + io_idx_);
+  const float* cand_val = io_f_ + io_val_;
+  for (int g = 0, first = 0; g < groups.count; first += groups.rows[g], ++g) {
+    const int want = groups.want[g], nrows = groups.rows[g];
+    int32_t* gi = idx + static_cast<std::size_t>(g) * K_;
+    float* gv = val + static_cast<std::size_t>(g) * K_;
+    for (int r = 0; r < nrows; ++r) heads_[r] = 0;
+    int count = 0;
+    while (count < want) {
+      int best_row = -1;
+      float best = 0.0f;
+      for (int r = 0; r < nrows; ++r) {
+        if (heads_[r] >= want) continue;
+        const std::size_t at = static_cast<std::size_t>(first + r) * K_ + heads_[r];
+        if (cand_idx[at] < 0) continue;
+        const float v = row_logp[first + r] + cand_val[at];
+        if (best_row < 0 || v > best) {  // rows in order: an equal value keeps the lower row
+          best_row = r;
+          best = v;
+        }
+      }
+      if (best_row < 0) break;
+      const std::size_t at = static_cast<std::size_t>(first + best_row) * K_ + heads_[best_row]++;
+      // The engine's candidates: local row * V + vocabulary id (engine.hpp).
+      gi[count] = best_row * static_cast<int32_t>(V_) + static_cast<int32_t>(io_u_[io_vocab_ids_ + cand_idx[at]]);
+      gv[count] = best;
+      if (!std::isfinite(best)) finite = false;
+      ++count;
+    }
+    got[g] = count;
+    if (count < 1) finite = false;
+  }
+  return finite;
+}
+
+const float* VulkanEngine::attention(int row) const {
+  return io_f_ + io_att_ + static_cast<std::size_t>(row) * S_;
+}
+
+void VulkanEngine::reorder(const int32_t* parents, int n) {
+  for (int i = 0; i < n; ++i) io_u_[io_parents_ + i] = static_cast<uint32_t>(parents[i]);
+}
+
+bool VulkanEngine::force_step(int32_t token, int t, float* logits) {
+  io_u_[io_rows_] = 1;
+  io_u_[io_t_] = static_cast<uint32_t>(t);
+  io_u_[io_tokens_] = static_cast<uint32_t>(token);
+  io_u_[io_row_sent_] = 0;
+  if (!run(&force_cb_, 1)) return false;
+  io_u_[io_parents_] = 0;  // the next step continues this row
+  std::memcpy(logits, io_f_ + io_logits_, sizeof(float) * V_);
+  return !position_fault(1);
+}
+
+}  // namespace softalign::internal::vk

@@ -1,0 +1,133 @@
+// The Vulkan engine: the decoder engine (engine.hpp) as compute shaders on a
+// Vulkan device. The model's weights are on the device once per Model
+// (vulkan_weights.hpp); everything per sentence — the device buffers, the
+// host-visible I/O block, the descriptor set and the command buffers — is
+// made at prepare. The command buffers are recorded once and resubmitted:
+// the encoder (all sentences of a batch at once) in pieces — the embeddings;
+// per layer its input projections, then its recurrence in blocks of
+// kEncoderBlock steps; the keys and bridge — of which start() submits the
+// blocks the batch's longest source needs; a decoder step over all the rows
+// of a batch ending in log-softmax + top-k (the host reads want candidates
+// per row, never the vocabulary); and a teacher-forced step that copies the
+// logits out. Counts (sentences, rows) and ids travel in the I/O
+// block, so one recording serves every step; invocations past the counts
+// return at once.
+//
+// The vocabulary shortlist: the host makes a sentence's (or a batch's) union
+// of target ids as the CPU does (shortlist.hpp) and writes it into the I/O
+// block; the output layer computes those rows only, and top-k masks each row
+// to its own sentence's ids when a batch shares the union.
+//
+// Variants: every one the CPU runs — bahdanau, luong (dot, general, concat,
+// location scores; global, local-m, local-p scopes; input feeding; any number
+// of decoder layers) and encdec.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine.hpp"
+#include "model_impl.hpp"
+#include "vulkan/vulkan_weights.hpp"
+
+namespace softalign::internal::vk {
+
+class VulkanEngine final : public Engine {
+ public:
+  VulkanEngine(const ModelImpl& model, Device& device, const VulkanWeights& weights, const EngineLimits& limits);
+  ~VulkanEngine() override;
+  VulkanEngine(const VulkanEngine&) = delete;
+  VulkanEngine& operator=(const VulkanEngine&) = delete;
+
+  // Creates the buffers, the descriptor set and the command buffers; an
+  // error (the reason) when the device cannot hold them.
+  Status init();
+
+  const char* name() const override { return "vulkan"; }
+  void layout(Arena& arena) override;
+  void select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
+  void start(const int32_t* const* srcs, const int* lens, int n) override;
+  bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx, float* val,
+            int32_t* got) override;
+  const float* attention(int row) const override;
+  void reorder(const int32_t* parents, int n) override;
+  bool force_step(int32_t token, int t, float* logits) override;
+  Status fault() const override { return fault_; }
+
+ private:
+  void plan();
+  static constexpr uint32_t kEncoderBlock = 8;  // encoder steps per command buffer
+  // The encoder's pieces: the embeddings; layer `layer`'s input projections;
+  // its steps [first, first + count); the keys and the bridge.
+  void record_embeddings(VkCommandBuffer cb);
+  void record_layer_head(VkCommandBuffer cb, int layer);
+  void record_layer_steps(VkCommandBuffer cb, int layer, uint32_t first, uint32_t count);
+  void record_encoder_tail(VkCommandBuffer cb);
+  void record_step(VkCommandBuffer cb, bool forced);
+  // One dispatch of `kernel` with push constants `push`, groups gx × gy, then
+  // a barrier (every dispatch waits for the one before it).
+  void dispatch(VkCommandBuffer cb, Kernel kernel, const uint32_t* push, uint32_t words, uint32_t gx, uint32_t gy);
+  void barrier(VkCommandBuffer cb);
+  // y[i] = W x[i] (+ bias) for the rows i < io[m_slot] (at most max_m): int8
+  // weights quantize the x rows first.
+  // row_ids / rows_slot: only the weight rows io[row_ids + r], r < io[rows_slot].
+  void linear(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias, uint32_t x_off, uint32_t ldx, uint32_t max_m,
+              uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags, uint32_t row_ids = kNone,
+              uint32_t rows_slot = kNone);
+  void fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words);
+  // dst[i, 0:cols] = src[parent_i, 0:cols] for the step's rows (parent_i =
+  // io[parent_slot + i], or i when parent_slot is kNone).
+  void copy_rows(VkCommandBuffer cb, uint32_t src, uint32_t lds, uint32_t dst, uint32_t ldd, uint32_t cols,
+                 uint32_t parent_slot);
+  bool run(const VkCommandBuffer* cbs, uint32_t count);
+  bool position_fault(uint32_t rows) const;
+
+  const ModelImpl& m_;
+  const ModelConfig& c_;
+  Device& dev_;
+  const Api& api_;
+  const VulkanWeights& w_;
+  const uint32_t S_, K_, B_, R_;  // max source, beam rows per sentence, sentences, rows (B K)
+  uint32_t n_ = 0, d_ = 0, e_ = 0, a_ = 0, l_ = 0, V_ = 0;
+  uint32_t state_ = 0;    // floats per row: dec_layers * d (+ d for input feeding's h~)
+  uint32_t xw_ = 0;       // the GRU stack's input row
+  uint32_t key_dim_ = 0;  // columns of the keys (0: none)
+
+  // Device buffer (act), in words.
+  uint32_t enc_a_ = 0, enc_b_ = 0, gi_f_ = 0, gi_b_ = 0, h_f_ = 0, h_b_ = 0, gh_f_ = 0, gh_b_ = 0;
+  uint32_t ann_ = 0, keys_ = 0, fixed_ = 0, state_cur_ = 0, state_next_ = 0, x_ = 0, q_ = 0, qp_ = 0, cat_ = 0;
+  uint32_t gi_ = 0, gh_ = 0, u_ = 0, t_ = 0;
+  uint32_t logits_ = 0, xq_ = 0, xs_ = 0, act_words_ = 0;
+  // Host-visible I/O block, in words.
+  uint32_t io_sentences_ = 0, io_enc_rows_ = 0, io_rows_ = 0, io_t_ = 0, io_lens_ = 0, io_src_ = 0, io_tokens_ = 0;
+  uint32_t io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0, io_lse_ = 0, io_fault_ = 0;
+  uint32_t io_att_ = 0;
+  uint32_t io_logits_ = 0, io_words_ = 0;
+  // The vocabulary of the coming steps: its size, its ids (identity for the
+  // whole vocabulary), and with a batch's shortlist each sentence's own ids
+  // as bits [sentence, column] (mask_words per sentence).
+  uint32_t io_width_ = 0, io_vocab_ids_ = 0, io_mask_on_ = 0, io_mask_ = kNone, mask_words_ = 0;
+
+  Buffer act_, io_;
+  uint32_t* io_u_ = nullptr;  // the mapped I/O block
+  float* io_f_ = nullptr;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  VkCommandPool cmd_pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer step_cb_ = VK_NULL_HANDLE, force_cb_ = VK_NULL_HANDLE;
+  // The encoder: [embeddings, per layer (head, blocks...), tail], and the list
+  // start() submits (both sized at prepare).
+  std::vector<VkCommandBuffer> encoder_cbs_, encoder_submit_;
+  uint32_t blocks_ = 0;  // encoder blocks per layer
+  VkFence fence_ = VK_NULL_HANDLE;
+  Status fault_;  // a submission failed: every later step of the sentence reports it
+
+  int32_t* heads_ = nullptr;  // [K] merge cursor per row of a group (arena)
+  bool shortlist_room_ = false;  // prepared with the shortlist and the model has one
+  bool identity_vocab_ = false;  // io_vocab_ids_ holds 0..V-1
+  uint32_t width_ = 0;           // columns of a logits row now
+  uint8_t* marks_ = nullptr;     // [V] the union (arena; with the shortlist)
+  uint8_t* members_ = nullptr;   // [B, V] each sentence's own (arena; batches with the shortlist)
+};
+
+}  // namespace softalign::internal::vk

@@ -1,0 +1,119 @@
+#include "vulkan/vulkan_weights.hpp"
+
+#include <cstring>
+#include <string>
+
+#include "model_impl.hpp"
+
+namespace softalign::internal {
+
+namespace vk {
+
+VulkanWeights::~VulkanWeights() {
+  if (device != nullptr) device->destroy_buffer(&buffer);
+}
+
+namespace {
+
+// Lays the tensors out (word-aligned) in a host image of the buffer.
+class Packer {
+ public:
+  MatrixRef matrix(const kernels::Matrix& m) {
+    MatrixRef r;
+    if (m.data == nullptr || m.rows == 0) return r;
+    r.rows = m.rows;
+    r.cols = m.cols;
+    const std::size_t n = static_cast<std::size_t>(m.rows) * m.cols;
+    switch (m.type) {
+      case WeightType::kF32: r.type = 0; r.data = put(m.data, n * 4); break;
+      case WeightType::kF16: r.type = 1; r.data = put(m.data, n * 2); break;
+      case WeightType::kI8:
+        r.type = 2;
+        r.data = put(m.data, n);
+        r.scales = put(m.scales, static_cast<std::size_t>(m.rows) * 4);
+        break;
+    }
+    return r;
+  }
+  uint32_t vector(const float* v, int n) { return v == nullptr ? kNone : put(v, static_cast<std::size_t>(n) * 4); }
+  GruRef gru(const GruWeights& g) {
+    GruRef r;
+    r.w_ih = matrix(g.w_ih);
+    r.w_hh = matrix(g.w_hh);
+    r.b_ih = vector(g.b_ih, 3 * g.hidden);
+    r.b_hh = vector(g.b_hh, 3 * g.hidden);
+    return r;
+  }
+  std::vector<uint8_t> image;
+  bool too_large = false;
+
+ private:
+  uint32_t put(const void* data, std::size_t bytes) {
+    const std::size_t at = image.size();
+    if ((at + bytes + 3) / 4 >= kNone) {
+      too_large = true;
+      return kNone;
+    }
+    image.resize(at + ((bytes + 3) & ~std::size_t{3}), 0);
+    std::memcpy(image.data() + at, data, bytes);
+    return static_cast<uint32_t>(at / 4);
+  }
+};
+
+Status build(const ModelImpl& m, Device* device, VulkanWeights* vw) {
+  const Weights& w = m.w;
+  const ModelConfig& c = m.config;
+  Packer p;
+  vw->src_emb = p.matrix(w.src_emb);
+  vw->tgt_emb = p.matrix(w.tgt_emb);
+  for (const GruWeights& g : w.enc_fwd) vw->enc_fwd.push_back(p.gru(g));
+  for (const GruWeights& g : w.enc_bwd) vw->enc_bwd.push_back(p.gru(g));
+  for (const GruWeights& g : w.dec) vw->dec.push_back(p.gru(g));
+  vw->bridge_w = p.matrix(w.bridge_w);
+  vw->bridge_b = p.vector(w.bridge_b, w.bridge_w.rows);
+  vw->att_W_a = p.matrix(w.att_W_a);
+  vw->att_U_a = p.matrix(w.att_U_a);
+  vw->att_U_a_b = p.vector(w.att_U_a_b, c.att_hidden);
+  vw->att_v_a = p.vector(w.att_v_a, c.att_hidden);
+  vw->att_W_q = p.matrix(w.att_W_q);
+  vw->att_W_k = p.matrix(w.att_W_k);
+  vw->att_W_loc = p.matrix(w.att_W_loc);
+  vw->att_W_p = p.matrix(w.att_W_p);
+  vw->att_v_p = p.vector(w.att_v_p, c.att_hidden);
+  vw->dec_W_c = p.matrix(w.dec_W_c);
+  vw->out_U_o = p.matrix(w.out_U_o);
+  vw->out_U_o_b = p.vector(w.out_U_o_b, w.out_U_o.rows);
+  vw->out_V_o = p.matrix(w.out_V_o);
+  vw->out_C_o = p.matrix(w.out_C_o);
+  vw->gen_w = p.matrix(w.gen_w);
+  vw->gen_b = p.vector(w.gen_b, w.gen_w.rows);
+  const VkDeviceSize bytes = p.image.size();
+  if (p.too_large || bytes > device->properties.limits.maxStorageBufferRange)
+    return Status(StatusCode::kUnsupported,
+                  "the model's weights (" + std::to_string(bytes >> 20) +
+                      " MiB) exceed the Vulkan device's largest storage buffer (" +
+                      std::to_string(device->properties.limits.maxStorageBufferRange >> 20) + " MiB)");
+  if (bytes > device->device_local_bytes)
+    return Status(StatusCode::kResourceExhausted, "the Vulkan device has too little memory for the model's weights");
+  Status st = device->create_buffer(bytes, false, &vw->buffer);
+  if (!st.ok()) return Status(st.code(), "cannot allocate the weights on the Vulkan device: " + st.message());
+  vw->device = device;
+  return device->upload(vw->buffer, 0, p.image.data(), bytes);
+}
+
+}  // namespace
+
+}  // namespace vk
+
+Status vulkan_weights(const ModelImpl& model, vk::Device* device, const vk::VulkanWeights** out) {
+  BackendWeights& b = model.backend_weights;
+  std::call_once(b.vulkan_once, [&] {
+    auto vw = std::make_shared<vk::VulkanWeights>();
+    b.vulkan_status = vk::build(model, device, vw.get());
+    if (b.vulkan_status.ok()) b.vulkan = std::move(vw);
+  });
+  *out = b.vulkan.get();
+  return b.vulkan_status;
+}
+
+}  // namespace softalign::internal

@@ -1,0 +1,355 @@
+// The Vulkan engine against the CPU engine (the oracle), on whatever Vulkan
+// device backend=vulkan finds: in CI lavapipe, Mesa's CPU Vulkan device.
+//
+// For every golden model (every variant: bahdanau, encdec, luong with each
+// score, scope, input feeding or not, two layers) and precision, greedy and
+// beam n-best ids must be identical to the CPU's, and teacher-forced logits,
+// attention rows, scores and log-probabilities close to them. Tolerance: the
+// golden test (golden_test.cpp) bounds each backend's distance to the PyTorch
+// reference by tol (fp32: logits 1e-4, attention 1e-5; f16/int8: ε · depth ·
+// max|logit|, the quantization bound), so by the triangle inequality two
+// backends that both pass it differ by at most 2 · tol; that is the bound
+// here. (Both compute the same quantized products for f16/int8 weights — the
+// same per-row activation quantization — so they are in fact much closer;
+// the measured differences are printed.)
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "golden_util.hpp"
+#include "vulkan/vulkan_device.hpp"
+
+using namespace softalign;
+
+namespace {
+
+double epsilon(const std::string& precision) {
+  if (precision == "f16") return std::ldexp(1.0, -11);
+  if (precision == "int8") return 2.0 / 254.0;
+  return 0.0;
+}
+
+// golden_test.cpp's chain depth (the products on the longest path to a logit).
+int chain_depth(const ModelConfig& c) {
+  const bool attn = c.variant != Variant::kEncDec;
+  return 1 + 2 * c.enc_layers + 1 + (attn ? 2 : 0) + 2 * c.dec_layers + (c.variant == Variant::kLuong ? 1 : 3) + 1;
+}
+
+Status prepare(const std::shared_ptr<const Model>& model, Backend backend, std::unique_ptr<Translator>* out,
+               int beam = 4) {
+  TranslatorOptions o;
+  o.backend = backend;
+  o.search.beam_size = beam;
+  o.search.max_len_a = 1.0f;
+  o.search.max_len_b = 64.0f;
+  o.use_shortlist = false;
+  return Translator::prepare(model, o, out);
+}
+
+struct Measured {
+  double logits = 0, att = 0, score = 0;
+  int searches = 0;
+};
+
+void compare_model(const std::string& name, const std::string& precision, Measured* m) {
+  INFO("model ", name, " (", precision, ")");
+  const nlohmann::json g = golden::load_json(name);
+  std::shared_ptr<const Model> model;
+  Status st = Model::load(golden::model_path(name, precision).string(), &model);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+  std::unique_ptr<Translator> cpu, gpu;
+  REQUIRE(prepare(model, Backend::kCpu, &cpu).ok());
+  st = prepare(model, Backend::kVulkan, &gpu);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+  REQUIRE(gpu->backend_info().backend == Backend::kVulkan);
+  CHECK(gpu->backend_info().name == "vulkan");
+  CHECK(!gpu->backend_info().device.empty());
+
+  const ModelConfig& c = model->config();
+  const int V = c.tgt_vocab;
+  double max_logit = 1.0;
+  for (const auto& sent : g["sentences"])
+    for (const auto& row : sent["teacher_forced"]["logits"])
+      for (double v : row) max_logit = std::max(max_logit, std::fabs(v));
+  const bool exact = precision == "f32";
+  const double golden_logits = exact ? 1e-4 : epsilon(precision) * chain_depth(c) * max_logit;
+  const double golden_att = exact ? 1e-5 : epsilon(precision) * chain_depth(c);
+  const double tol_logits = 2 * golden_logits, tol_att = 2 * golden_att;
+
+  std::vector<float> lc, lg, ac, ag;
+  for (const auto& sent : g["sentences"]) {
+    const std::vector<int32_t> src = golden::ids(sent["src_ids"]);
+    const std::vector<int32_t> tgt = golden::ids(sent["teacher_forced"]["tgt_in"]);
+    INFO("source ", sent["src_text"].get<std::string>());
+    const std::size_t T = tgt.size(), S = src.size();
+    lc.assign(T * V, 0.0f);
+    lg.assign(T * V, 1.0f);
+    ac.assign(T * S, 0.0f);
+    ag.assign(T * S, 1.0f);
+    REQUIRE(cpu->force_decode(src, tgt, lc.data(), ac.data()).ok());
+    st = gpu->force_decode(src, tgt, lg.data(), ag.data());
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    double dl = 0, da = 0;
+    for (std::size_t i = 0; i < lc.size(); ++i) dl = std::max(dl, std::fabs(static_cast<double>(lc[i]) - lg[i]));
+    for (std::size_t i = 0; i < ac.size(); ++i) da = std::max(da, std::fabs(static_cast<double>(ac[i]) - ag[i]));
+    CHECK_MESSAGE(dl <= tol_logits, "teacher-forced logits differ by ", dl, " > ", tol_logits);
+    CHECK_MESSAGE(da <= tol_att, "teacher-forced attention differs by ", da, " > ", tol_att);
+    m->logits = std::max(m->logits, dl);
+    m->att = std::max(m->att, da);
+
+    for (const auto& spec : g["searches"]) {
+      INFO("search ", spec["name"].get<std::string>());
+      const SearchOptions so = golden::search_options(spec);
+      NBestView a, b;
+      REQUIRE(cpu->translate_ids(src, so, &a).ok());
+      st = gpu->translate_ids(src, so, &b);
+      REQUIRE_MESSAGE(st.ok(), st.to_string());
+      ++m->searches;
+      REQUIRE(a.count == b.count);
+      for (std::size_t r = 0; r < a.count; ++r) {
+        const HypothesisView& x = a.hypotheses[r];
+        const HypothesisView& y = b.hypotheses[r];
+        INFO("hypothesis ", r);
+        REQUIRE(std::vector<int32_t>(x.ids, x.ids + x.length) == std::vector<int32_t>(y.ids, y.ids + y.length));
+        // A sum of log-probabilities: one logit bound (twice, the log-sum-exp
+        // too) per step of the hypothesis.
+        const double tol_s = 2 * tol_logits * static_cast<double>(x.attention_rows);
+        const double ds = std::fabs(static_cast<double>(x.score) - y.score);
+        CHECK_MESSAGE(ds <= tol_s, "score differs by ", ds);
+        CHECK_MESSAGE(std::fabs(static_cast<double>(x.log_prob) - y.log_prob) <= tol_s, "log-prob differs");
+        m->score = std::max(m->score, ds);
+        REQUIRE(x.attention_rows == y.attention_rows);
+        double wa = 0;
+        for (std::size_t i = 0; i < x.attention_rows * x.source_length; ++i)
+          wa = std::max(wa, std::fabs(static_cast<double>(x.attention[i]) - y.attention[i]));
+        CHECK_MESSAGE(wa <= tol_att, "attention rows differ by ", wa);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("vulkan: golden models on the Vulkan engine give the CPU's results") {
+  const auto names = golden::names();
+  REQUIRE(!names.empty());
+  for (const std::string& name : names)
+    for (const char* precision : {"f32", "f16", "int8"}) {
+      Measured m;
+      compare_model(name, precision, &m);
+      std::printf("vulkan %-22s %-4s vs cpu: logits max abs %.3g  attention %.3g  score %.3g  (%d searches, ids identical)\n",
+                  name.c_str(), precision, m.logits, m.att, m.score, m.searches);
+    }
+}
+
+TEST_CASE("vulkan: auto takes only a GPU; cpu is the CPU") {
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(golden::model_path("bahdanau", "f32").string(), &model).ok());
+  std::unique_ptr<Translator> tr;
+  REQUIRE(prepare(model, Backend::kCpu, &tr).ok());
+  CHECK(tr->backend_info().backend == Backend::kCpu);
+  CHECK(tr->backend_info().reason == "backend=cpu");
+  REQUIRE(prepare(model, Backend::kAuto, &tr).ok());
+  const BackendInfo info = tr->backend_info();  // a copy: tr is prepared again below
+  INFO("auto: ", info.name, ", ", info.reason, ", ", info.device);
+  if (info.backend == Backend::kVulkan) {
+    CHECK(info.device.find("GPU") != std::string::npos);
+  } else {
+    CHECK(info.name == "cpu");
+    CHECK(info.reason.find("backend=auto: ") == 0);
+    CHECK(info.reason.size() > std::string("backend=auto: ").size());
+  }
+  // The device backend=vulkan takes, and that a CPU device is never auto's.
+  REQUIRE(prepare(model, Backend::kVulkan, &tr).ok());
+  const std::string device = tr->backend_info().device;
+  std::printf("vulkan device: %s; auto: %s (%s)\n", device.c_str(), info.name.c_str(), info.reason.c_str());
+  if (device.find("(CPU device)") != std::string::npos) {
+    CHECK(info.backend == Backend::kCpu);
+    CHECK(info.reason.find("no Vulkan GPU") != std::string::npos);
+  }
+}
+
+TEST_CASE("vulkan: beam and batch limits at odd sizes") {
+  // Beam 3 and 5 (odd, not powers of two), batches of 3 sentences: the same
+  // n-best lists as the CPU.
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(golden::model_path("bahdanau", "f32").string(), &model).ok());
+  const nlohmann::json g = golden::load_json("bahdanau");
+  std::vector<std::vector<int32_t>> sources;
+  for (const auto& s : g["sentences"]) sources.push_back(golden::ids(s["src_ids"]));
+  for (int beam : {1, 3, 5}) {
+    INFO("beam ", beam);
+    TranslatorOptions o;
+    o.search.beam_size = beam;
+    o.search.nbest = beam;
+    o.max_batch = 3;
+    o.backend = Backend::kCpu;
+    std::unique_ptr<Translator> cpu, gpu;
+    REQUIRE(Translator::prepare(model, o, &cpu).ok());
+    o.backend = Backend::kVulkan;
+    Status st = Translator::prepare(model, o, &gpu);
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    std::vector<Span<const int32_t>> spans;
+    for (const auto& s : sources) spans.emplace_back(s.data(), s.size());
+    for (std::size_t first = 0; first < spans.size(); first += 3) {
+      const std::size_t n = std::min<std::size_t>(3, spans.size() - first);
+      NBestView a[3], b[3];
+      REQUIRE(cpu->translate_ids_batch(spans.data() + first, n, SearchOptions{}, a).ok());
+      REQUIRE(gpu->translate_ids_batch(spans.data() + first, n, SearchOptions{}, b).ok());
+      for (std::size_t i = 0; i < n; ++i) {
+        REQUIRE(a[i].count == b[i].count);
+        for (std::size_t r = 0; r < a[i].count; ++r)
+          CHECK(std::vector<int32_t>(a[i].hypotheses[r].ids, a[i].hypotheses[r].ids + a[i].hypotheses[r].length) ==
+                std::vector<int32_t>(b[i].hypotheses[r].ids, b[i].hypotheses[r].ids + b[i].hypotheses[r].length));
+      }
+    }
+  }
+}
+
+// The shipped en-fr model (int8, with its vocabulary shortlist): the README's
+// sentences give the CPU's greedy and beam output on Vulkan; and in batches
+// of 3 sharing one shortlist union (each row masked to its own sentence's
+// vocabulary), every sentence gets the CPU's n-best ids.
+TEST_CASE("vulkan: the shipped en-fr model, its shortlist, alone and in batches") {
+  const auto path = golden::source_dir() / ".." / ".." / "models" / "en-fr" / "en-fr.int8.softalign";
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(path.string(), &model).ok());
+  REQUIRE(model->has_shortlist());
+  // README.md (C++, C) and scripts/demo.sh.
+  const std::vector<std::string> texts = {"This package contains the documentation.", "A simple text editor.",
+                                          "This package contains the development files for the library.",
+                                          "A simple text editor for the GNOME desktop.",
+                                          "This package provides the documentation in HTML format.",
+                                          "Command-line tool to convert images between formats.", "Hello"};
+  for (int beam : {1, 4}) {
+    INFO("beam ", beam);
+    TranslatorOptions o;
+    o.search.beam_size = beam;
+    o.max_batch = 3;
+    o.backend = Backend::kCpu;
+    std::unique_ptr<Translator> cpu, gpu;
+    REQUIRE(Translator::prepare(model, o, &cpu).ok());
+    o.backend = Backend::kVulkan;
+    Status st = Translator::prepare(model, o, &gpu);
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    for (const std::string& text : texts) {
+      TranslationResult a, b;
+      REQUIRE(cpu->translate(text, &a).ok());
+      REQUIRE(gpu->translate(text, &b).ok());
+      CHECK_MESSAGE(a.hypotheses.at(0).text == b.hypotheses.at(0).text, text);
+      // int8: an activation may round to the next quantum on one backend
+      // (a division of 2.5 ulp in Vulkan): measured up to 3e-4 here, 0.015 on
+      // lower-ranked hypotheses.
+      CHECK(std::fabs(a.hypotheses.at(0).score - b.hypotheses.at(0).score) < 0.05f);
+    }
+    std::vector<std::vector<int32_t>> sources;
+    for (const std::string& text : texts) {
+      std::vector<int32_t> ids;
+      REQUIRE(model->encode_source(text, &ids).ok());
+      sources.push_back(ids);
+    }
+    std::vector<Span<const int32_t>> spans;
+    for (const auto& s : sources) spans.emplace_back(s.data(), s.size());
+    SearchOptions so;
+    so.nbest = beam;
+    double worst = 0;
+    for (std::size_t first = 0; first < spans.size(); first += 3) {
+      const std::size_t n = std::min<std::size_t>(3, spans.size() - first);
+      NBestView a[3], b[3];
+      REQUIRE(cpu->translate_ids_batch(spans.data() + first, n, so, a).ok());
+      REQUIRE(gpu->translate_ids_batch(spans.data() + first, n, so, b).ok());
+      std::vector<std::vector<int32_t>> ids;
+      std::vector<float> log_probs;
+      for (std::size_t i = 0; i < n; ++i) {
+        REQUIRE(a[i].count == b[i].count);
+        for (std::size_t r = 0; r < b[i].count; ++r) {
+          const HypothesisView& h = b[i].hypotheses[r];
+          ids.emplace_back(h.ids, h.ids + h.length);
+          log_probs.push_back(h.log_prob);
+          CHECK(ids.back() == std::vector<int32_t>(a[i].hypotheses[r].ids,
+                                                    a[i].hypotheses[r].ids + a[i].hypotheses[r].length));
+        }
+      }
+      // Each sentence of the batch as the Vulkan engine translates it alone:
+      // the same ids, and log-probabilities equal but for the rounding of a
+      // log-sum-exp over more (masked) columns. A row not masked to its own
+      // sentence's vocabulary would add the other sentences' columns to it.
+      for (std::size_t i = 0, h = 0; i < n; ++i) {
+        NBestView alone;
+        REQUIRE(gpu->translate_ids(spans[first + i], so, &alone).ok());
+        REQUIRE(alone.count == b[i].count);
+        for (std::size_t r = 0; r < alone.count; ++r, ++h) {
+          const HypothesisView& v = alone.hypotheses[r];
+          CHECK(std::vector<int32_t>(v.ids, v.ids + v.length) == ids[h]);
+          const double d = std::fabs(static_cast<double>(v.log_prob) - log_probs[h]);
+          CHECK_MESSAGE(d <= 1e-5 * static_cast<double>(v.attention_rows), "batch vs alone log-prob ", d);
+          worst = std::max(worst, d);
+        }
+      }
+    }
+    std::printf("vulkan en-fr beam %d: batch of 3 vs alone, log-prob differences up to %.3g\n", beam, worst);
+  }
+}
+
+// A translator whose device buffers the device cannot hold (more than its
+// largest storage buffer): backend=vulkan is an error that says so, found
+// before anything is allocated; backend=auto would take the CPU with that reason.
+TEST_CASE("vulkan: a translator too large for the device is refused") {
+  softalign::internal::vk::Device* device = nullptr;
+  REQUIRE(softalign::internal::vk::Device::probe(&device).ok());
+  const uint64_t largest = device->properties.limits.maxStorageBufferRange;
+  const auto path = golden::source_dir() / ".." / ".." / "models" / "en-fr" / "en-fr.int8.softalign";
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(path.string(), &model).ok());
+  // The logits of every row alone: rows × vocabulary floats.
+  const int beam = 16;
+  const uint64_t per_sentence = uint64_t{4} * beam * static_cast<uint64_t>(model->config().tgt_vocab);
+  const uint64_t batch = largest / per_sentence + 1;
+  if (batch > static_cast<uint64_t>(TranslatorOptions::kMaxBatch)) {
+    MESSAGE("this device's storage buffers (", largest >> 20, " MiB) hold any translator: nothing to refuse");
+    return;
+  }
+  TranslatorOptions o;
+  o.backend = Backend::kVulkan;
+  o.max_source_tokens = 8;  // a small host arena: only the device buffers are too large
+  o.search.beam_size = beam;
+  o.max_batch = static_cast<int>(batch);
+  std::unique_ptr<Translator> tr;
+  const Status st = Translator::prepare(model, o, &tr);
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK_MESSAGE(st.message().find("backend=vulkan: this translator needs") == 0, st.message());
+  CHECK(tr == nullptr);
+}
+
+// A discrete GPU's device memory is not host-visible: the weights go up
+// through a staging buffer and the device buffers are never mapped. On a
+// device whose memory is all host-visible (lavapipe), the same paths run with
+// mapping turned off: the results are the CPU's still.
+TEST_CASE("vulkan: weights uploaded through a staging buffer") {
+  softalign::internal::vk::Device* device = nullptr;
+  REQUIRE(softalign::internal::vk::Device::probe(&device).ok());
+  device->map_device_local = false;
+  for (const char* precision : {"f32", "int8"}) {
+    INFO(precision);
+    std::shared_ptr<const Model> model;  // a fresh Model: its weights are uploaded now
+    REQUIRE(Model::load(golden::model_path("luong_local_p", precision).string(), &model).ok());
+    std::unique_ptr<Translator> cpu, gpu;
+    REQUIRE(prepare(model, Backend::kCpu, &cpu).ok());
+    const Status st = prepare(model, Backend::kVulkan, &gpu);
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    const nlohmann::json g = golden::load_json("luong_local_p");
+    for (const auto& sent : g["sentences"]) {
+      const std::vector<int32_t> src = golden::ids(sent["src_ids"]);
+      NBestView a, b;
+      REQUIRE(cpu->translate_ids(src, &a).ok());
+      REQUIRE(gpu->translate_ids(src, &b).ok());
+      REQUIRE(a.count == b.count);
+      for (std::size_t r = 0; r < a.count; ++r)
+        CHECK(std::vector<int32_t>(a.hypotheses[r].ids, a.hypotheses[r].ids + a.hypotheses[r].length) ==
+              std::vector<int32_t>(b.hypotheses[r].ids, b.hypotheses[r].ids + b.hypotheses[r].length));
+    }
+  }
+  device->map_device_local = true;
+}
