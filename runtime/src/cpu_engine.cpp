@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "candidates.hpp"
+
 namespace softalign::internal {
 
 CpuEngine::CpuEngine(const ModelImpl& model, const CpuWeights& weights, const kernels::KernelTable& kernels,
-                     pthreadpool* const* pool, const EngineLimits& limits)
+                     pthreadpool* const* pool, const EngineLimits& limits, const ShortlistTable* shortlist)
     : m_(model),
       c_(model.config),
       cw_(weights),
@@ -18,7 +20,8 @@ CpuEngine::CpuEngine(const ModelImpl& model, const CpuWeights& weights, const ke
       S_(limits.max_source),
       K_(limits.max_rows),
       B_(limits.max_sentences),
-      shortlist_room_(limits.shortlist && model.shortlist.present()) {
+      table_(shortlist != nullptr ? *shortlist : model.shortlist),
+      shortlist_room_(limits.shortlist && table_.present()) {
   n_ = c_.enc_hidden;
   d_ = c_.dec_hidden;
   e_ = c_.emb_size;
@@ -72,7 +75,7 @@ void CpuEngine::layout(Arena& a) {
 }
 
 int CpuEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
-  width_ = shortlist_.select(m_.shortlist, use, srcs, lens, n, c_.eos_id);
+  width_ = shortlist_.select(table_, use, srcs, lens, n, c_.eos_id);
   return width_;
 }
 
@@ -94,32 +97,24 @@ void CpuEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   }
 }
 
-bool CpuEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
-                     float* val, int32_t* got) {
+void CpuEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
   int rows = 0;
   for (int g = 0; g < groups.count; ++g)
     for (int r = 0; r < groups.rows[g]; ++r) row_sent_[rows++] = groups.sentence[g];
   decode(rows, tokens, t, logits_);
-  // Candidate totals: logp of the row + log_softmax of its logits.
   for (int i = 0; i < rows; ++i) {
     float* row = logits_ + static_cast<std::size_t>(i) * width_;
     if (shortlist_.per_sentence()) shortlist_.mask(row_sent_[i], row);
     k_.log_softmax(row, width_, row);
-    for (int v = 0; v < width_; ++v) row[v] += row_logp[i];
   }
-  // Each sentence's best over its own rows. Flattened index i * width + v:
-  // ties go to the lower row, then the lower column.
-  bool finite = !nonfinite_;
-  for (int g = 0, first = 0; g < groups.count; first += groups.rows[g], ++g) {
-    int32_t* gi = idx + static_cast<std::size_t>(g) * K_;
-    float* gv = val + static_cast<std::size_t>(g) * K_;
-    got[g] = k_.topk(logits_ + static_cast<std::size_t>(first) * width_,
-                     static_cast<std::size_t>(groups.rows[g]) * width_, groups.want[g], gi, gv);
-    if (got[g] < 1) finite = false;
-    for (int j = 0; j < got[g]; ++j)
-      if (!std::isfinite(gv[j])) finite = false;
-  }
-  return finite;
+}
+
+bool CpuEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
+                     float* val, int32_t* got) {
+  log_probs(groups, tokens, t);
+  // Candidate totals: logp of the row + log_softmax of its logits.
+  const bool finite = pick_candidates(k_, logits_, width_, groups, row_logp, K_, idx, val, got);
+  return finite && !nonfinite_;
 }
 
 void CpuEngine::reorder(const int32_t* parents, int n) {
