@@ -167,8 +167,7 @@ static int same_ids(const int32_t* a, size_t na, const int32_t* b, int nb) {
   return 1;
 }
 
-static softalign_translator* make_translator(const softalign_model* model, const search_params* p,
-                                             int alignment) {
+static softalign_translator_options options_for(const search_params* p, int alignment) {
   softalign_translator_options o;
   softalign_translator_options_default(&o);
   o.beam = p->beam;
@@ -178,6 +177,12 @@ static softalign_translator* make_translator(const softalign_model* model, const
   o.max_len_a = p->max_len_a;
   o.max_len_b = p->max_len_b;
   o.alignment = alignment;
+  return o;
+}
+
+static softalign_translator* make_translator(const softalign_model* model, const search_params* p,
+                                             int alignment) {
+  const softalign_translator_options o = options_for(p, alignment);
   softalign_translator* t = NULL;
   if (softalign_translator_create(model, &o, &t) != SOFTALIGN_OK)
     fprintf(stderr, "translator_create: %s\n", softalign_last_error());
@@ -544,15 +549,7 @@ static void test_ensemble_and_prefix(const char* model_path, const softalign_mod
   CHECK(softalign_translator_create_ensemble(pair, 2, NULL, NULL) == SOFTALIGN_INVALID_ARGUMENT);
   for (int k = 0; k < g->n_searches; ++k) {
     const search_params* p = &g->searches[k];
-    softalign_translator_options o;
-    softalign_translator_options_default(&o);
-    o.beam = p->beam;
-    o.nbest = p->nbest;
-    o.alpha = p->alpha;
-    o.beta = p->beta;
-    o.max_len_a = p->max_len_a;
-    o.max_len_b = p->max_len_b;
-    o.alignment = 1;
+    const softalign_translator_options o = options_for(p, 1);
     t = NULL;
     CHECK(softalign_translator_create_ensemble(pair, 2, &o, &t) == SOFTALIGN_OK);
     if (t == NULL) continue;

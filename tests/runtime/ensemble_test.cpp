@@ -96,24 +96,8 @@ void check_ensemble(const nlohmann::json& e, const std::string& mode) {
               score_err, att_err, compared, searches, same, searches);
 }
 
-struct Copy {
-  std::vector<int32_t> ids;
-  float score, log_prob;
-  std::vector<float> att;
-  bool operator==(const Copy& o) const {
-    return ids == o.ids && score == o.score && log_prob == o.log_prob && att == o.att;
-  }
-};
-
-std::vector<Copy> copy(const NBestView& nb) {
-  std::vector<Copy> out;
-  for (std::size_t r = 0; r < nb.count; ++r) {
-    const HypothesisView& v = nb.hypotheses[r];
-    out.push_back({std::vector<int32_t>(v.ids, v.ids + v.length), v.score, v.log_prob,
-                   std::vector<float>(v.attention, v.attention + v.attention_rows * v.source_length)});
-  }
-  return out;
-}
+using golden::Copy;
+using golden::copy;
 
 // Every golden sentence × search on `tr`, copied.
 std::vector<std::vector<Copy>> run_all(Translator& tr, const nlohmann::json& g) {
@@ -196,7 +180,7 @@ TEST_CASE("an ensemble's search agrees with its teacher forcing") {
       NBestView nb;
       REQUIRE(tr->translate_ids(src, golden::search_options(spec), &nb).ok());
       for (const Copy& h : copy(nb)) {
-        const bool eos = h.att.size() == (h.ids.size() + 1) * src.size();
+        const bool eos = h.attention.size() == (h.ids.size() + 1) * src.size();
         std::vector<int32_t> tgt_in = {a->config().bos_id}, tgt_out = h.ids;
         tgt_in.insert(tgt_in.end(), h.ids.begin(), h.ids.end());
         if (eos) tgt_out.push_back(a->config().eos_id);
@@ -206,7 +190,7 @@ TEST_CASE("an ensemble's search agrees with its teacher forcing") {
         float sum = 0.0f;
         for (std::size_t t = 0; t < tgt_in.size(); ++t) sum += scores[t * V + tgt_out[t]];
         CHECK(h.log_prob == doctest::Approx(sum).epsilon(1e-5).scale(1.0));
-        for (std::size_t i = 0; i < att.size(); ++i) CHECK(std::fabs(att[i] - h.att[i]) <= 1e-6f);
+        for (std::size_t i = 0; i < att.size(); ++i) CHECK(std::fabs(att[i] - h.attention[i]) <= 1e-6f);
       }
     }
   }

@@ -68,6 +68,26 @@ inline softalign::SearchOptions search_options(const nlohmann::json& spec) {
   return so;
 }
 
+// An n-best list copied out of a translator's views (which the next call reuses).
+struct Copy {
+  std::vector<int32_t> ids;
+  float score = 0, log_prob = 0;
+  std::vector<float> attention;
+  bool operator==(const Copy& o) const {
+    return ids == o.ids && score == o.score && log_prob == o.log_prob && attention == o.attention;
+  }
+};
+
+inline std::vector<Copy> copy(const softalign::NBestView& nb) {
+  std::vector<Copy> out;
+  for (std::size_t r = 0; r < nb.count; ++r) {
+    const softalign::HypothesisView& v = nb.hypotheses[r];
+    out.push_back({std::vector<int32_t>(v.ids, v.ids + v.length), v.score, v.log_prob,
+                   std::vector<float>(v.attention, v.attention + v.attention_rows * v.source_length)});
+  }
+  return out;
+}
+
 // The golden test's tolerances (golden_test.cpp explains them): for f32 the
 // contract's, for f16 and int8 the quantization step times the depth of the
 // chain of products that feeds a logit, scaled by the largest logit of the

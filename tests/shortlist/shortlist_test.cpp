@@ -107,6 +107,14 @@ std::set<int32_t> union_of(const sc::ShortlistData& d, const std::vector<int32_t
   return u;
 }
 
+// The log-softmax over the union's columns of a full logits row, at `id`.
+double log_prob_in(const float* row, const std::set<int32_t>& u, int32_t id) {
+  double mx = -1e30, sum = 0.0;
+  for (int32_t v : u) mx = std::max(mx, double(row[v]));
+  for (int32_t v : u) sum += std::exp(double(row[v]) - mx);
+  return double(row[id]) - (mx + std::log(sum));
+}
+
 std::unique_ptr<Translator> prepare(std::shared_ptr<const Model> model, bool use_shortlist) {
   TranslatorOptions opt;
   opt.search.beam_size = 4;
@@ -206,13 +214,7 @@ TEST_CASE("a real shortlist: ids from the union only, log-probs of the full mode
         std::vector<float> logits(tgt_in.size() * V);
         REQUIRE(tr->force_decode(src, tgt_in, logits.data(), nullptr).ok());
         double expect = 0.0;
-        for (std::size_t t = 0; t < out.size(); ++t) {
-          const float* row = logits.data() + t * V;
-          double mx = -1e30, sum = 0.0;
-          for (int32_t v : u) mx = std::max(mx, double(row[v]));
-          for (int32_t v : u) sum += std::exp(double(row[v]) - mx);
-          expect += double(row[out[t]]) - (mx + std::log(sum));
-        }
+        for (std::size_t t = 0; t < out.size(); ++t) expect += log_prob_in(logits.data() + t * V, u, out[t]);
         CHECK(nb.log_probs[0] == doctest::Approx(expect).epsilon(1e-4));
       }
       CHECK(restricted > 0);  // the test really restricts the vocabulary
@@ -368,13 +370,7 @@ TEST_CASE("an ensemble uses its first member's shortlist; a target prefix none")
     for (Translator* member : {full_a.get(), full_b.get()}) {
       std::vector<float> logits(tgt_in.size() * V);
       REQUIRE(member->force_decode(src, tgt_in, logits.data(), nullptr).ok());
-      for (std::size_t t = 0; t < out.size(); ++t) {
-        const float* row = logits.data() + t * V;
-        double mx = -1e30, sum = 0.0;
-        for (int32_t v : u) mx = std::max(mx, double(row[v]));
-        for (int32_t v : u) sum += std::exp(double(row[v]) - mx);
-        expect += (double(row[out[t]]) - (mx + std::log(sum))) / 2;
-      }
+      for (std::size_t t = 0; t < out.size(); ++t) expect += log_prob_in(logits.data() + t * V, u, out[t]) / 2;
     }
     CHECK(nb.log_probs[0] == doctest::Approx(expect).epsilon(1e-4));
   }
