@@ -75,7 +75,8 @@ class Engine {
   virtual void reorder(const int32_t* parents, int n) = 0;
 
   // Teacher forcing of sentence 0's one row: the step's raw logits over the
-  // whole vocabulary into `logits`, then the row moves on. False when not finite.
+  // whole vocabulary into `logits` (an ensemble: the mean of its members'
+  // log-softmax rows), then the row moves on. False when not finite.
   virtual bool force_step(int32_t token, int t, float* logits) = 0;
 };
 

@@ -31,7 +31,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "golden_util.hpp"
+#include "golden_check.hpp"
 
 using namespace softalign;
 
