@@ -295,6 +295,16 @@ TEST_CASE("bad prefixes and incompatible ensembles are clear errors") {
   CHECK(tr->translate_ids(src, so, &nb).code() == StatusCode::kInvalidArgument);  // text is for translate()
   TranslationResult r;
   CHECK(tr->translate("hello", so, &r).code() == StatusCode::kInvalidArgument);  // both set
+  // A source too long for the translator is not split when there is a prefix.
+  TranslatorOptions short_source = wide_options();
+  short_source.max_source_tokens = 4;
+  std::unique_ptr<Translator> small;
+  REQUIRE(Translator::prepare(model, short_source, &small).ok());
+  SearchOptions text_prefix;
+  text_prefix.target_prefix = "le";
+  const std::string long_text = golden::load_json("bahdanau")["sentences"][3]["src_text"];
+  CHECK(small->translate(long_text, &r).ok());  // split, without a prefix
+  CHECK(small->translate(long_text, text_prefix, &r).code() == StatusCode::kInputTooLong);
   TranslatorOptions with_prefix = wide_options();
   with_prefix.search.target_prefix = "texte";
   std::unique_ptr<Translator> none;

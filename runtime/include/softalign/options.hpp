@@ -33,7 +33,9 @@ struct SearchOptions {
   // attention rows, and the length penalty counts them. It must be shorter
   // than the source's max target length (max_len_a/b, EOS included), else
   // kInvalidArgument. A call with a prefix decodes over the whole vocabulary
-  // (no shortlist). Either field, not both; empty: no prefix.
+  // (no shortlist). Either field, not both; empty: no prefix. translate()
+  // does not split a long source that has a prefix (kInputTooLong), and an
+  // empty source still gives one empty hypothesis.
   std::string target_prefix;  // text, tokenised with the target SentencePiece model (translate, translate_batch)
   Span<const int32_t> target_prefix_ids;  // target ids, no BOS/EOS, read during the call (every call)
 };
