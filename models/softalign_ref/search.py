@@ -11,7 +11,11 @@ this file follows the contract literally:
   + beta * sum_j log(min(max(sum_i a_ij, 1e-6), 1));
 - n-best sorted by score, best first (ties: earlier finished first);
 - greedy is beam 1;
-- an ensemble averages the models' log-probabilities (and attention rows).
+- an ensemble averages the models' log-probabilities (and attention rows);
+- a target prefix (ids, no BOS/EOS) is forced: at step t < len(prefix) the one
+  hypothesis continues with prefix[t] alone (its log-probability counted like any
+  other token's), then the search goes on as usual; every hypothesis starts with
+  the prefix, and len(prefix) must be less than T.
 """
 import math
 from dataclasses import dataclass, field
@@ -149,7 +153,17 @@ def _log_probs_step(model, enc, y_prev, state, t):
     return torch.log_softmax(logits.float(), dim=-1), attn, new_state
 
 
-def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbest, stats):
+def _check_prefix(cfg, prefix, lens, max_len_a, max_len_b):
+    for x in prefix:
+        if not (0 <= int(x) < cfg.tgt_vocab) or int(x) == cfg.eos_id:
+            raise ValueError(f"prefix id {x} is outside the target vocabulary or is EOS")
+    for S in lens:
+        T = max_target_len(S, max_len_a, max_len_b)
+        if len(prefix) >= T:
+            raise ValueError(f"the prefix has {len(prefix)} ids; the maximum target length is {T} (EOS included)")
+
+
+def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbest, stats, prefix=()):
     cfg = model.cfg
     B = len(src_ids_list)
     src, src_len = _pad(src_ids_list, cfg.pad_id)
@@ -177,10 +191,15 @@ def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbe
             H = len(hyps)
             base = torch.stack([h.logprob for h in hyps])
             cand = (base.unsqueeze(1) + logprobs[r0:r0 + H]).reshape(-1)
-            k = K - len(finished[b])
-            vals, idx = _best(cand, k)
-            if stats is not None and k < cand.numel():
-                margins[b].append(float(vals[k - 1]) - float(vals[k]))
+            if t < len(prefix):  # forced: the one hypothesis continues with the prefix's token
+                k = 1
+                idx = torch.tensor([prefix[t]], dtype=torch.long)
+                vals = cand[idx]
+            else:
+                k = K - len(finished[b])
+                vals, idx = _best(cand, k)
+                if stats is not None and k < cand.numel():
+                    margins[b].append(float(vals[k - 1]) - float(vals[k]))
             last_step = len(hyps[0].tokens) + 1 >= T[b]
             kept = []
             for v, i in zip(vals[:k], idx[:k].tolist()):
@@ -216,7 +235,7 @@ def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbe
 
 
 def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len_a=None,
-                  max_len_b=None, nbest=None, batch_size=64, stats=None):
+                  max_len_b=None, nbest=None, batch_size=64, stats=None, prefix=None):
     """Translates source id lists (pieces + EOS each) with the reference search.
 
     `model` is one model or a list of models (an ensemble, see Ensemble). Options default to the model config's `decoding`. Sentences are batched by
@@ -225,6 +244,7 @@ def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len
     decision margin of each sentence is appended to it (the gap between the last
     kept and the first dropped candidate at every step, and between consecutive
     n-best scores), which says how close the search came to a different result.
+    `prefix` (target ids, no BOS/EOS) is forced at the start of every hypothesis.
     """
     if isinstance(model, (list, tuple)):
         model = Ensemble(model) if len(model) > 1 else model[0]
@@ -243,6 +263,8 @@ def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len
         raise ValueError(f"beam {beam} is larger than the target vocabulary")
     src_ids_list = [list(map(int, s)) for s in src_ids_list]
     _check_sources(model, src_ids_list)
+    prefix = [int(x) for x in (prefix or [])]
+    _check_prefix(model.cfg, prefix, [len(s) for s in src_ids_list], max_len_a, max_len_b)
     order = sorted(range(len(src_ids_list)), key=lambda i: len(src_ids_list[i]))
     results = [None] * len(src_ids_list)
     margin_of = [None] * len(src_ids_list)
@@ -254,7 +276,7 @@ def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len
                 chunk = order[k:k + batch_size]
                 st = [] if stats is not None else None
                 res = _search_batch(model, [src_ids_list[i] for i in chunk], beam, alpha, beta,
-                                    max_len_a, max_len_b, nbest, st)
+                                    max_len_a, max_len_b, nbest, st, prefix)
                 for j, i in enumerate(chunk):
                     results[i] = res[j]
                     if st is not None:

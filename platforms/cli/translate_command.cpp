@@ -21,7 +21,8 @@ namespace softalign::cli {
 namespace {
 
 struct TranslateArgs {
-  std::string model;
+  std::vector<std::string> models;  // several: an ensemble
+  std::string prefix;
   std::vector<std::string> sentences;
   int beam = 0, nbest = 0, batch = 16, threads = 1, workers = 1, max_src_len = 0, max_arena_mib = 0;
   float alpha = 0, beta = 0, max_len_a = 0, max_len_b = 0;
@@ -77,16 +78,16 @@ struct LineResult {
 
 // Translates lines [begin, end) with one translator into out[begin, end): as
 // one batch, or line by line when the batch fails, so a bad line costs only itself.
-void translate_range(Translator& tr, const std::vector<std::string>& lines, std::size_t begin, std::size_t end,
-                     std::vector<LineResult>& out) {
+void translate_range(Translator& tr, const SearchOptions& search, const std::vector<std::string>& lines,
+                     std::size_t begin, std::size_t end, std::vector<LineResult>& out) {
   try {
     const std::vector<std::string> chunk(lines.begin() + begin, lines.begin() + end);
     std::vector<TranslationResult> results;
-    if (tr.translate_batch(chunk, &results).ok() && results.size() == chunk.size()) {
+    if (tr.translate_batch(chunk, search, &results).ok() && results.size() == chunk.size()) {
       for (std::size_t i = 0; i < chunk.size(); ++i) out[begin + i] = {Status::Ok(), std::move(results[i])};
       return;
     }
-    for (std::size_t i = begin; i < end; ++i) out[i].status = tr.translate(lines[i], &out[i].result);
+    for (std::size_t i = begin; i < end; ++i) out[i].status = tr.translate(lines[i], search, &out[i].result);
   } catch (const std::exception& e) {  // e.g. out of memory, in a worker thread
     for (std::size_t i = begin; i < end; ++i) out[i].status = Status(StatusCode::kInternal, e.what());
   }
@@ -94,8 +95,9 @@ void translate_range(Translator& tr, const std::vector<std::string>& lines, std:
 
 // Translates one batch, split across the translators (one thread each), and
 // writes the results in input order; returns false if a line failed.
-bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const OutputFormat& format,
-               std::size_t first_index, const std::vector<std::string>& lines, Stats& stats) {
+bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const SearchOptions& search,
+               const OutputFormat& format, std::size_t first_index, const std::vector<std::string>& lines,
+               Stats& stats) {
   std::vector<LineResult> out(lines.size());
   const std::size_t workers = std::min(translators.size(), lines.size());
   const std::size_t per = workers == 0 ? 0 : (lines.size() + workers - 1) / workers;
@@ -111,9 +113,10 @@ bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const Outp
   for (std::size_t w = 1; w < workers; ++w) {
     const std::size_t b = std::min(lines.size(), w * per), e = std::min(lines.size(), b + per);
     if (b < e)
-      threads.list.emplace_back(translate_range, std::ref(*translators[w]), std::cref(lines), b, e, std::ref(out));
+      threads.list.emplace_back(translate_range, std::ref(*translators[w]), std::cref(search), std::cref(lines), b, e,
+                                std::ref(out));
   }
-  if (workers > 0) translate_range(*translators[0], lines, 0, std::min(lines.size(), per), out);
+  if (workers > 0) translate_range(*translators[0], search, lines, 0, std::min(lines.size(), per), out);
   for (std::thread& t : threads.list) t.join();
 
   bool all_ok = true;
@@ -149,8 +152,9 @@ void print_stats(const Stats& s, double load_ms, double prepare_ms, double trans
 
 int run(const TranslateArgs& a) {
   const Clock::time_point t_load = Clock::now();
-  std::shared_ptr<const Model> model;
-  Status st = Model::load(a.model, &model);
+  std::vector<std::shared_ptr<const Model>> models(a.models.size());
+  Status st;
+  for (std::size_t i = 0; i < models.size() && st.ok(); ++i) st = Model::load(a.models[i], &models[i]);
   const double load_ms = ms_since(t_load);
   if (!st.ok()) {
     error(st.to_string());
@@ -176,15 +180,16 @@ int run(const TranslateArgs& a) {
   // Each worker decodes its share of a batch together (one product per step over all their rows).
   options.max_batch = std::min((a.batch + a.workers - 1) / a.workers, TranslatorOptions::kMaxBatch);
   backend_from_name(a.device, &options.backend);  // the parser checked the name
-  // One translator per worker; they share the model.
+  // One translator per worker; they share the models.
   const Clock::time_point t_prepare = Clock::now();
   std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
   for (std::unique_ptr<Translator>& tr : translators) {
-    st = Translator::prepare(model, options, &tr);
+    st = Translator::prepare(models, options, &tr);
     if (!st.ok()) {
       error(st.to_string());
-      // Options out of the model's range (--beam 2000, --kernels bogus) or
-      // beyond the memory cap are bad arguments; anything else is a failure.
+      // Options out of the model's range (--beam 2000, --kernels bogus),
+      // beyond the memory cap, or models that cannot form an ensemble are
+      // bad arguments; anything else is a failure.
       const bool arguments = st.code() == StatusCode::kInvalidArgument ||
                              st.code() == StatusCode::kResourceExhausted ||
                              st.code() == StatusCode::kUnsupported;
@@ -198,6 +203,9 @@ int run(const TranslateArgs& a) {
     std::cerr << "softalign: backend " << b.name << (b.device.empty() ? "" : " on " + b.device) << " ("
               << b.reason << "), kernels " << translators[0]->kernels_name() << "\n";
   }
+  // Every call: the prepared search, and the target prefix.
+  SearchOptions search = translators[0]->options().search;
+  search.target_prefix = a.prefix;
 
   OutputFormat format;
   format.nbest = a.nbest_opt->count() > 0 ? a.nbest : 0;
@@ -211,7 +219,7 @@ int run(const TranslateArgs& a) {
   std::size_t index = 0;
   std::vector<std::string> lines;
   auto flush_batch = [&] {
-    ok = run_batch(translators, format, index, lines, stats) && ok;
+    ok = run_batch(translators, search, format, index, lines, stats) && ok;
     index += lines.size();
     lines.clear();
   };
@@ -255,7 +263,14 @@ std::function<int()> add_translate_command(CLI::App& app) {
       "                  has one, a failed line none) are written as I |||  ||| -inf\n"
       "  --json:         one JSON object per input line: index, source_pieces, hypotheses\n"
       "                  (text, pieces, ids, score, log_prob, attention, alignment, word_alignment)");
-  cmd->add_option("-m,--model", a->model, "Model file (.softalign)")->required();
+  cmd->add_option("-m,--model", a->models,
+                  "Model file (.softalign); given more than once (-m A -m B), an ensemble of models that share "
+                  "both vocabularies (the mean of their log-probabilities)")
+      ->required()
+      ->allow_extra_args(false);  // one file per -m: the sentences that follow are not models
+  cmd->add_option("--prefix", a->prefix,
+                  "Target prefix every translation starts with (its pieces forced, their log-probabilities "
+                  "counted in the score); the n best continuations follow it");
   cmd->add_option("sentences", a->sentences, "Sentences to translate (default: read stdin)");
   a->beam_opt = cmd->add_option("--beam", a->beam, "Beam size (1 = greedy; default: the model's)")
                     ->check(at_least(1));

@@ -279,10 +279,23 @@ void softalign_translator_options_init(softalign_translator_options* options, si
 softalign_status softalign_translator_create(const softalign_model* model,
                                              const softalign_translator_options* options,
                                              softalign_translator** out) {
+  return softalign_translator_create_ensemble(model == nullptr ? nullptr : &model, model == nullptr ? 0 : 1,
+                                              options, out);
+}
+
+softalign_status softalign_translator_create_ensemble(const softalign_model* const* models, size_t count,
+                                                      const softalign_translator_options* options,
+                                                      softalign_translator** out) {
   return guarded([&] {
     if (out == nullptr) return null_arg("out");
     *out = nullptr;
-    if (model == nullptr) return null_arg("model");
+    if (models == nullptr || count == 0) return null_arg("model");
+    std::vector<std::shared_ptr<const softalign::Model>> list;
+    for (size_t i = 0; i < count; ++i) {
+      if (models[i] == nullptr)
+        return fail(SOFTALIGN_INVALID_ARGUMENT, "invalid_argument: models[" + std::to_string(i) + "] is NULL");
+      list.push_back(models[i]->model);
+    }
     softalign_translator_options o;
     softalign_translator_options_init(&o, sizeof o);
     if (options != nullptr) {
@@ -303,7 +316,7 @@ softalign_status softalign_translator_create(const softalign_model* model,
                   std::string("invalid_argument: device must be \"auto\", \"cpu\" or \"vulkan\", got \"") + o.device +
                       "\"");
     std::unique_ptr<softalign::Translator> t;
-    Status st = softalign::Translator::prepare(model->model, cpp, &t);
+    Status st = softalign::Translator::prepare(list, cpp, &t);
     if (!st.ok()) return from(st);
     const softalign::BackendInfo& b = t->backend_info();
     std::string reason = b.reason + (b.device.empty() ? "" : " (device: " + b.device + ")");
@@ -328,13 +341,21 @@ const char* softalign_translator_backend_reason(const softalign_translator* tran
 
 softalign_status softalign_translate(softalign_translator* translator, const char* text,
                                      softalign_result** out) {
+  return softalign_translate_prefix(translator, text, "", out);
+}
+
+softalign_status softalign_translate_prefix(softalign_translator* translator, const char* text, const char* prefix,
+                                            softalign_result** out) {
   return guarded([&] {
     if (out == nullptr) return null_arg("out");
     *out = nullptr;
     if (translator == nullptr) return null_arg("translator");
     if (text == nullptr) return null_arg("text");
+    if (prefix == nullptr) return null_arg("prefix");
+    softalign::SearchOptions search = translator->translator->options().search;
+    search.target_prefix = prefix;
     auto r = std::make_unique<softalign_result>();
-    Status st = translator->translator->translate(text, &r->result);
+    Status st = translator->translator->translate(text, search, &r->result);
     if (!st.ok()) return from(st);
     if (translator->alignment) add_pharaoh(r.get(), true);
     *out = r.release();
@@ -377,14 +398,22 @@ softalign_status softalign_translate_batch(softalign_translator* translator, con
 
 softalign_status softalign_translate_ids(softalign_translator* translator, const int32_t* ids, size_t count,
                                          softalign_result** out) {
+  return softalign_translate_ids_prefix(translator, ids, count, nullptr, 0, out);
+}
+
+softalign_status softalign_translate_ids_prefix(softalign_translator* translator, const int32_t* ids, size_t count,
+                                                const int32_t* prefix, size_t prefix_count, softalign_result** out) {
   return guarded([&] {
     if (out == nullptr) return null_arg("out");
     *out = nullptr;
     if (translator == nullptr) return null_arg("translator");
     if (ids == nullptr && count > 0) return null_arg("ids");
+    if (prefix == nullptr && prefix_count > 0) return null_arg("prefix");
     softalign::Translator& tr = *translator->translator;
+    softalign::SearchOptions search = tr.options().search;
+    search.target_prefix_ids = softalign::Span<const int32_t>(prefix, prefix_count);
     softalign::NBestView nb;
-    Status st = tr.translate_ids(softalign::Span<const int32_t>(ids, count), &nb);
+    Status st = tr.translate_ids(softalign::Span<const int32_t>(ids, count), search, &nb);
     if (!st.ok()) return from(st);
     auto r = std::make_unique<softalign_result>();
     r->result.source_ids.assign(ids, ids + count);

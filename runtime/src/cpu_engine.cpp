@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "candidates.hpp"
+
 namespace softalign::internal {
 
 CpuEngine::CpuEngine(const ModelImpl& model, const CpuWeights& weights, const kernels::KernelTable& kernels,
-                     pthreadpool* const* pool, const EngineLimits& limits)
+                     pthreadpool* const* pool, const EngineLimits& limits, const ShortlistTable* shortlist)
     : m_(model),
       c_(model.config),
       cw_(weights),
@@ -18,7 +20,8 @@ CpuEngine::CpuEngine(const ModelImpl& model, const CpuWeights& weights, const ke
       S_(limits.max_source),
       K_(limits.max_rows),
       B_(limits.max_sentences),
-      shortlist_room_(limits.shortlist && model.shortlist.present()) {
+      table_(shortlist != nullptr ? *shortlist : model.shortlist),
+      shortlist_room_(limits.shortlist && table_.present()) {
   n_ = c_.enc_hidden;
   d_ = c_.dec_hidden;
   e_ = c_.emb_size;
@@ -72,7 +75,7 @@ void CpuEngine::layout(Arena& a) {
 }
 
 void CpuEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
-  shortlist_.select(m_.shortlist, use, srcs, lens, n, c_.eos_id);
+  shortlist_.select(table_, use, srcs, lens, n, c_.eos_id);
 }
 
 int CpuEngine::use_sentence(int b) {
@@ -93,40 +96,25 @@ void CpuEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   }
 }
 
-bool CpuEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
-                     float* val, int32_t* got) {
+void CpuEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
   int rows = 0;
   for (int g = 0; g < groups.count; ++g)
     for (int r = 0; r < groups.rows[g]; ++r) row_sent_[rows++] = groups.sentence[g];
   decode(rows, tokens, t, logits_);
-  // Per group (its rows' logits block): totals = logp of the row +
-  // log_softmax; the best over its rows; local_row * width + column indices
-  // then become local_row * V + id. Ties go to the lower row, then the lower
-  // column, whose order is the ids' order.
-  bool finite = !nonfinite_;
+  // Each group's block: its rows × its sentence's vocabulary.
   std::size_t offset = 0;
-  for (int g = 0, first = 0; g < groups.count; first += groups.rows[g], ++g) {
-    const int b = groups.sentence[g], width = shortlist_.width(b);
-    const std::size_t size = static_cast<std::size_t>(groups.rows[g]) * width;
-    float* block = logits_ + offset;
-    offset += size;
-    for (int i = 0; i < groups.rows[g]; ++i) {
-      float* row = block + static_cast<std::size_t>(i) * width;
-      k_.log_softmax(row, width, row);
-      for (int v = 0; v < width; ++v) row[v] += row_logp[first + i];
-    }
-    int32_t* gi = idx + static_cast<std::size_t>(g) * K_;
-    float* gv = val + static_cast<std::size_t>(g) * K_;
-    got[g] = k_.topk(block, size, groups.want[g], gi, gv);
-    if (got[g] < 1) finite = false;
-    const int32_t* ids = shortlist_.ids(b);
-    for (int j = 0; j < got[g]; ++j) {
-      if (!std::isfinite(gv[j])) finite = false;
-      const int row = gi[j] / width, column = gi[j] % width;
-      gi[j] = row * V_ + (ids ? ids[column] : column);
-    }
+  for (int g = 0; g < groups.count; ++g) {
+    const int width = shortlist_.width(groups.sentence[g]);
+    for (int i = 0; i < groups.rows[g]; ++i, offset += width) k_.log_softmax(logits_ + offset, width, logits_ + offset);
   }
-  return finite;
+}
+
+bool CpuEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
+                     float* val, int32_t* got) {
+  log_probs(groups, tokens, t);
+  // Candidate totals: logp of the row + log_softmax of its logits.
+  const bool finite = pick_candidates(k_, logits_, shortlist_, V_, groups, row_logp, K_, idx, val, got);
+  return finite && !nonfinite_;
 }
 
 void CpuEngine::reorder(const int32_t* parents, int n) {

@@ -20,8 +20,10 @@ class CpuEngine final : public Engine {
  public:
   // `pool` points at the translator's thread pool (null: one thread); it is
   // read at each call, since translate_batch lends the pool to its workers.
+  // `shortlist`: the vocabulary shortlist to select from (null: the model's;
+  // an ensemble's members all use their first member's).
   CpuEngine(const ModelImpl& model, const CpuWeights& weights, const kernels::KernelTable& kernels,
-            pthreadpool* const* pool, const EngineLimits& limits);
+            pthreadpool* const* pool, const EngineLimits& limits, const ShortlistTable* shortlist = nullptr);
 
   const char* name() const override { return "cpu"; }
   void layout(Arena& arena) override;
@@ -32,6 +34,15 @@ class CpuEngine final : public Engine {
   const float* attention(int row) const override { return att_step_ + static_cast<std::size_t>(row) * S_; }
   void reorder(const int32_t* parents, int n) override;
   bool force_step(int32_t token, int t, float* logits) override;
+
+  // The decoder step of step() without the choice: each row's log-softmax
+  // into log_prob_rows(), one block per group (its rows × its sentence's
+  // vocabulary(), row after row), valid until the next step. finite() tells
+  // whether the step met a NaN where it would become an index.
+  void log_probs(const StepGroups& groups, const int32_t* tokens, int t);
+  const float* log_prob_rows() const { return logits_; }
+  const Shortlist& vocabulary() const { return shortlist_; }
+  bool finite() const { return !nonfinite_; }
 
  private:
   // Points ann_, keys_buf_ and fixed_ctx_ at sentence b's; returns its length.
@@ -56,6 +67,7 @@ class CpuEngine final : public Engine {
   const kernels::KernelTable& k_;
   pthreadpool* const* pool_;
   const int S_, K_, B_;
+  const ShortlistTable& table_;  // the shortlist selected from
   Shortlist shortlist_;  // each sentence's target vocabulary, when the shortlist is on
   bool shortlist_room_;
 

@@ -28,12 +28,15 @@ struct EngineLimits {
 
 // The rows of one step, grouped by sentence: group g is `rows[g]` contiguous
 // rows of sentence `sentence[g]` (an index given to start()), and wants its
-// own `want[g]` best candidates.
+// own `want[g]` best candidates. When `forced` is set, each group has one row
+// and its one candidate is column forced[g] whatever its score (a target
+// prefix; the search then uses the whole vocabulary, so a column is an id).
 struct StepGroups {
   int count = 0;
   const int32_t* sentence = nullptr;
   const int32_t* rows = nullptr;
   const int32_t* want = nullptr;
+  const int32_t* forced = nullptr;
 };
 
 class Engine {
@@ -70,7 +73,8 @@ class Engine {
   virtual void reorder(const int32_t* parents, int n) = 0;
 
   // Teacher forcing of sentence 0's one row: the step's raw logits over the
-  // whole vocabulary into `logits`, then the row moves on. False when not finite.
+  // whole vocabulary into `logits` (an ensemble: the mean of its members'
+  // log-softmax rows), then the row moves on. False when not finite.
   virtual bool force_step(int32_t token, int t, float* logits) = 0;
 
   // Why the last step or force_step returned false when it was not the

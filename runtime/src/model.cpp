@@ -312,6 +312,18 @@ Status load_decoder_spm(const flatbuffers::Vector<uint8_t>* bytes, const char* s
 
 }  // namespace
 
+Status ModelImpl::target_encoder(const sentencepiece::SentencePieceProcessor** out) const {
+  if (config.shared_vocab) {
+    *out = src_spm.get();
+    return Status::Ok();
+  }
+  std::call_once(tgt_encoder_once, [&] {
+    tgt_encoder_status = guarded([&] { return load_spm_bytes(tgt_spm_bytes, "target", &tgt_encoder); });
+  });
+  *out = tgt_encoder.get();
+  return tgt_encoder_status;
+}
+
 Status load_impl(std::unique_ptr<Storage> storage, std::unique_ptr<ModelImpl>* out) {
   std::string err;
   const fb::Model* m = format::verify_model(storage->data, storage->size, &err);
@@ -339,6 +351,11 @@ Status load_impl(std::unique_ptr<Storage> storage, std::unique_ptr<ModelImpl>* o
   st = bind_weights(*m, impl.get());
   if (!st.ok()) return st;
   impl->shortlist = view_shortlist(*m);
+  auto bytes = [](const flatbuffers::Vector<uint8_t>* v) {
+    return std::string_view(reinterpret_cast<const char*>(v->data()), v->size());
+  };
+  impl->src_spm_bytes = bytes(m->src_spm());
+  impl->tgt_spm_bytes = impl->config.shared_vocab ? impl->src_spm_bytes : bytes(m->tgt_spm());
   // Building the source SentencePiece processor (protobuf parse and trie) is
   // most of the load time: the target one (no trie, see load_decoder_spm) is
   // built on a second thread meanwhile.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cpu_weights.hpp"
@@ -94,6 +95,14 @@ struct ModelImpl {
   // f32 copies of vectors stored as f16/i8 (biases, v_a, v_p): made once at load.
   std::deque<std::vector<float>> widened;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> src_spm, tgt_spm;  // tgt may alias src (shared)
+  // The embedded SentencePiece models' bytes, in the file (target = source when shared).
+  std::string_view src_spm_bytes, tgt_spm_bytes;
+  // The target processor for encoding text (a target prefix): tgt_spm is a
+  // decoder only (load_decoder_spm), so the full one is built on first use.
+  Status target_encoder(const sentencepiece::SentencePieceProcessor** out) const;
+  mutable std::once_flag tgt_encoder_once;
+  mutable Status tgt_encoder_status;
+  mutable std::unique_ptr<sentencepiece::SentencePieceProcessor> tgt_encoder;
   const sentencepiece::SentencePieceProcessor* tgt() const { return tgt_spm ? tgt_spm.get() : src_spm.get(); }
   mutable BackendWeights backend_weights;
 };

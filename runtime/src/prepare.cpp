@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cpu_engine.hpp"
+#include "ensemble_engine.hpp"
 #include "translator_impl.hpp"
 #if SOFTALIGN_HAVE_VULKAN
 #include "vulkan/vulkan_backend.hpp"
@@ -36,6 +37,20 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
   auto bad = [](const std::string& m) { return Status(StatusCode::kInvalidArgument, m); };
   if (s.shortlist && !options.use_shortlist)
     return bad("use_shortlist: this translator was prepared without the shortlist (TranslatorOptions::use_shortlist)");
+  if (!o.target_prefix.empty())
+    return bad("target_prefix is text for translate() and translate_batch(); the ids calls take target_prefix_ids");
+  if (!o.target_prefix_ids.empty() && o.target_prefix_ids.data() == nullptr)
+    return bad("target_prefix_ids: null data");
+  for (std::size_t i = 0; i < o.target_prefix_ids.size(); ++i) {
+    const int32_t id = o.target_prefix_ids[i];
+    if (id < 0 || id >= c->tgt_vocab || id == c->eos_id)
+      return bad("target prefix id " + std::to_string(id) + " at position " + std::to_string(i) +
+                 " is outside [0, " + std::to_string(c->tgt_vocab) + ") or is the EOS id");
+  }
+  // A forced id must have its column: a prefix decodes over the whole vocabulary.
+  if (!o.target_prefix_ids.empty()) s.shortlist = false;
+  s.prefix = o.target_prefix_ids.data();
+  s.prefix_len = static_cast<int>(std::min<std::size_t>(o.target_prefix_ids.size(), INT32_MAX));
   using L = ConfigLimits;
   if (s.beam < 1 || s.beam > L::kMaxBeam)
     return bad("beam size must be in [1, " + std::to_string(L::kMaxBeam) + "], got " + std::to_string(s.beam));
@@ -56,27 +71,47 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
   return Status::Ok();
 }
 
-Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const TranslatorOptions& opts) {
-  model = std::move(mdl);
-  m = &ModelAccess::impl(*model);
+Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& mdls, const TranslatorOptions& opts) {
+  auto bad = [](const std::string& msg) { return Status(StatusCode::kInvalidArgument, msg); };
+  if (mdls.empty()) return bad("no model: a translator needs one model, or several for an ensemble");
+  if (mdls.size() > static_cast<std::size_t>(TranslatorOptions::kMaxEnsemble))
+    return bad("an ensemble of " + std::to_string(mdls.size()) + " models; at most " +
+               std::to_string(TranslatorOptions::kMaxEnsemble));
+  std::vector<const ModelImpl*> impls;
+  for (std::size_t i = 0; i < mdls.size(); ++i) {
+    if (mdls[i] == nullptr) return bad("model " + std::to_string(i) + " is null");
+    impls.push_back(&ModelAccess::impl(*mdls[i]));
+  }
+  Status st = check_ensemble(impls);
+  if (!st.ok()) return st;
+  models = mdls;
+  model = models[0];
+  m = impls[0];
   c = &m->config;
   options = opts;
-  auto bad = [](const std::string& msg) { return Status(StatusCode::kInvalidArgument, msg); };
-  // S_max is a planning limit, except where the weights have S_max rows.
-  const int longest = c->score == Score::kLocation ? c->max_src_len : ConfigLimits::kMaxSourceLength;
+  // S_max is a planning limit, except where the weights have S_max rows; an
+  // ensemble takes its members' smallest.
+  int longest = ConfigLimits::kMaxSourceLength, max_src_len = impls[0]->config.max_src_len;
+  for (const ModelImpl* mi : impls) {
+    const ModelConfig& mc = mi->config;
+    longest = std::min(longest, mc.score == Score::kLocation ? mc.max_src_len : ConfigLimits::kMaxSourceLength);
+    max_src_len = std::min(max_src_len, mc.max_src_len);
+  }
   if (opts.max_source_tokens < 0 || opts.max_source_tokens > longest)
     return bad("max_source_tokens must be in [0, " + std::to_string(longest) + "] (0 = the model's " +
-               std::to_string(c->max_src_len) + "), got " + std::to_string(opts.max_source_tokens));
+               std::to_string(max_src_len) + "), got " + std::to_string(opts.max_source_tokens));
   if (opts.threads < 1 || opts.threads > 256) return bad("threads must be in [1, 256]");
   constexpr int kMaxBatch = TranslatorOptions::kMaxBatch;
   if (opts.max_batch < 1 || opts.max_batch > kMaxBatch)
     return bad("max_batch must be in [1, " + std::to_string(kMaxBatch) + "], got " + std::to_string(opts.max_batch));
+  if (!opts.search.target_prefix.empty() || !opts.search.target_prefix_ids.empty())
+    return bad("a target prefix is an option of one call, not of the translator");
   B = opts.max_batch;
-  S = opts.max_source_tokens == 0 ? c->max_src_len : opts.max_source_tokens;
+  S = opts.max_source_tokens == 0 ? max_src_len : opts.max_source_tokens;
   options.max_source_tokens = S;
 
   Search s;
-  Status st = resolve(opts.search, &s);
+  st = resolve(opts.search, &s);
   if (!st.ok()) return st;
   K = s.beam;
   T = max_target_for(S, s);
@@ -102,7 +137,7 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
   limits.max_rows = K;
   limits.max_sentences = B;
   limits.shortlist = options.use_shortlist;
-  st = choose_engine(limits);
+  st = choose_engine(limits, impls);
   if (!st.ok()) return st;
 
   // Plan, check against the cap (this translator and translate_batch's
@@ -127,10 +162,16 @@ Status TranslatorImpl::prepare(std::shared_ptr<const Model> mdl, const Translato
 
 // The engine (engine.hpp): Vulkan when asked for (or, for auto, on a real
 // GPU), else the CPU; a backend's transformed weights belong to the Model.
-Status TranslatorImpl::choose_engine(const EngineLimits& limits) {
+// An ensemble runs on the CPU, its members selecting from the first
+// member's shortlist.
+Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vector<const ModelImpl*>& impls) {
   const Backend asked = options.backend;
   if (asked == Backend::kCpu) {
     backend.reason = "backend=cpu";
+  } else if (impls.size() > 1) {
+    if (asked == Backend::kVulkan)
+      return Status(StatusCode::kUnsupported, "backend=vulkan: an ensemble runs on the CPU only");
+    backend.reason = "backend=auto: an ensemble runs on the CPU";
   } else {
     Status vs;
 #if SOFTALIGN_HAVE_VULKAN
@@ -149,10 +190,17 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits) {
     backend.device.clear();
     backend.reason = "backend=auto: " + vs.message();
   }
-  const CpuWeights* cw = nullptr;
-  Status st = cpu_weights(*m, &cw);
-  if (!st.ok()) return st;
-  engine_ = std::make_unique<CpuEngine>(*m, *cw, *k, &pool, limits);
+  std::vector<std::unique_ptr<CpuEngine>> engines;
+  for (const ModelImpl* mi : impls) {
+    const CpuWeights* cw = nullptr;
+    Status st = cpu_weights(*mi, &cw);
+    if (!st.ok()) return st;
+    engines.push_back(std::make_unique<CpuEngine>(*mi, *cw, *k, &pool, limits, &m->shortlist));
+  }
+  if (engines.size() == 1)
+    engine_ = std::move(engines[0]);
+  else
+    engine_ = std::make_unique<EnsembleEngine>(std::move(engines), *k, limits, c->tgt_vocab);
   return Status::Ok();
 }
 
@@ -180,6 +228,7 @@ void TranslatorImpl::layout(Arena& a) {
   group_rows_ = a.take<int32_t>(b);
   group_want_ = a.take<int32_t>(b);
   group_got_ = a.take<int32_t>(b);
+  group_forced_ = a.take<int32_t>(b);
   top_idx_ = a.take<int32_t>(b * kk);
   top_val_ = a.take<float>(b * kk);
   coverage_ = a.take<double>(s);

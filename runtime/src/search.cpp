@@ -95,6 +95,11 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
     if (t_max_[b] > T)
       return Status(StatusCode::kInvalidArgument, "max_len_a/b give " + std::to_string(t_max_[b]) +
                                                       " target tokens, more than the prepared " + std::to_string(T));
+    if (sr.prefix_len >= t_max_[b])
+      return Status(StatusCode::kInvalidArgument,
+                    "the target prefix has " + std::to_string(sr.prefix_len) + " pieces, but the max target length of " +
+                        (n > 1 ? "source " + std::to_string(b) : std::string("the source")) + " is " +
+                        std::to_string(t_max_[b]) + " (EOS included): the prefix must be shorter");
   }
   const int beam = sr.beam;
   const int eos = c->eos_id;
@@ -112,17 +117,21 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
   }
 
   for (int t = 0;; ++t) {
-    // The live sentences, each a group of rows.
+    // The live sentences, each a group of rows. Within the target prefix each
+    // sentence has one row, whose one candidate is the prefix's piece (never
+    // EOS, and t + 1 < t_max: it stays alive).
+    const bool forcing = t < sr.prefix_len;
     int groups = 0;
     for (int b = 0; b < n; ++b)
       if (alive_count_[b] > 0) {
         group_sent_[groups] = b;
         group_rows_[groups] = alive_count_[b];
-        group_want_[groups] = beam - finished_count_[b];
+        group_want_[groups] = forcing ? 1 : beam - finished_count_[b];
+        group_forced_[groups] = forcing ? sr.prefix[t] : -1;
         ++groups;
       }
     if (groups == 0) break;
-    const StepGroups step_groups{groups, group_sent_, group_rows_, group_want_};
+    const StepGroups step_groups{groups, group_sent_, group_rows_, group_want_, forcing ? group_forced_ : nullptr};
     if (!engine_->step(step_groups, alive_tok_, alive_logp_, t, top_idx_, top_val_, group_got_))
       return step_failure();
     int next_alive = 0;

@@ -229,6 +229,26 @@ Status Model::encode_source(std::string_view text, std::vector<int32_t>* ids, st
   });
 }
 
+Status Model::encode_target(std::string_view text, std::vector<int32_t>* ids, std::vector<std::string>* pieces) const {
+  return internal::guarded([&]() -> Status {
+    if (ids == nullptr) return Status(StatusCode::kInvalidArgument, "ids is null");
+    if (internal::find_invalid_utf8(text) != std::string_view::npos)
+      return Status(StatusCode::kInvalidUtf8, "the text is not valid UTF-8");
+    const sentencepiece::SentencePieceProcessor* sp = nullptr;
+    Status st = impl_->target_encoder(&sp);
+    if (!st.ok()) return st;
+    std::vector<int> raw;
+    const auto enc = sp->Encode(text, &raw);
+    if (!enc.ok()) return Status(StatusCode::kInvalidArgument, "SentencePiece: " + enc.ToString());
+    ids->assign(raw.begin(), raw.end());
+    if (pieces != nullptr) {
+      pieces->clear();
+      for (int id : raw) pieces->push_back(sp->IdToPiece(id));
+    }
+    return Status::Ok();
+  });
+}
+
 Status Model::decode_target(const int32_t* ids, std::size_t n, std::string* text,
                             std::vector<std::string>* pieces) const {
   return internal::guarded([&]() -> Status {

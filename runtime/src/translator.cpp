@@ -20,15 +20,23 @@ Status Translator::prepare(std::shared_ptr<const Model> model, const TranslatorO
                            std::unique_ptr<Translator>* out) {
   return internal::guarded([&]() -> Status {
     if (model == nullptr || out == nullptr) return Status(StatusCode::kInvalidArgument, "model or out is null");
+    return prepare(std::vector<std::shared_ptr<const Model>>{std::move(model)}, options, out);
+  });
+}
+
+Status Translator::prepare(const std::vector<std::shared_ptr<const Model>>& models, const TranslatorOptions& options,
+                           std::unique_ptr<Translator>* out) {
+  return internal::guarded([&]() -> Status {
+    if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
     auto impl = std::make_unique<internal::TranslatorImpl>();
-    Status st = impl->prepare(model, options);
+    Status st = impl->prepare(models, options);
     if (!st.ok()) return st;
     // translate_batch splits its sentences over `threads` translators.
     TranslatorOptions one = impl->options;
     one.threads = 1;
     for (int i = 1; i < options.threads; ++i) {
       std::unique_ptr<Translator> w;
-      st = prepare(model, one, &w);
+      st = prepare(models, one, &w);
       if (!st.ok()) return st;
       impl->workers.push_back(std::move(w));
     }
@@ -40,6 +48,7 @@ Status Translator::prepare(std::shared_ptr<const Model> model, const TranslatorO
 std::size_t Translator::arena_bytes() const { return impl_->arena.capacity(); }
 const TranslatorOptions& Translator::options() const { return impl_->options; }
 const Model& Translator::model() const { return *impl_->model; }
+std::size_t Translator::model_count() const { return impl_->models.size(); }
 int Translator::max_source_tokens() const { return impl_->S; }
 int Translator::max_target_tokens() const { return impl_->T; }
 const char* Translator::kernels_name() const { return impl_->k->name; }
@@ -56,6 +65,18 @@ SearchOptions merge(const SearchOptions& call, const SearchOptions& prepared) {
   if (!s.max_len_a) s.max_len_a = prepared.max_len_a;
   if (!s.max_len_b) s.max_len_b = prepared.max_len_b;
   return s;
+}
+
+// A text target prefix becomes ids (in `ids`, which the options then view).
+Status tokenise_prefix(const Model& model, SearchOptions* search, std::vector<int32_t>* ids) {
+  if (search->target_prefix.empty()) return Status::Ok();
+  if (!search->target_prefix_ids.empty())
+    return Status(StatusCode::kInvalidArgument, "both target_prefix and target_prefix_ids are set: give one");
+  Status st = model.encode_target(search->target_prefix, ids);
+  if (!st.ok()) return Status(st.code(), "target prefix: " + st.message());
+  search->target_prefix.clear();
+  search->target_prefix_ids = Span<const int32_t>(ids->data(), ids->size());
+  return Status::Ok();
 }
 
 }  // namespace
@@ -157,7 +178,10 @@ Status Translator::translate(std::string_view text, TranslationResult* out) {
 Status Translator::translate(std::string_view text, const SearchOptions& search_in, TranslationResult* out) {
   return internal::guarded([&]() -> Status {
     if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-    const SearchOptions search = merge(search_in, impl_->options.search);
+    SearchOptions search = merge(search_in, impl_->options.search);
+    std::vector<int32_t> prefix;
+    Status st = tokenise_prefix(*impl_->model, &search, &prefix);
+    if (!st.ok()) return st;
     std::string fixed;
     if (internal::find_invalid_utf8(text) != std::string_view::npos) {
       if (impl_->options.invalid_utf8 == InvalidUtf8Policy::kError)
@@ -169,11 +193,15 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
     if (internal::is_blank(text)) return empty_result(out);
     std::vector<int32_t> ids;
     std::vector<std::string> pieces;
-    Status st = impl_->model->encode_source(text, &ids, &pieces);
+    st = impl_->model->encode_source(text, &ids, &pieces);
     if (!st.ok()) return st;
     if (ids.size() <= static_cast<std::size_t>(impl_->S) ||
         impl_->options.long_input == LongInputPolicy::kError)
       return translate_tokens(*this, ids, pieces, search, out);
+    if (!search.target_prefix_ids.empty())
+      return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(ids.size()) +
+                                                   " tokens, more than max_source_tokens " + std::to_string(impl_->S) +
+                                                   ", and a target prefix needs it translated in one piece");
 
     // Too long: split (LongInputPolicy), translate each part (splitting it
     // again when it is still too long) and join the best translations (one
@@ -217,7 +245,10 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
                                    std::vector<TranslationResult>* out) {
   return internal::guarded([&]() -> Status {
     if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-    const SearchOptions search = merge(search_in, impl_->options.search);
+    SearchOptions search = merge(search_in, impl_->options.search);
+    std::vector<int32_t> prefix;
+    Status prefix_st = tokenise_prefix(*impl_->model, &search, &prefix);
+    if (!prefix_st.ok()) return prefix_st;
     // Tokenise everything, then translate in order of source length. Each
     // sentence is translated on its own, so its result never depends on the
     // batch; the order is where batched kernels will gain.

@@ -28,6 +28,11 @@ struct Search {
   float max_len_a = 0.0f;
   float max_len_b = 0.0f;
   bool shortlist = false;  // output layer over the model's shortlist (it has one)
+  // The forced target prefix (SearchOptions::target_prefix_ids), checked
+  // against the vocabulary; its length against each source's max target
+  // length when translating.
+  const int32_t* prefix = nullptr;
+  int prefix_len = 0;
 };
 
 struct Finished {
@@ -40,7 +45,8 @@ struct Finished {
 class TranslatorImpl {
  public:
   ~TranslatorImpl();
-  Status prepare(std::shared_ptr<const Model> model, const TranslatorOptions& options);
+  // One model, or an ensemble of several (ensemble_engine.hpp).
+  Status prepare(const std::vector<std::shared_ptr<const Model>>& models, const TranslatorOptions& options);
   Status resolve(const SearchOptions& o, Search* out) const;
   Status check_source(const int32_t* src, std::size_t n) const;
   Status translate_ids(const int32_t* src, std::size_t n, const Search& search, NBestView* out);
@@ -52,7 +58,8 @@ class TranslatorImpl {
                       float* attention);
   int max_target_for(int src_len, const Search& s) const;
 
-  std::shared_ptr<const Model> model;
+  std::vector<std::shared_ptr<const Model>> models;  // the ensemble's members (one: a single model)
+  std::shared_ptr<const Model> model;  // models[0]: its config, tokenizers and decoding defaults serve all
   const ModelImpl* m = nullptr;
   const ModelConfig* c = nullptr;
   TranslatorOptions options;  // defaults filled in
@@ -75,7 +82,7 @@ class TranslatorImpl {
   // The search's answer when a step fails: the engine's fault, else damaged weights.
   Status step_failure() const;
   // Picks the engine (TranslatorOptions::backend) and fills `backend`.
-  Status choose_engine(const EngineLimits& limits);
+  Status choose_engine(const EngineLimits& limits, const std::vector<const ModelImpl*>& impls);
 
   // The numbers under the search (engine.hpp): the CPU engine or the Vulkan engine.
   std::unique_ptr<Engine> engine_;
@@ -106,6 +113,7 @@ class TranslatorImpl {
   int32_t* group_rows_ = nullptr;
   int32_t* group_want_ = nullptr;
   int32_t* group_got_ = nullptr;
+  int32_t* group_forced_ = nullptr;
   int32_t* top_idx_ = nullptr;
   float* top_val_ = nullptr;
   double* coverage_ = nullptr;      // [S]

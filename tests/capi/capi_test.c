@@ -167,8 +167,7 @@ static int same_ids(const int32_t* a, size_t na, const int32_t* b, int nb) {
   return 1;
 }
 
-static softalign_translator* make_translator(const softalign_model* model, const search_params* p,
-                                             int alignment) {
+static softalign_translator_options options_for(const search_params* p, int alignment) {
   softalign_translator_options o;
   softalign_translator_options_default(&o);
   o.beam = p->beam;
@@ -178,6 +177,12 @@ static softalign_translator* make_translator(const softalign_model* model, const
   o.max_len_a = p->max_len_a;
   o.max_len_b = p->max_len_b;
   o.alignment = alignment;
+  return o;
+}
+
+static softalign_translator* make_translator(const softalign_model* model, const search_params* p,
+                                             int alignment) {
+  const softalign_translator_options o = options_for(p, alignment);
   softalign_translator* t = NULL;
   if (softalign_translator_create(model, &o, &t) != SOFTALIGN_OK)
     fprintf(stderr, "translator_create: %s\n", softalign_last_error());
@@ -526,6 +531,67 @@ static void test_searches(const softalign_model* m, const golden_data* g) {
   }
 }
 
+/* An ensemble of the model with a second load of its file is the model (the
+ * mean of equal rows is exact): every golden search again. A target prefix
+ * that is the greedy translation's own beginning changes nothing; an empty
+ * one is none; one as long as the max target length is refused. */
+static void test_ensemble_and_prefix(const char* model_path, const softalign_model* m, const golden_data* g) {
+  softalign_model* m2 = NULL;
+  CHECK(softalign_model_load(model_path, &m2) == SOFTALIGN_OK);
+  const softalign_model* pair[2] = {m, m2};
+  const softalign_model* with_null[2] = {m, NULL};
+  softalign_translator* t = (softalign_translator*)&t;
+  CHECK(softalign_translator_create_ensemble(NULL, 2, NULL, &t) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(t == NULL);
+  CHECK(softalign_translator_create_ensemble(pair, 0, NULL, &t) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_translator_create_ensemble(with_null, 2, NULL, &t) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(error_mentions("models[1]"));
+  CHECK(softalign_translator_create_ensemble(pair, 2, NULL, NULL) == SOFTALIGN_INVALID_ARGUMENT);
+  for (int k = 0; k < g->n_searches; ++k) {
+    const search_params* p = &g->searches[k];
+    const softalign_translator_options o = options_for(p, 1);
+    t = NULL;
+    CHECK(softalign_translator_create_ensemble(pair, 2, &o, &t) == SOFTALIGN_OK);
+    if (t == NULL) continue;
+    for (int i = 0; i < g->n_sentences; ++i) {
+      const golden_sentence* s = &g->sentences[i];
+      if (s->n_hyps[k] == 0) continue;
+      softalign_result* r = NULL;
+      CHECK(softalign_translate(t, s->src, &r) == SOFTALIGN_OK);
+      check_hyps(r, s, k, 1);
+      softalign_result_free(r);
+      r = NULL;
+      CHECK(softalign_translate_prefix(t, s->src, "", &r) == SOFTALIGN_OK);
+      check_hyps(r, s, k, 1);
+      softalign_result_free(r);
+      if (p->beam == 1 && s->hyps[k][0].n_ids > 0) {
+        r = NULL;
+        CHECK(softalign_translate_ids_prefix(t, s->src_ids, (size_t)s->n_src, s->hyps[k][0].ids, 1, &r) ==
+              SOFTALIGN_OK);
+        check_hyps(r, s, k, 1);
+        softalign_result_free(r);
+      }
+      /* T = floor(a * S + b) pieces, EOS included: a prefix of T is refused. */
+      const size_t T = (size_t)floor((double)p->max_len_a * s->n_src + (double)p->max_len_b);
+      int32_t long_prefix[MAX_IDS];
+      for (size_t j = 0; j < T && j < MAX_IDS; ++j) long_prefix[j] = 4;
+      r = (softalign_result*)&r;
+      CHECK(softalign_translate_ids_prefix(t, s->src_ids, (size_t)s->n_src, long_prefix, T, &r) ==
+            SOFTALIGN_INVALID_ARGUMENT);
+      CHECK(r == NULL);
+      CHECK(error_mentions("prefix"));
+    }
+    {
+      softalign_result* r = NULL;
+      CHECK(softalign_translate_prefix(t, "x", NULL, &r) == SOFTALIGN_INVALID_ARGUMENT);
+      CHECK(softalign_translate_ids_prefix(t, g->sentences[0].src_ids, (size_t)g->sentences[0].n_src, NULL, 2, &r) ==
+            SOFTALIGN_INVALID_ARGUMENT);
+    }
+    softalign_translator_free(t);
+  }
+  softalign_model_free(m2);
+}
+
 static void test_bad_input(const softalign_model* m, const golden_data* g) {
   softalign_translator_options o;
   softalign_translator_options_default(&o);
@@ -754,6 +820,7 @@ int main(int argc, char** argv) {
   test_encode(m, &g);
   test_options(m);
   test_searches(m, &g);
+  test_ensemble_and_prefix(argv[1], m, &g);
   test_bad_input(m, &g);
   test_kernels_option(m);
   test_threads(m, &g);

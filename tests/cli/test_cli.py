@@ -256,6 +256,60 @@ class Translate(unittest.TestCase):
         self.assertEqual(len(p.stdout.decode().split("\n")), 2)
 
 
+class EnsembleAndPrefix(unittest.TestCase):
+    """-m A -m B (an ensemble) and --prefix, against tests/golden/ensembles.json."""
+
+    def setUp(self):
+        self.g = Golden("bahdanau")
+        self.ensembles = json.loads((SRC_DIR / "ensembles.json").read_text(encoding="utf-8"))["ensembles"]
+        self.beam4 = ["--beam", "4", "--alpha", "0.6", "--beta", "0.2", "--nbest", "4", *LEN, "--json"]
+
+    def entries(self, members, with_prefix):
+        e = next(e for e in self.ensembles if e["members"] == members)
+        return [s for s in e["sentences"] if bool(s["prefix"]) == with_prefix]
+
+    def source_text(self, src_ids):
+        return next(s["src_text"] for s in self.g.sentences if s["src_ids"] == src_ids)
+
+    def check(self, p, entry):
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = json.loads(p.stdout)["hypotheses"]
+        want = next(r for r in entry["search"] if r["name"] == "beam4")["hyps"]
+        self.assertEqual([h["ids"] for h in got], [h["ids"] for h in want])
+        for a, b in zip(got, want):
+            self.assertAlmostEqual(a["score"], b["score"], delta=1e-4)
+
+    def test_an_ensemble_gives_the_reference_ensemble(self):
+        other = str(BIN_DIR / "luong_general.f32.softalign")
+        for entry in self.entries(["bahdanau", "luong_general"], False):
+            self.check(run("translate", "-m", self.g.model, "-m", other, *self.beam4,
+                           self.source_text(entry["src_ids"])), entry)
+
+    def test_a_model_with_itself_is_the_model(self):
+        one = run("translate", "-m", self.g.model, *self.beam4, *self.g.sources)
+        two = run("translate", "-m", self.g.model, "--model", self.g.model, *self.beam4, *self.g.sources)
+        self.assertEqual(one.returncode, 0, one.stderr)
+        self.assertEqual(one.stdout, two.stdout)
+
+    def test_prefix(self):
+        for entry in self.entries(["bahdanau"], True):
+            prefix = self.g.text(entry["prefix"])
+            self.assertEqual(self.g.sp.encode(prefix), entry["prefix"])  # the text gives those pieces
+            p = run("translate", "-m", self.g.model, "--prefix", prefix, *self.beam4, self.source_text(entry["src_ids"]))
+            self.check(p, entry)
+            for h in json.loads(p.stdout)["hypotheses"]:
+                self.assertTrue(h["text"].startswith(prefix), (h["text"], prefix))
+
+    def test_incompatible_models_and_a_long_prefix(self):
+        p = run("translate", "-m", self.g.model, "-m", str(BIN_DIR / "bahdanau_shared.f32.softalign"), "x")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("target vocabulary size", p.stderr)
+        p = run("translate", "-m", self.g.model, "--max-len-a", "0", "--max-len-b", "2", "--prefix", "le chat est",
+                self.g.sources[0])
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("target prefix", p.stderr)
+
+
 class Errors(unittest.TestCase):
     model = str(BIN_DIR / "bahdanau.f32.softalign")
 

@@ -2,6 +2,7 @@
 """Regenerates the golden tiny models and their expected outputs (tests/golden/<name>/).
 
     python3 tests/golden/make_golden.py [--corpus ../shared/data/ddtp/en-fr]
+    python3 tests/golden/make_golden.py --ensembles   # ensembles.json only
 
 Each variant gets a tiny model with random weights (fixed seed), tiny
 SentencePiece models trained on a few hundred lines of the en-fr training
@@ -74,6 +75,14 @@ SEARCHES = [
 ]
 # Searches left out for the long sentence (to keep the files small).
 SKIP_FOR_LONG = ("beam4_plain",)
+
+# Ensembles of committed variants that share both tokenizers (ensembles.json),
+# run on their first member's sentences but the long one, with no prefix and
+# with a target prefix (the reference translation's first PREFIX_PIECES
+# pieces). A one-member "ensemble" is the single model: its prefix runs only.
+ENSEMBLES = [["bahdanau"], ["bahdanau", "luong_general"], ["luong_2x2", "luong_location", "encdec"]]
+PREFIX_PIECES = 2
+PREFIX_SEARCHES = ("greedy", "beam4")
 
 
 def base_seed(name):
@@ -192,15 +201,15 @@ def teacher_forced(model, cfg, src_ids, tgt_ids):
             "logits": rows9(logits[0]), "attn": rows9(attn[0])}
 
 
-def run_searches(model, src_ids, long):
-    """The searches of SEARCHES on one sentence (alone). → (records, min margin)."""
+def run_searches(model, src_ids, long, names=None, prefix=None):
+    """The searches of SEARCHES (or those named) on one sentence (alone). → (records, min margin)."""
     out, worst = [], float("inf")
     for s in SEARCHES:
-        if long and s["name"] in SKIP_FOR_LONG:
+        if (long and s["name"] in SKIP_FOR_LONG) or (names is not None and s["name"] not in names):
             continue
         opts = {k: v for k, v in s.items() if k != "name"}
         stats = []
-        hyps = search.translate_ids(model, [src_ids], stats=stats, **opts)[0]
+        hyps = search.translate_ids(model, [src_ids], stats=stats, prefix=prefix, **opts)[0]
         worst = min(worst, stats[0])
         out.append({"name": s["name"], "margin": r9(stats[0]), "hyps": [
             {"ids": h.ids, "score": r9(h.score), "logprob": r9(h.logprob), "eos": h.eos, "attn": rows9(h.attn)}
@@ -281,14 +290,41 @@ def make_variant(name, out_root, spm_paths, sentences_of):
     print(f"{name:22s} seed {seed} eos bias {eos_bias:+.1f}  min margin {worst:.4f}  hyps ending in EOS {n_eos}/{n_all}")
 
 
+def compute_ensembles(golden_dir):
+    """ensembles.json's content: the reference search of each ENSEMBLES entry
+    (translate_ids with the list of its members) on its first member's sentences."""
+    out = []
+    for names in ENSEMBLES:
+        models = [load(os.path.join(golden_dir, n, "model.safetensors"))[0] for n in names]
+        first = json.load(open(os.path.join(golden_dir, names[0], "golden.json"), encoding="utf-8"))
+        sents, worst = [], float("inf")
+        for sent in first["sentences"][:-1]:
+            src_ids = sent["src_ids"]
+            prefix = sent["teacher_forced"]["tgt_out"][:PREFIX_PIECES]
+            runs = [([], None)] if len(names) > 1 else []
+            runs.append((prefix, PREFIX_SEARCHES))
+            for pre, which in runs:
+                rec, m = run_searches(models, src_ids, False, which, pre)
+                worst = min(worst, m)
+                sents.append({"src_ids": src_ids, "prefix": pre, "search": rec})
+        out.append({"members": names, "min_margin": r9(worst), "sentences": sents})
+        print(f"ensemble {'+'.join(names):40s} min margin {worst:.4f}")
+    return {"format": "softalign-golden-ensembles", "format_version": 1, "searches": SEARCHES, "ensembles": out}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "data", "ddtp", "en-fr"),
                     help="folder with train.en and train.fr (default: ../shared/data/ddtp/en-fr)")
     ap.add_argument("--out", default=HERE, help="output folder (default: tests/golden)")
     ap.add_argument("--only", nargs="*", help="variants to regenerate (default: all)")
+    ap.add_argument("--ensembles", action="store_true",
+                    help="only regenerate ensembles.json from the committed variants (no corpus needed)")
     args = ap.parse_args()
     torch.set_num_threads(1)
+    if args.ensembles:
+        write_json(os.path.join(args.out, "ensembles.json"), compute_ensembles(args.out))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         spm_paths, en, fr = train_tokenizers(args.corpus, tmp)
         cache = {}
@@ -303,6 +339,8 @@ def main():
             if name not in VARIANTS:
                 raise SystemExit(f"unknown variant {name!r}; known: {', '.join(VARIANTS)}")
             make_variant(name, args.out, spm_paths, sentences_of)
+    if not args.only:  # the ensembles need all their members
+        write_json(os.path.join(args.out, "ensembles.json"), compute_ensembles(args.out))
 
 
 if __name__ == "__main__":

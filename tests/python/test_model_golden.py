@@ -96,3 +96,20 @@ def test_generator_reproduces_committed_bytes(tmp_path):
         ids = lambda g: [(s["src_ids"], s["teacher_forced"]["tgt_in"], [[h["ids"] for h in r["hyps"]] for r in s["search"]])
                          for s in g["sentences"]]
         assert ids(got) == ids(want)
+
+
+def test_ensembles_reproduce():
+    """ensembles.json (ensembles of the committed variants, target prefixes) is what the reference computes."""
+    with open(os.path.join(GOLDEN_DIR, "ensembles.json"), encoding="utf-8") as f:
+        want = json.load(f)
+    got = make_golden.compute_ensembles(GOLDEN_DIR)
+    assert [e["members"] for e in got["ensembles"]] == [e["members"] for e in want["ensembles"]]
+    for g, w in zip(got["ensembles"], want["ensembles"]):
+        assert g["min_margin"] > make_golden.MIN_MARGIN
+        for gs, ws in zip(g["sentences"], w["sentences"]):
+            assert gs["src_ids"] == ws["src_ids"] and gs["prefix"] == ws["prefix"]
+            for gr, wr in zip(gs["search"], ws["search"]):
+                assert gr["name"] == wr["name"]
+                assert [h["ids"] for h in gr["hyps"]] == [h["ids"] for h in wr["hyps"]]
+                assert all(h["ids"][:len(gs["prefix"])] == gs["prefix"] for h in gr["hyps"])
+                assert close([h["score"] for h in gr["hyps"]], [h["score"] for h in wr["hyps"]], 1e-5)

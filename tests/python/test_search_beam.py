@@ -208,3 +208,40 @@ def test_ensemble():
     assert got.ids == ids
     with pytest.raises(ValueError, match="same vocabularies"):
         search.translate_ids([a, make_model("bahdanau_2x2_shared")], [src], beam=1)
+
+
+def test_prefix():
+    model = make_model("luong_general_global_feed", seed=3)
+    opts = dict(alpha=0.6, beta=0.2, **OPTS)
+    src = SOURCES[1]
+    plain = search.translate_ids(model, [src], beam=3, nbest=3, **opts)[0]
+    empty = search.translate_ids(model, [src], beam=3, nbest=3, prefix=[], **opts)[0]
+    assert [(h.ids, h.score) for h in plain] == [(h.ids, h.score) for h in empty]
+    # greedy forced along its own beginning: nothing changes
+    greedy = search.greedy(model, [src], **opts)[0][0]
+    for k in range(1, min(3, len(greedy.ids)) + 1):
+        again = search.greedy(model, [src], prefix=greedy.ids[:k], **opts)[0][0]
+        assert again.ids == greedy.ids and again.logprob == greedy.logprob
+    # a prefix the model would not choose: every hypothesis starts with it; greedy by hand
+    prefix = [7, 7, 9]
+    for hyps in search.translate_ids(model, [src], beam=3, nbest=3, prefix=prefix, **opts)[0:1]:
+        assert all(h.ids[:3] == prefix for h in hyps)
+    got = search.greedy(model, [src], prefix=prefix, alpha=0.0, beta=0.0, **OPTS)[0][0]
+    with torch.no_grad():
+        enc = model.encode(torch.tensor([src]), torch.tensor([len(src)]))
+        state = model.init_state(enc)
+        y, ids, lp = 2, [], torch.zeros(())
+        for t in range(math.floor(OPTS["max_len_a"] * len(src) + OPTS["max_len_b"])):
+            logits, _, state = model.step(enc, torch.tensor([y]), state, t)
+            logp = torch.log_softmax(logits[0].float(), -1)
+            y = prefix[t] if t < len(prefix) else int(torch.argmax(logp))
+            lp = lp + logp[y]
+            if y == 3:
+                break
+            ids.append(y)
+    assert got.ids == ids and abs(got.logprob - float(lp)) < 1e-6
+    T = math.floor(OPTS["max_len_a"] * len(src) + OPTS["max_len_b"])
+    with pytest.raises(ValueError, match="maximum target length"):
+        search.greedy(model, [src], prefix=[5] * T, **OPTS)
+    with pytest.raises(ValueError, match="EOS"):
+        search.greedy(model, [src], prefix=[5, 3], **OPTS)

@@ -136,3 +136,60 @@ TEST_CASE("nor on the Vulkan engine") {
   softalign::internal::vk::g_driver_hooks = {};
 }
 #endif
+
+// Ensembles (any mix of weight types) and target prefixes: translate_ids,
+// translate_ids_batch and force_decode allocate nothing either.
+TEST_CASE("ensembles and target prefixes allocate nothing after prepare") {
+  const nlohmann::json g = golden::load_json("bahdanau");
+  std::vector<std::shared_ptr<const Model>> members;
+  for (const auto& [name, precision] : {std::pair<const char*, const char*>{"bahdanau", "f32"},
+                                        {"luong_general", "int8"},
+                                        {"encdec", "f16"}}) {
+    std::shared_ptr<const Model> m;
+    REQUIRE(Model::load(golden::model_path(name, precision).string(), &m).ok());
+    members.push_back(m);
+  }
+  TranslatorOptions opt;
+  opt.search.beam_size = 4;
+  opt.search.max_len_b = 64.0f;
+  opt.max_batch = 2;
+  for (std::size_t n : {std::size_t{1}, members.size()}) {
+    INFO("members ", n);
+    std::unique_ptr<Translator> tr;
+    const std::vector<std::shared_ptr<const Model>> ensemble(members.begin(), members.begin() + n);
+    REQUIRE(Translator::prepare(ensemble, opt, &tr).ok());
+    std::vector<std::vector<int32_t>> sources, targets;
+    for (const auto& s : g["sentences"]) {
+      sources.push_back(golden::ids(s["src_ids"]));
+      targets.push_back(golden::ids(s["teacher_forced"]["tgt_in"]));
+    }
+    const std::vector<int32_t> prefix = {targets[1][1], targets[1][2]};
+    std::vector<SearchOptions> searches;
+    for (const auto& spec : g["searches"]) {
+      searches.push_back(golden::search_options(spec));
+      searches.push_back(golden::search_options(spec));
+      searches.back().target_prefix_ids = prefix;
+    }
+    std::vector<Span<const int32_t>> spans(sources.begin(), sources.end());
+    std::vector<float> logits(64 * members[0]->config().tgt_vocab), att(64 * 64);
+    bool all_ok = true;
+    std::size_t produced = 0;
+    NBestView views[2];
+    alloc_counter::start();
+    for (int round = 0; round < 3; ++round)
+      for (std::size_t i = 0; i < sources.size(); ++i) {
+        for (const SearchOptions& so : searches) {
+          NBestView nb;
+          all_ok = all_ok && tr->translate_ids(sources[i], so, &nb).ok();
+          produced += nb.count;
+          all_ok = all_ok && tr->translate_ids_batch(spans.data() + i / 2 * 2, 2, so, views).ok();
+        }
+        all_ok = all_ok && tr->force_decode(sources[i], targets[i], logits.data(), att.data()).ok();
+      }
+    const long count = alloc_counter::stop();
+    CHECK(all_ok);
+    CHECK(produced > 0);
+    CHECK_MESSAGE(count == 0, count, " allocations");
+    std::printf("alloc ensemble of %zu: arena %zu bytes; %ld allocations\n", n, tr->arena_bytes(), count);
+  }
+}

@@ -15,21 +15,8 @@ using namespace softalign;
 
 namespace {
 
-struct Copy {
-  std::vector<int32_t> ids;
-  float score = 0, log_prob = 0;
-  std::vector<float> attention;
-};
-
-std::vector<Copy> copy(const NBestView& nb) {
-  std::vector<Copy> out;
-  for (std::size_t r = 0; r < nb.count; ++r) {
-    const HypothesisView& v = nb.hypotheses[r];
-    out.push_back({std::vector<int32_t>(v.ids, v.ids + v.length), v.score, v.log_prob,
-                   std::vector<float>(v.attention, v.attention + v.attention_rows * v.source_length)});
-  }
-  return out;
-}
+using golden::Copy;
+using golden::copy;
 
 // Alone, then in batches of up to `batch` (a partial last one included):
 // identical ids, scores and attention. Returns how many sentences compared.

@@ -31,7 +31,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "golden_util.hpp"
+#include "golden_check.hpp"
 
 using namespace softalign;
 
@@ -41,18 +41,6 @@ struct Errors {
   double logits = 0, logits_rel = 0, att = 0, score = 0;
   int searches = 0, ids_checked = 0, ids_same = 0;
 };
-
-int chain_depth(const ModelConfig& c) {
-  const bool attn = c.variant != Variant::kEncDec;
-  return 1 /* embedding */ + 2 * c.enc_layers + 1 /* bridge */ + (attn ? 2 : 0) + 2 * c.dec_layers +
-         (c.variant == Variant::kLuong ? 1 : 3) + 1 /* generator */;
-}
-
-double epsilon(const std::string& precision) {
-  if (precision == "f16") return std::ldexp(1.0, -11);
-  if (precision == "int8") return 2.0 / 254.0;
-  return 0.0;
-}
 
 void check_model(const std::string& name, const std::string& precision, Errors* err) {
   INFO("model ", name, " (", precision, ")");
@@ -74,14 +62,8 @@ void check_model(const std::string& name, const std::string& precision, Errors* 
   REQUIRE_MESSAGE(st.ok(), st.to_string());
 
   const bool exact = precision == "f32";
-  // First pass: measure the largest logit, to scale the tolerance.
-  double max_logit = 1.0;
-  for (const auto& sent : g["sentences"])
-    for (const auto& row : sent["teacher_forced"]["logits"])
-      for (double v : row) max_logit = std::max(max_logit, std::fabs(v));
-  const double tol_logits = exact ? 1e-4 : epsilon(precision) * chain_depth(c) * max_logit;
-  const double tol_att = exact ? 1e-5 : epsilon(precision) * chain_depth(c);
-  const double tol_score = exact ? 1e-4 : 2 * tol_logits;  // per step; times the length below
+  const golden::Tolerance tol = golden::tolerance(g, c, precision);
+  const double tol_logits = tol.logits, tol_att = tol.att, tol_score = tol.score;
 
   std::vector<float> logits, att;
   for (const auto& sent : g["sentences"]) {
@@ -120,38 +102,11 @@ void check_model(const std::string& name, const std::string& precision, Errors* 
       st = tr->translate_ids(src, so, &nb);
       REQUIRE_MESSAGE(st.ok(), st.to_string());
       ++err->searches;
-      const auto& hyps = search["hyps"];
-      std::size_t longest = 1;
-      for (const auto& h : hyps) longest = std::max(longest, h["attn"].size());
-      bool same = nb.count == hyps.size();
-      for (std::size_t r = 0; same && r < nb.count; ++r)
-        same = std::vector<int32_t>(nb.hypotheses[r].ids, nb.hypotheses[r].ids + nb.hypotheses[r].length) ==
-               golden::ids(hyps[r]["ids"]);
-      err->ids_same += same ? 1 : 0;
-      const double margin = search["margin"].get<double>();
-      const bool compare_ids = exact || margin > 2 * tol_score * static_cast<double>(longest);
-      if (!compare_ids) continue;
-      ++err->ids_checked;
-      REQUIRE(nb.count == hyps.size());
-      for (std::size_t r = 0; r < nb.count; ++r) {
-        const HypothesisView& v = nb.hypotheses[r];
-        const auto& h = hyps[r];
-        INFO("hypothesis ", r);
-        CHECK(std::vector<int32_t>(v.ids, v.ids + v.length) == golden::ids(h["ids"]));
-        const double tol_s = exact ? tol_score : tol_score * static_cast<double>(longest);
-        const double ds = std::fabs(v.score - h["score"].get<double>());
-        CHECK_MESSAGE(ds <= tol_s, "score error ", ds);
-        CHECK_MESSAGE(std::fabs(v.log_prob - h["logprob"].get<double>()) <= tol_s, "log-prob error");
-        err->score = std::max(err->score, ds);
-        const auto& rows = h["attn"];
-        REQUIRE(v.attention_rows == rows.size());
-        double wa = 0;
-        for (std::size_t i = 0; i < v.attention_rows; ++i)
-          for (std::size_t j = 0; j < S; ++j)
-            wa = std::max(wa, std::fabs(v.attention[i * S + j] - rows[i][j].get<double>()));
-        CHECK_MESSAGE(wa <= tol_att, "attention rows: max abs error ", wa);
-        err->att = std::max(err->att, wa);
-      }
+      const golden::SearchCheck sc = golden::check_search(nb, search, exact, tol, S);
+      err->ids_same += sc.same ? 1 : 0;
+      err->ids_checked += sc.compared ? 1 : 0;
+      err->score = std::max(err->score, sc.score);
+      err->att = std::max(err->att, sc.att);
     }
   }
 }

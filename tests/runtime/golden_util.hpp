@@ -2,6 +2,8 @@
 // golden.json and the converted models.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -40,6 +42,13 @@ inline nlohmann::json load_json(const std::string& name) {
   return nlohmann::json::parse(in);
 }
 
+// ensembles.json: the reference search of ensembles of golden models (and
+// target prefixes), see make_golden.py.
+inline nlohmann::json load_ensembles() {
+  std::ifstream in(source_dir() / "ensembles.json");
+  return nlohmann::json::parse(in);
+}
+
 inline fs::path model_path(const std::string& name, const std::string& precision) {
   return models_dir() / (name + "." + precision + ".softalign");
 }
@@ -56,6 +65,61 @@ inline softalign::SearchOptions search_options(const nlohmann::json& spec) {
   so.max_len_a = spec["max_len_a"].get<float>();
   so.max_len_b = spec["max_len_b"].get<float>();
   return so;
+}
+
+// An n-best list copied out of a translator's views (which the next call reuses).
+struct Copy {
+  std::vector<int32_t> ids;
+  float score = 0, log_prob = 0;
+  std::vector<float> attention;
+  bool operator==(const Copy& o) const {
+    return ids == o.ids && score == o.score && log_prob == o.log_prob && attention == o.attention;
+  }
+};
+
+inline std::vector<Copy> copy(const softalign::NBestView& nb) {
+  std::vector<Copy> out;
+  for (std::size_t r = 0; r < nb.count; ++r) {
+    const softalign::HypothesisView& v = nb.hypotheses[r];
+    out.push_back({std::vector<int32_t>(v.ids, v.ids + v.length), v.score, v.log_prob,
+                   std::vector<float>(v.attention, v.attention + v.attention_rows * v.source_length)});
+  }
+  return out;
+}
+
+// The golden test's tolerances (golden_test.cpp explains them): for f32 the
+// contract's, for f16 and int8 the quantization step times the depth of the
+// chain of products that feeds a logit, scaled by the largest logit of the
+// model's teacher-forced reference.
+inline int chain_depth(const softalign::ModelConfig& c) {
+  const bool attn = c.variant != softalign::Variant::kEncDec;
+  return 1 /* embedding */ + 2 * c.enc_layers + 1 /* bridge */ + (attn ? 2 : 0) + 2 * c.dec_layers +
+         (c.variant == softalign::Variant::kLuong ? 1 : 3) + 1 /* generator */;
+}
+
+inline double epsilon(const std::string& precision) {
+  if (precision == "f16") return std::ldexp(1.0, -11);
+  if (precision == "int8") return 2.0 / 254.0;
+  return 0.0;
+}
+
+struct Tolerance {
+  double logits = 0;  // max abs error of a logit
+  double att = 0;     // of an attention weight
+  double score = 0;   // of a summed log-probability, per step
+};
+
+inline Tolerance tolerance(const nlohmann::json& g, const softalign::ModelConfig& c, const std::string& precision) {
+  double max_logit = 1.0;
+  for (const auto& sent : g["sentences"])
+    for (const auto& row : sent["teacher_forced"]["logits"])
+      for (double v : row) max_logit = std::max(max_logit, std::fabs(v));
+  const bool exact = precision == "f32";
+  Tolerance t;
+  t.logits = exact ? 1e-4 : epsilon(precision) * chain_depth(c) * max_logit;
+  t.att = exact ? 1e-5 : epsilon(precision) * chain_depth(c);
+  t.score = exact ? 1e-4 : 2 * t.logits;  // per step; times the length where used
+  return t;
 }
 
 }  // namespace golden

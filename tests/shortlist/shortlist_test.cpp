@@ -107,6 +107,14 @@ std::set<int32_t> union_of(const sc::ShortlistData& d, const std::vector<int32_t
   return u;
 }
 
+// The log-softmax over the union's columns of a full logits row, at `id`.
+double log_prob_in(const float* row, const std::set<int32_t>& u, int32_t id) {
+  double mx = -1e30, sum = 0.0;
+  for (int32_t v : u) mx = std::max(mx, double(row[v]));
+  for (int32_t v : u) sum += std::exp(double(row[v]) - mx);
+  return double(row[id]) - (mx + std::log(sum));
+}
+
 std::unique_ptr<Translator> prepare(std::shared_ptr<const Model> model, bool use_shortlist) {
   TranslatorOptions opt;
   opt.search.beam_size = 4;
@@ -206,13 +214,7 @@ TEST_CASE("a real shortlist: ids from the union only, log-probs of the full mode
         std::vector<float> logits(tgt_in.size() * V);
         REQUIRE(tr->force_decode(src, tgt_in, logits.data(), nullptr).ok());
         double expect = 0.0;
-        for (std::size_t t = 0; t < out.size(); ++t) {
-          const float* row = logits.data() + t * V;
-          double mx = -1e30, sum = 0.0;
-          for (int32_t v : u) mx = std::max(mx, double(row[v]));
-          for (int32_t v : u) sum += std::exp(double(row[v]) - mx);
-          expect += double(row[out[t]]) - (mx + std::log(sum));
-        }
+        for (std::size_t t = 0; t < out.size(); ++t) expect += log_prob_in(logits.data() + t * V, u, out[t]);
         CHECK(nb.log_probs[0] == doctest::Approx(expect).epsilon(1e-4));
       }
       CHECK(restricted > 0);  // the test really restricts the vocabulary
@@ -316,4 +318,61 @@ TEST_CASE("translate_ids allocates nothing with the shortlist on") {
       CHECK_MESSAGE(count == 0, count, " allocations");
     }
   }
+}
+
+// An ensemble computes every member's output layer over its first member's
+// shortlist: its ids come from that union, and a greedy step's score is the
+// mean over the members of their log-softmax renormalised over the union. A
+// first member without a shortlist means none. A call with a target prefix
+// uses the whole vocabulary.
+TEST_CASE("an ensemble uses its first member's shortlist; a target prefix none") {
+  const Golden g = load_golden("bahdanau");
+  const int V = g.config["tgt_vocab"].get<int>();
+  const int eos = g.config["eos_id"].get<int>(), bos = g.config["bos_id"].get<int>();
+  const sc::ShortlistData sl = small_shortlist(g.config);
+  TempDir dir;
+  const auto a = convert_golden("bahdanau", sc::Precision::F32, sl, dir.path / "a.softalign");
+  const auto b = convert_golden("luong_general", sc::Precision::F32, std::nullopt, dir.path / "b.softalign");
+  TranslatorOptions opt;
+  opt.search.beam_size = 4;
+  opt.search.max_len_b = 64.0f;
+  std::unique_ptr<Translator> ab, ba, full_a, full_b;
+  REQUIRE(Translator::prepare({a, b}, opt, &ab).ok());
+  REQUIRE(Translator::prepare({b, a}, opt, &ba).ok());
+  full_a = prepare(a, false);
+  full_b = prepare(b, false);
+  int restricted = 0;
+  for (const auto& src : g.sources) {
+    const std::set<int32_t> u = union_of(sl, src, eos);
+    restricted += static_cast<int>(u.size()) < V;
+    for (const SearchOptions& so : g.searches) {
+      const NBest with = run(*ab, src, so, std::nullopt);
+      for (const auto& ids : with.ids)
+        for (int32_t id : ids) CHECK_MESSAGE(u.count(id) == 1, "id ", id, " not in the union");
+      // [b, a]: b has no shortlist, so neither has the ensemble.
+      const NBest none = run(*ba, src, so, std::nullopt), off = run(*ba, src, so, false);
+      CHECK(none.ids == off.ids);
+      CHECK(none.scores == off.scores);
+      // A prefix: the whole vocabulary, as with the shortlist off.
+      SearchOptions pre = so;
+      const std::vector<int32_t> prefix = {5};
+      pre.target_prefix_ids = prefix;
+      const NBest p_on = run(*ab, src, pre, std::nullopt), p_off = run(*ab, src, pre, false);
+      CHECK(p_on.ids == p_off.ids);
+      CHECK(p_on.scores == p_off.scores);
+    }
+    const NBest nb = run(*ab, src, g.searches.at(0), std::nullopt);
+    std::vector<int32_t> out = nb.ids[0];
+    if (nb.ended[0]) out.push_back(eos);
+    std::vector<int32_t> tgt_in = {bos};
+    tgt_in.insert(tgt_in.end(), out.begin(), out.end() - 1);
+    double expect = 0.0;
+    for (Translator* member : {full_a.get(), full_b.get()}) {
+      std::vector<float> logits(tgt_in.size() * V);
+      REQUIRE(member->force_decode(src, tgt_in, logits.data(), nullptr).ok());
+      for (std::size_t t = 0; t < out.size(); ++t) expect += log_prob_in(logits.data() + t * V, u, out[t]) / 2;
+    }
+    CHECK(nb.log_probs[0] == doctest::Approx(expect).epsilon(1e-4));
+  }
+  CHECK(restricted > 0);
 }

@@ -59,6 +59,11 @@ class Model {
   // does not. Source ids include the final EOS.
   SOFTALIGN_API Status encode_source(std::string_view text, std::vector<int32_t>* ids,
                                      std::vector<std::string>* pieces = nullptr) const;
+  // Target text to ids (without BOS/EOS): what a target prefix is made of.
+  // The first call builds the target tokenizer (translators only decode
+  // with it otherwise).
+  SOFTALIGN_API Status encode_target(std::string_view text, std::vector<int32_t>* ids,
+                                     std::vector<std::string>* pieces = nullptr) const;
   // Target ids (without BOS/EOS) to text and pieces.
   SOFTALIGN_API Status decode_target(const int32_t* ids, std::size_t n, std::string* text,
                                      std::vector<std::string>* pieces = nullptr) const;

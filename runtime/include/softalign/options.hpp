@@ -3,11 +3,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "softalign/export.h"
+
+#include "softalign/span.hpp"
 
 namespace softalign {
 
@@ -25,6 +28,19 @@ struct SearchOptions {
   // the model has one). Unset: TranslatorOptions::use_shortlist. true on a
   // translator prepared with use_shortlist = false is an error.
   std::optional<bool> use_shortlist;
+  // A forced target prefix (interactive completion), for one call: every
+  // hypothesis starts with these target pieces, forced through the decoder
+  // one step each, and the search (greedy or beam, n-best) continues after
+  // them. The prefix's log-probabilities count in log_prob and score like any
+  // other piece's, its pieces are part of the result's ids, text and
+  // attention rows, and the length penalty counts them. It must be shorter
+  // than the source's max target length (max_len_a/b, EOS included), else
+  // kInvalidArgument. A call with a prefix decodes over the whole vocabulary
+  // (no shortlist). Either field, not both; empty: no prefix. translate()
+  // does not split a long source that has a prefix (kInputTooLong), and an
+  // empty source still gives one empty hypothesis.
+  std::string target_prefix;  // text, tokenised with the target SentencePiece model (translate, translate_batch)
+  Span<const int32_t> target_prefix_ids;  // target ids, no BOS/EOS, read during the call (every call)
 };
 
 enum class Backend { kAuto, kCpu, kVulkan };
@@ -56,6 +72,8 @@ struct TranslatorOptions {
   // Sentences translate_batch decodes together (their rows in one product per
   // step, each weight read once for all of them); the arena grows with it.
   static constexpr int kMaxBatch = 1024;
+  // Models of an ensemble (Translator::prepare with several models).
+  static constexpr int kMaxEnsemble = 32;
   int max_batch = 1;
   // Threads for the intra-sentence work (XNNPACK's thread pool); 1 = the calling thread only.
   int threads = 1;

@@ -219,6 +219,18 @@ SOFTALIGN_API softalign_status softalign_translator_create(const softalign_model
                                                            const softalign_translator_options* options,
                                                            softalign_translator** out);
 
+/* An ensemble of count >= 1 models: each step scores the mean of the
+ * members' log-probabilities (their attention: the mean of their rows). The
+ * models must share both vocabularies (the same sizes, special ids and
+ * SentencePiece models; else SOFTALIGN_INVALID_ARGUMENT); their variants and
+ * weight types may differ. The first model gives the decoding defaults, the
+ * tokenizers and the vocabulary shortlist. models is read during the call
+ * only; the translator holds a reference to each model. */
+SOFTALIGN_API softalign_status softalign_translator_create_ensemble(const softalign_model* const* models,
+                                                                    size_t count,
+                                                                    const softalign_translator_options* options,
+                                                                    softalign_translator** out);
+
 SOFTALIGN_API void softalign_translator_free(softalign_translator* translator);
 
 /* Bytes of working memory the translator reserved when it was made. */
@@ -237,6 +249,16 @@ SOFTALIGN_API const char* softalign_translator_backend_reason(const softalign_tr
 SOFTALIGN_API softalign_status softalign_translate(softalign_translator* translator, const char* text,
                                                    softalign_result** out);
 
+/* Interactive completion: translates text with every hypothesis forced to
+ * begin with prefix (target text, tokenised with the model's target
+ * SentencePiece model; "" is no prefix). The prefix's pieces are part of each
+ * hypothesis (ids, text, alignment) and its log-probability counts in the
+ * scores; the n-best hypotheses are its best continuations. A prefix as long
+ * as the max target length (EOS included) or longer: SOFTALIGN_INVALID_ARGUMENT.
+ * The whole vocabulary is used (no shortlist). */
+SOFTALIGN_API softalign_status softalign_translate_prefix(softalign_translator* translator, const char* text,
+                                                          const char* prefix, softalign_result** out);
+
 /* Translates count sentences together. out is a caller-owned array of count
  * pointers that receives one new result per sentence, in input order (free
  * each). On failure every out[i] is NULL. */
@@ -251,6 +273,13 @@ SOFTALIGN_API softalign_status softalign_translate_batch(softalign_translator* t
 SOFTALIGN_API softalign_status softalign_translate_ids(softalign_translator* translator,
                                                        const int32_t* ids, size_t count,
                                                        softalign_result** out);
+
+/* softalign_translate_ids with a forced target prefix: prefix_count target
+ * ids (no BOS/EOS; NULL when 0), as softalign_translate_prefix describes. */
+SOFTALIGN_API softalign_status softalign_translate_ids_prefix(softalign_translator* translator,
+                                                              const int32_t* ids, size_t count,
+                                                              const int32_t* prefix, size_t prefix_count,
+                                                              softalign_result** out);
 
 /* ---- Result --------------------------------------------------------------- */
 /* A result holds the n-best hypotheses of one sentence, best first: index 0

@@ -49,6 +49,18 @@ class Translator {
  public:
   SOFTALIGN_API static Status prepare(std::shared_ptr<const Model> model, const TranslatorOptions& options,
                                       std::unique_ptr<Translator>* out);
+  // An ensemble (1 to TranslatorOptions::kMaxEnsemble models): each step's
+  // scores are the mean of the members' log-probabilities (log-softmax), its
+  // attention rows the mean of theirs. The members must share both
+  // vocabularies: the same vocabulary sizes and special ids and the same
+  // embedded SentencePiece models, else kInvalidArgument; their variants and
+  // weight types (f32, f16, i8) may differ. The first member's config gives
+  // the decoding defaults, tokenizers and shortlist (every member computes
+  // its output layer over the first member's shortlist); max_source_tokens
+  // defaults to the members' smallest S_max. One model is the plain
+  // translator of that model.
+  SOFTALIGN_API static Status prepare(const std::vector<std::shared_ptr<const Model>>& models,
+                                      const TranslatorOptions& options, std::unique_ptr<Translator>* out);
   SOFTALIGN_API ~Translator();
   Translator(const Translator&) = delete;
   Translator& operator=(const Translator&) = delete;
@@ -82,7 +94,9 @@ class Translator {
 
   // Teacher-forced decoding (allocation-free): for target input `target_in`
   // (BOS then the pieces, T steps), writes T × tgt_vocab logits and, if
-  // `attention` is not null, T × source.size() attention rows.
+  // `attention` is not null, T × source.size() attention rows. For an
+  // ensemble the "logits" are the mean of the members' log-softmax rows (the
+  // scores its search adds up) and the attention rows the mean of theirs.
   SOFTALIGN_API Status force_decode(Span<const int32_t> source, Span<const int32_t> target_in, float* logits,
                                     float* attention);
 
@@ -90,7 +104,8 @@ class Translator {
   SOFTALIGN_API std::size_t arena_bytes() const;
   // The prepared options, with the model defaults filled in.
   SOFTALIGN_API const TranslatorOptions& options() const;
-  SOFTALIGN_API const Model& model() const;
+  SOFTALIGN_API const Model& model() const;  // an ensemble's first member
+  SOFTALIGN_API std::size_t model_count() const;  // 1, or an ensemble's members
   SOFTALIGN_API int max_source_tokens() const;
   SOFTALIGN_API int max_target_tokens() const;  // T for the longest source, EOS included
   // The kernel set in use ("ref", ...).

@@ -512,6 +512,12 @@ bool VulkanEngine::position_fault(uint32_t rows) const {
 
 bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
                         float* val, int32_t* got) {
+  // The device returns each row's best candidates, not the score of any
+  // given piece: a forced target prefix needs the CPU engine.
+  if (groups.forced != nullptr) {
+    fault_ = Status(StatusCode::kUnsupported, "a target prefix is not supported on the Vulkan backend (use the CPU)");
+    return false;
+  }
   uint32_t rows = 0;
   for (int g = 0; g < groups.count; ++g)
     for (int r = 0; r < groups.rows[g]; ++r, ++rows) {
