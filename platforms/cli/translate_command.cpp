@@ -174,6 +174,8 @@ int run(const TranslateArgs& a) {
   options.use_shortlist = !a.no_shortlist;
   options.copy_through = a.copy_through == "off"           ? CopyThrough::kOff
                          : a.copy_through == "placeholder" ? CopyThrough::kPlaceholder
+                         : a.copy_through == "align-all"   ? CopyThrough::kAlignAll
+                         : a.copy_through == "unk-only"    ? CopyThrough::kUnknownOnly
                                                            : CopyThrough::kAlign;
   // One translator per worker; they share the model.
   const Clock::time_point t_prepare = Clock::now();
@@ -296,7 +298,7 @@ std::function<int()> add_translate_command(CLI::App& app) {
                                    "<unk> words through from the source: align (after the search, by the "
                                    "attention), placeholder (each as one <unk> source piece), off")
                        ->capture_default_str()
-                       ->check(CLI::IsMember({"align", "placeholder", "off"}));
+                       ->check(CLI::IsMember({"align", "placeholder", "align-all", "unk-only", "off"}));
   cmd->add_flag_callback("--no-copy-through", [a] { a->copy_through = "off"; }, "Same as --copy-through off")
       ->excludes(copy_opt);
   return [a] { return run(*a); };

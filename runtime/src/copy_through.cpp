@@ -119,8 +119,9 @@ Status encode_for_copy(const Model& model, std::string_view text, CopyThrough mo
     const sentencepiece::ImmutableSentencePieceText spt = m.src_spm->EncodeAsImmutableProto(text);
     *plan = CopyPlan();
     plan->active = true;
+    plan->mode = mode;
     plan->text = text;
-    plan->spans = find_protected_spans(text);
+    if (mode != CopyThrough::kUnknownOnly) plan->spans = find_protected_spans(text);
     ids->clear();
     pieces->clear();
     std::size_t k = 0;  // the first span that may hold the next piece
@@ -221,7 +222,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
         if (claimed[i]) return false;
         aligned = aligned || span_of(i) == static_cast<int>(k);
       }
-      return aligned && copy_like(decode(a, z), span);
+      return aligned && (plan.mode == CopyThrough::kAlignAll || copy_like(decode(a, z), span));
     };
     int a = 0, z = 0;
     while (a < n && !candidate(a, word_end(a))) a = word_end(a);

@@ -20,6 +20,7 @@ namespace softalign::internal {
 // where each source piece lies in the text.
 struct CopyPlan {
   bool active = false;               // copy-through is on for this source
+  CopyThrough mode = CopyThrough::kOff;
   std::string_view text;             // the source text (outlives the plan's use)
   std::vector<TextRange> spans;       // protected spans
   std::vector<TextRange> piece_bytes; // source piece j's bytes in `text` (EOS excluded)

@@ -44,7 +44,7 @@ enum class InvalidUtf8Policy { kError, kReplace /* each bad byte becomes U+FFFD 
 // word replacement). kPlaceholder: the same, but each span is given to the
 // model as one <unk> source piece. Only Hypothesis::text changes (its pieces,
 // ids and alignments stay the model's).
-enum class CopyThrough { kOff, kAlign, kPlaceholder };
+enum class CopyThrough { kOff, kAlign, kPlaceholder, kAlignAll /* no copy_like test */, kUnknownOnly };
 
 struct TranslatorOptions {
   // Longest source translated in one piece, in pieces, EOS included. 0 = the
