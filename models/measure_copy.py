@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Copy-through of names and identifiers, measured (TranslatorOptions::copy_through).
 
-  .venv/bin/python models/measure_copy.py MODEL SRC REF [--methods off align placeholder]
-      [--cli build/bin/softalign] [--limit N] [--beam K] [--markdown]
+  .venv/bin/python models/measure_copy.py MODEL SRC REF [--cli build/bin/softalign]
+      [--limit N] [--beam K] [--markdown]
 
-Translates SRC with `softalign translate --copy-through METHOD` for each method
-(the model's default search unless --beam) and prints, per method:
+Translates SRC with `softalign translate --no-copy-through` (off) and
+`--copy-through` (on), the model's default search unless --beam, and prints for each:
 - BLEU and chrF2 against REF (sacrebleu defaults);
 - the identifier copy rate: of the source's protected spans (the runtime's own
   detector, read from `--json`'s protected_spans), the share that appears
@@ -23,7 +23,7 @@ import sacrebleu
 
 
 def translate(cli, model, lines, method, beam, json_out=False):
-    cmd = [cli, "translate", "-m", model, "--copy-through", method]
+    cmd = [cli, "translate", "-m", model, "--copy-through" if method == "on" else "--no-copy-through"]
     if beam:
         cmd += ["--beam", str(beam)]
     if json_out:
@@ -39,7 +39,7 @@ def translate(cli, model, lines, method, beam, json_out=False):
 def spans_of(cli, model, lines):
     """The protected spans of each line, as strings (the runtime's detector)."""
     spans = []
-    for line, row in zip(lines, translate(cli, model, lines, "align", 1, json_out=True)):
+    for line, row in zip(lines, translate(cli, model, lines, "on", 1, json_out=True)):
         raw = line.encode("utf-8")
         obj = json.loads(row) if row else {}
         spans.append([raw[b:e].decode("utf-8", "replace") for b, e in obj.get("protected_spans", [])])
@@ -59,7 +59,6 @@ def main():
     ap.add_argument("model")
     ap.add_argument("src")
     ap.add_argument("ref")
-    ap.add_argument("--methods", nargs="+", default=["off", "align", "placeholder"])
     ap.add_argument("--cli", default="build/bin/softalign")
     ap.add_argument("--limit", type=int, default=0, help="the first N lines only")
     ap.add_argument("--beam", type=int, default=0, help="beam size (default: the model's)")
@@ -79,9 +78,9 @@ def main():
     print(f"{len(src)} sentences, {sum(1 for s in spans if s)} with protected spans: {n_spans} spans, "
           f"{n_ref} of them unchanged in the reference", file=sys.stderr)
     if a.markdown:
-        print("| method | BLEU | chrF2 | spans copied | spans copied, of those the reference copies |")
+        print("| copy-through | BLEU | chrF2 | spans copied | spans copied, of those the reference copies |")
         print("|---|---|---|---|---|")
-    for method in a.methods:
+    for method in ("off", "on"):
         hyp = translate(a.cli, a.model, src, method, a.beam)
         bleu = sacrebleu.corpus_bleu(hyp, [ref]).score
         chrf = sacrebleu.corpus_chrf(hyp, [ref]).score

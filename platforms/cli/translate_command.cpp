@@ -29,7 +29,7 @@ struct TranslateArgs {
   bool replace_utf8 = false;
   bool stats = false;
   bool no_shortlist = false;
-  std::string copy_through = "align";
+  bool copy_through = false, no_copy_through = false;  // --copy-through: the default, said explicitly
   std::string kernels;
   // Options given on the command line (the others keep the model's defaults).
   CLI::Option *beam_opt = nullptr, *nbest_opt = nullptr, *alpha_opt = nullptr, *beta_opt = nullptr,
@@ -172,11 +172,7 @@ int run(const TranslateArgs& a) {
   options.invalid_utf8 = a.replace_utf8 ? InvalidUtf8Policy::kReplace : InvalidUtf8Policy::kError;
   options.kernels = a.kernels;
   options.use_shortlist = !a.no_shortlist;
-  options.copy_through = a.copy_through == "off"           ? CopyThrough::kOff
-                         : a.copy_through == "placeholder" ? CopyThrough::kPlaceholder
-                         : a.copy_through == "align-all"   ? CopyThrough::kAlignAll
-                         : a.copy_through == "unk-only"    ? CopyThrough::kUnknownOnly
-                                                           : CopyThrough::kAlign;
+  options.copy_through = !a.no_copy_through;
   // One translator per worker; they share the model.
   const Clock::time_point t_prepare = Clock::now();
   std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
@@ -293,13 +289,11 @@ std::function<int()> add_translate_command(CLI::App& app) {
       ->check(at_least(1));
   cmd->add_flag("--no-shortlist", a->no_shortlist,
                 "Output layer over the whole vocabulary, even when the model has a vocabulary shortlist");
-  auto* copy_opt = cmd->add_option("--copy-through", a->copy_through,
-                                   "Copy names and identifiers (URLs, paths, versions, dh_foo, wasy10, `code`) and "
-                                   "<unk> words through from the source: align (after the search, by the "
-                                   "attention), placeholder (each as one <unk> source piece), off")
-                       ->capture_default_str()
-                       ->check(CLI::IsMember({"align", "placeholder", "align-all", "unk-only", "off"}));
-  cmd->add_flag_callback("--no-copy-through", [a] { a->copy_through = "off"; }, "Same as --copy-through off")
+  auto* copy_opt = cmd->add_flag("--copy-through", a->copy_through,
+                                 "Copy names and identifiers (URLs, e-mail addresses, paths, versions, dh_foo, "
+                                 "wasy10, GtkWidget, `code`) and <unk> words unchanged from the source, placed "
+                                 "by the attention (the default)");
+  cmd->add_flag("--no-copy-through", a->no_copy_through, "Translate names and identifiers as the model does")
       ->excludes(copy_opt);
   return [a] { return run(*a); };
 }

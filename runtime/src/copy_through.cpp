@@ -107,9 +107,9 @@ struct Edit {
 
 }  // namespace
 
-Status encode_for_copy(const Model& model, std::string_view text, CopyThrough mode, std::vector<int32_t>* ids,
+Status encode_for_copy(const Model& model, std::string_view text, bool on, std::vector<int32_t>* ids,
                        std::vector<std::string>* pieces, CopyPlan* plan) {
-  if (mode == CopyThrough::kOff) return model.encode_source(text, ids, pieces);
+  if (!on) return model.encode_source(text, ids, pieces);
   return guarded([&]() -> Status {
     if (ids == nullptr || pieces == nullptr || plan == nullptr)
       return Status(StatusCode::kInvalidArgument, "null argument");
@@ -119,9 +119,8 @@ Status encode_for_copy(const Model& model, std::string_view text, CopyThrough mo
     const sentencepiece::ImmutableSentencePieceText spt = m.src_spm->EncodeAsImmutableProto(text);
     *plan = CopyPlan();
     plan->active = true;
-    plan->mode = mode;
     plan->text = text;
-    if (mode != CopyThrough::kUnknownOnly) plan->spans = find_protected_spans(text);
+    plan->spans = find_protected_spans(text);
     ids->clear();
     pieces->clear();
     std::size_t k = 0;  // the first span that may hold the next piece
@@ -132,19 +131,8 @@ Status encode_for_copy(const Model& model, std::string_view text, CopyThrough mo
       int span = -1;
       if (k < plan->spans.size() && bytes.begin < plan->spans[k].end && bytes.end > plan->spans[k].begin)
         span = static_cast<int>(k);
-      if (mode == CopyThrough::kPlaceholder && span >= 0 && !plan->piece_span.empty() &&
-          plan->piece_span.back() == span) {
-        TextRange& last = plan->piece_bytes.back();  // the span's placeholder grows
-        last.end = std::max(last.end, bytes.end);
-        continue;
-      }
-      if (mode == CopyThrough::kPlaceholder && span >= 0) {
-        ids->push_back(m.config.unk_id);
-        pieces->push_back(m.src_spm->IdToPiece(m.config.unk_id));
-      } else {
-        ids->push_back(static_cast<int32_t>(p.id()));
-        pieces->push_back(p.piece());
-      }
+      ids->push_back(static_cast<int32_t>(p.id()));
+      pieces->push_back(p.piece());
       plan->piece_bytes.push_back(bytes);
       plan->piece_span.push_back(span);
     }
@@ -222,7 +210,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
         if (claimed[i]) return false;
         aligned = aligned || span_of(i) == static_cast<int>(k);
       }
-      return aligned && (plan.mode == CopyThrough::kAlignAll || copy_like(decode(a, z), span));
+      return aligned && copy_like(decode(a, z), span);
     };
     int a = 0, z = 0;
     while (a < n && !candidate(a, word_end(a))) a = word_end(a);
@@ -296,10 +284,13 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
 
   std::stable_sort(edits.begin(), edits.end(), [](const Edit& x, const Edit& y) { return x.first < y.first; });
   std::string out;
+  bool space_next = false;  // after a word of its own, as SentencePiece renders <unk> (" ⁇ ")
   auto append = [&](std::string_view piece, bool space_before) {
     if (piece.empty()) return;
+    space_before = space_before || (space_next && !edge_closing(piece.front()));
     if (space_before && !out.empty() && !is_space(out.back())) out += ' ';
     out += piece;
+    space_next = false;
   };
   auto ends_in_elision = [&] {
     return (!out.empty() && out.back() == '\'') ||
@@ -312,6 +303,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
       i = e.first;
     }
     append(e.text, e.own_word ? !ends_in_elision() : (word_start(e.first) && e.first > 0) || e.first == n);
+    space_next = e.own_word && !e.text.empty();
     i = std::max(i, e.last);
   }
   if (i < n) append(decode(i, n), word_start(i));
