@@ -6,7 +6,8 @@
 
 Translates SRC with `softalign translate --no-copy-through` (off) and
 `--copy-through` (on), the model's default search unless --beam, and prints for each:
-- BLEU and chrF2 against REF (sacrebleu defaults);
+- BLEU and chrF2 against REF (sacrebleu defaults), on all sentences and on
+  those with a protected span;
 - the identifier copy rate: of the source's protected spans (the runtime's own
   detector, read from `--json`'s protected_spans), the share that appears
   unchanged in the output as a whole token; and the same over the spans that
@@ -78,21 +79,27 @@ def main():
     print(f"{len(src)} sentences, {sum(1 for s in spans if s)} with protected spans: {n_spans} spans, "
           f"{n_ref} of them unchanged in the reference", file=sys.stderr)
     if a.markdown:
-        print("| copy-through | BLEU | chrF2 | spans copied | spans copied, of those the reference copies |")
-        print("|---|---|---|---|---|")
+        print("| copy-through | BLEU | chrF2 | BLEU, sentences with spans | chrF2, sentences with spans | spans copied "
+              "| spans copied, of those the reference copies |")
+        print("|---|---|---|---|---|---|---|")
     for method in ("off", "on"):
         hyp = translate(a.cli, a.model, src, method, a.beam)
         bleu = sacrebleu.corpus_bleu(hyp, [ref]).score
         chrf = sacrebleu.corpus_chrf(hyp, [ref]).score
+        with_spans = [i for i, ss in enumerate(spans) if ss]
+        sub_hyp, sub_ref = [hyp[i] for i in with_spans], [ref[i] for i in with_spans]
+        bleu_s = sacrebleu.corpus_bleu(sub_hyp, [sub_ref]).score
+        chrf_s = sacrebleu.corpus_chrf(sub_hyp, [sub_ref]).score
         copied = sum(has_token(h, s) for h, ss in zip(hyp, spans) for s in ss)
         copied_ref = sum(has_token(h, s) for h, ss in zip(hyp, in_ref) for s in ss)
         rate = 100.0 * copied / max(n_spans, 1)
         rate_ref = 100.0 * copied_ref / max(n_ref, 1)
         if a.markdown:
-            print(f"| {method} | {bleu:.2f} | {chrf:.2f} | {copied}/{n_spans} ({rate:.1f}%) | "
+            print(f"| {method} | {bleu:.2f} | {chrf:.2f} | {bleu_s:.2f} | {chrf_s:.2f} | {copied}/{n_spans} ({rate:.1f}%) | "
                   f"{copied_ref}/{n_ref} ({rate_ref:.1f}%) |")
         else:
-            print(f"{method:12s} BLEU {bleu:6.2f}  chrF2 {chrf:6.2f}  spans copied {copied}/{n_spans} ({rate:.1f}%)"
+            print(f"{method:4s} BLEU {bleu:6.2f}  chrF2 {chrf:6.2f}  (with spans: {bleu_s:6.2f} {chrf_s:6.2f})"
+                  f"  spans copied {copied}/{n_spans} ({rate:.1f}%)"
                   f"  of those in the reference {copied_ref}/{n_ref} ({rate_ref:.1f}%)")
 
 

@@ -18,31 +18,13 @@ bool starts_word(const std::string& piece) { return piece.compare(0, kWordStart.
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
-// Punctuation kept from a replaced target range's edges.
+// Punctuation at the edges of a replaced target range.
 bool edge_opening(char c) { return c == '(' || c == '[' || c == '{' || c == '"' || c == '\'' || c == '<'; }
 bool edge_closing(char c) {
   return c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '.' || c == ',' || c == ';' ||
          c == ':' || c == '!' || c == '?' || c == '>';
 }
-
-// The bytes of `s`'s leading elision ("l'", "qu'", "d’") and opening
-// punctuation, and of its closing punctuation, kept around a copied span.
-std::size_t kept_prefix(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size() && edge_opening(s[i])) ++i;
-  std::size_t k = i;
-  while (k < s.size() && k - i < 6 && ((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z'))) ++k;
-  if (k > i && k < s.size()) {
-    if (s[k] == '\'') return k + 1;
-    if (s.compare(k, 3, "\xE2\x80\x99") == 0) return k + 3;  // ’
-  }
-  return i;
-}
-std::size_t kept_suffix(std::string_view s) {
-  std::size_t n = 0;
-  while (n < s.size() && edge_closing(s[s.size() - 1 - n])) ++n;
-  return n;
-}
+bool is_bracket(char c) { return c == '(' || c == '[' || c == '{' || c == '<' || c == ')' || c == ']' || c == '}' || c == '>'; }
 
 // The source word around bytes [b, e): the whitespace-separated run holding
 // them, without its edge punctuation (unless that is all it is).
@@ -57,26 +39,6 @@ std::string_view source_word(std::string_view text, TextRange piece) {
   while (lo < hi && edge_opening(word[lo])) ++lo;
   while (hi > lo && edge_closing(word[hi - 1])) --hi;
   return lo < hi ? word.substr(lo, hi - lo) : word;
-}
-
-// Whether a target word looks like a (garbled) copy of `span`: they share a
-// substring (case ignored) of 3 bytes or more, or of 2 when the word holds
-// something other than letters (wasy10 -> a1010). Both are cut at 256 bytes.
-bool copy_like(std::string_view word, std::string_view span) {
-  word = word.substr(0, 256);
-  span = span.substr(0, 256);
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-  bool letters_only = true;
-  for (char c : word) letters_only = letters_only && lower(c) >= 'a' && lower(c) <= 'z';
-  // Longest common substring: run[j] = length of the common run ending at word[i], span[j].
-  std::vector<int> run(span.size() + 1, 0);
-  int best = 0;
-  for (std::size_t i = 0; i < word.size(); ++i)
-    for (std::size_t j = span.size(); j > 0; --j) {
-      run[j] = lower(word[i]) == lower(span[j - 1]) ? run[j - 1] + 1 : 0;
-      best = std::max(best, run[j]);
-    }
-  return best >= 3 || (best >= 2 && !letters_only);
 }
 
 // Whether `needle` occurs in `hay` as a whole token (no letter, digit or '_'
@@ -106,6 +68,80 @@ struct Edit {
 };
 
 }  // namespace
+
+bool copy_like(std::string_view word, std::string_view span) {
+  word = word.substr(0, 256);
+  span = span.substr(0, 256);
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  bool letters_only = true;
+  for (char c : word) letters_only = letters_only && !((c >= '0' && c <= '9') || c == '_');
+  // Longest common substring: run[j] = length of the common run ending at word[i], span[j].
+  std::vector<int> run(span.size() + 1, 0);
+  int best = 0;
+  for (std::size_t i = 0; i < word.size(); ++i)
+    for (std::size_t j = span.size(); j > 0; --j) {
+      run[j] = lower(word[i]) == lower(span[j - 1]) ? run[j - 1] + 1 : 0;
+      best = std::max(best, run[j]);
+    }
+  return best >= 3 || (best >= 2 && !letters_only);
+}
+
+std::string replacement(std::string_view orig, std::string_view span, char before, char after) {
+  std::size_t pre = 0;
+  while (pre < orig.size() && edge_opening(orig[pre]) && (!is_bracket(orig[pre]) || orig[pre] == before)) ++pre;
+  std::size_t k = pre;
+  while (k < orig.size() && k - pre < 6 && ((orig[k] >= 'a' && orig[k] <= 'z') || (orig[k] >= 'A' && orig[k] <= 'Z')))
+    ++k;
+  if (k > pre && k < orig.size() && orig[k] == '\'') pre = k + 1;
+  else if (k > pre && orig.compare(k, 3, "\xE2\x80\x99") == 0) pre = k + 3;  // ’
+  std::size_t suf = 0;
+  while (suf < orig.size() - pre) {
+    const char c = orig[orig.size() - 1 - suf];
+    if (!edge_closing(c) || (is_bracket(c) && c != after)) break;
+    ++suf;
+  }
+  std::string_view tail = orig.substr(orig.size() - suf);
+  if (!tail.empty() && !span.empty() && tail.front() == span.back()) tail.remove_prefix(1);  // not doubled
+  const std::string_view core = orig.substr(pre, orig.size() - suf - pre);
+  std::string_view head_part, tail_part;  // of a compound
+  if (core.find(' ') == std::string_view::npos && core.find('-') != std::string_view::npos) {
+    std::vector<std::string_view> parts;
+    for (std::size_t b = 0;;) {
+      const std::size_t e = core.find('-', b);
+      parts.push_back(core.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+      if (e == std::string_view::npos) break;
+      b = e + 1;
+    }
+    int first = -1, last = -1;
+    for (int i = 0; i < static_cast<int>(parts.size()); ++i)
+      if (copy_like(parts[i], span)) {
+        if (first < 0) first = i;
+        last = i;
+      }
+    // A part kept around the span is a word: 4 bytes or more, a lower-case
+    // letter, not a piece of the span.
+    auto word = [&](std::string_view part) {
+      if (part.size() < 4 || std::none_of(part.begin(), part.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
+        return false;
+      auto same = [](char x, char y) { return (x | 0x20) == (y | 0x20); };
+      return std::search(span.begin(), span.end(), part.begin(), part.end(), same) == span.end();
+    };
+    if (first >= 0) {
+      while (first > 0 && !word(parts[first - 1])) --first;
+      while (last + 1 < static_cast<int>(parts.size()) && !word(parts[last + 1])) ++last;
+      const std::size_t b = parts[first].data() - core.data();
+      const std::size_t e = parts[last].data() + parts[last].size() - core.data();
+      head_part = core.substr(0, b);
+      tail_part = core.substr(e);
+    }
+  }
+  std::string text(orig.substr(0, pre));
+  text += head_part;
+  text += span;
+  text += tail_part;
+  text += tail;
+  return text;
+}
 
 Status encode_for_copy(const Model& model, std::string_view text, bool on, std::vector<int32_t>* ids,
                        std::vector<std::string>* pieces, CopyPlan* plan) {
@@ -221,16 +257,9 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     z = word_end(a);
     while (z < n && candidate(z, word_end(z))) z = word_end(z);
     for (int i = a; i < z; ++i) claimed[i] = true;
-    const std::string orig = decode(a, z);
-    const std::size_t pre = kept_prefix(orig);
-    std::size_t suf = kept_suffix(orig);
-    if (pre + suf > orig.size()) suf = orig.size() - pre;
-    std::string text = orig.substr(0, pre);
-    text += span;
-    // A closing mark the span itself ends with is not doubled.
-    std::string_view tail = std::string_view(orig).substr(orig.size() - suf);
-    if (!tail.empty() && !span.empty() && tail.front() == span.back()) tail.remove_prefix(1);
-    text += tail;
+    const TextRange r = plan.spans[k];
+    std::string text = replacement(decode(a, z), span, r.begin > 0 ? plan.text[r.begin - 1] : ' ',
+                                   r.end < plan.text.size() ? plan.text[r.end] : ' ');
     edits.push_back({a, z, std::move(text), false});
     present[k] = true;
   }

@@ -41,4 +41,17 @@ Status encode_for_copy(const Model& model, std::string_view text, bool on, std::
 // span) it aligns to. h->ids, h->pieces and the alignments stay the model's.
 Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisView& v, Hypothesis* h);
 
+// Whether a target word looks like a (garbled) copy of `span`: they share a
+// substring (case ignored) of 3 bytes or more, or of 2 when the word holds a
+// digit or '_' (wasy10 -> a1010). Both are cut at 256 bytes.
+bool copy_like(std::string_view word, std::string_view span);
+
+// What replaces `orig`, the target text taken for `span` (`before` and
+// `after`: the source's characters around the span): the span, keeping
+// orig's leading elision ("l'", "d’"), its quotes and closing punctuation
+// (brackets only when the source has the same next to the span), and in a
+// hyphenated compound ("FarbCor-Bibliothek") the words before and after the
+// parts that look like the span ("ColorCorrect-Bibliothek").
+std::string replacement(std::string_view orig, std::string_view span, char before, char after);
+
 }  // namespace softalign::internal

@@ -140,6 +140,30 @@ TEST_CASE("protected spans: hostile text") {
   CHECK_MESSAGE(seconds < 10.0, "detection took ", seconds, " s");
 }
 
+TEST_CASE("restoration: which target words are a copy, and what replaces them") {
+  using internal::copy_like;
+  using internal::replacement;
+  CHECK(copy_like("dh_installclig", "dh_installcligac"));
+  CHECK(copy_like("a1010", "wasy10"));         // two bytes and a digit
+  CHECK(copy_like("Widget", "GtkWidget"));
+  CHECK(!copy_like("pour", "dh_installcligac"));
+  CHECK(!copy_like("de", "libfoo-dev"));       // two letters are not enough
+  CHECK(!copy_like("dans", "`make install`"));
+  CHECK(!copy_like("", "x86_64"));
+  // Elision, quotes and closing punctuation stay; brackets only when the source has them.
+  CHECK(replacement("l'Grale,", "Gradle", ' ', ',') == "l'Gradle,");
+  CHECK(replacement("d\xE2\x80\x99Grale", "Gradle", ' ', ' ') == "d\xE2\x80\x99Gradle");
+  CHECK(replacement("(libfo-dev)", "libfoo-dev", '(', ')') == "(libfoo-dev)");
+  CHECK(replacement("chroot-()", "chroot()s", ' ', '.') == "chroot()s");
+  CHECK(replacement("foo(),", "foo()", ' ', ',') == "foo(),");  // the span's own ')' is not doubled
+  // Compounds: the target words joined to the copy stay, its garbled parts go.
+  CHECK(replacement("FarbCor-Bibliothek", "ColorCorrect", ' ', ' ') == "ColorCorrect-Bibliothek");
+  CHECK(replacement("GNOME-UPnP-/DLNA-Dienste", "UPnP/DLNA", ' ', ' ') == "UPnP/DLNA-Dienste");
+  CHECK(replacement("cl-ml2", "cl-lml2", ' ', ' ') == "cl-lml2");
+  CHECK(replacement("Basis64-,", "base64", ' ', ',') == "base64,");
+  CHECK(replacement("", "x86_64", ' ', ' ') == "x86_64");
+}
+
 TEST_CASE("unknown-word replacement: a golden model that emits <unk>") {
   // luong_dot's greedy translation of "with" holds <unk> (id 1) in golden.json.
   const nlohmann::json g = golden::load_json("luong_dot");
