@@ -3,7 +3,6 @@
 #include <sentencepiece_processor.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "guard.hpp"
 #include "model_impl.hpp"
@@ -161,10 +160,6 @@ Status encode_for_copy(const Model& model, std::string_view text, bool on, std::
     ids->clear();
     pieces->clear();
     std::size_t k = 0;  // the first span that may hold the next piece
-    // Experiment: SOFTALIGN_COPY_PLACEHOLDER=PIECE gives the model each span as that one source piece.
-    const char* ph = std::getenv("SOFTALIGN_COPY_PLACEHOLDER");
-    const int ph_id = ph && *ph ? m.src_spm->PieceToId(ph) : -1;
-    if (ph_id >= 0) plan->placeholder = std::string(ph).substr(3);  // without the leading U+2581
     for (std::size_t i = 0; i < spt.pieces_size(); ++i) {
       const auto p = spt.pieces(static_cast<int>(i));
       const TextRange bytes{std::min<std::size_t>(p.begin(), text.size()), std::min<std::size_t>(p.end(), text.size())};
@@ -172,12 +167,8 @@ Status encode_for_copy(const Model& model, std::string_view text, bool on, std::
       int span = -1;
       if (k < plan->spans.size() && bytes.begin < plan->spans[k].end && bytes.end > plan->spans[k].begin)
         span = static_cast<int>(k);
-      if (ph_id >= 0 && span >= 0 && !plan->piece_span.empty() && plan->piece_span.back() == span) {
-        plan->piece_bytes.back().end = std::max(plan->piece_bytes.back().end, bytes.end);
-        continue;
-      }
-      ids->push_back(ph_id >= 0 && span >= 0 ? ph_id : static_cast<int32_t>(p.id()));
-      pieces->push_back(ph_id >= 0 && span >= 0 ? std::string(ph) : p.piece());
+      ids->push_back(static_cast<int32_t>(p.id()));
+      pieces->push_back(p.piece());
       plan->piece_bytes.push_back(bytes);
       plan->piece_span.push_back(span);
     }
@@ -255,8 +246,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
         if (claimed[i]) return false;
         aligned = aligned || span_of(i) == static_cast<int>(k);
       }
-      return aligned && (copy_like(decode(a, z), span) ||
-                         (!plan.placeholder.empty() && contains_token(decode(a, z), plan.placeholder)));
+      return aligned && copy_like(decode(a, z), span);
     };
     int a = 0, z = 0;
     while (a < n && !candidate(a, word_end(a))) a = word_end(a);

@@ -26,7 +26,6 @@ struct CopyPlan {
   std::vector<TextRange> spans;       // protected spans
   std::vector<TextRange> piece_bytes; // source piece j's bytes in `text` (EOS excluded)
   std::vector<int> piece_span;       // the span source piece j lies in, or -1
-  std::string placeholder;           // experiment: the placeholder's text, or empty
 };
 
 // Tokenises `text` as Model::encode_source does and, when `on`, fills `plan`.
