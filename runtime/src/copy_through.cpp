@@ -70,6 +70,7 @@ struct Edit {
 }  // namespace
 
 bool copy_like(std::string_view word, std::string_view span) {
+  if (!word.empty() && word.size() <= 2 && word[0] == '%' && span.substr(0, word.size()) == word) return true;
   word = word.substr(0, 256);
   span = span.substr(0, 256);
   auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };

@@ -150,6 +150,8 @@ TEST_CASE("restoration: which target words are a copy, and what replaces them") 
   CHECK(!copy_like("de", "libfoo-dev"));       // two letters are not enough
   CHECK(!copy_like("dans", "`make install`"));
   CHECK(!copy_like("", "x86_64"));
+  CHECK(copy_like("%", "%s"));                 // a format cut short
+  CHECK(!copy_like("%", "wasy10"));
   // Elision, quotes and closing punctuation stay; brackets only when the source has them.
   CHECK(replacement("l'Grale,", "Gradle", ' ', ',') == "l'Gradle,");
   CHECK(replacement("d\xE2\x80\x99Grale", "Gradle", ' ', ' ') == "d\xE2\x80\x99Gradle");
