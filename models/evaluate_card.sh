@@ -31,7 +31,9 @@ for b in 1 "$beam"; do
     # A source longer than the model's max_src_len that has no sentence end to split at
     # is an error line in softalign (an empty output line, counted), where the
     # reference translator cuts it: the CLI's exit status 1 is expected then.
-    build/bin/softalign translate -m "$work/$p.softalign" --beam "$b" --split-long \
+    # --no-copy-through: the engines compared as they are (the reference translator has
+    # none); models/measure_copy.py measures copy-through.
+    build/bin/softalign translate -m "$work/$p.softalign" --beam "$b" --split-long --no-copy-through \
       < "$data/test.$src" > "$work/sa.$p.$b.txt" 2> "$work/err.txt" || grep -c "error" "$work/err.txt" | sed 's/^/  lines failed: /' >&2
     label="softalign $p"; [[ $p == shipped ]] && label="softalign $(basename "$shipped") (shortlist)"
     score "$label, beam $b" "$work/sa.$p.$b.txt"

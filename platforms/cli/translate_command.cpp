@@ -32,6 +32,7 @@ struct TranslateArgs {
   bool verbose = false;
   std::string device = "auto";
   bool no_shortlist = false;
+  bool copy_through = false, no_copy_through = false;  // --copy-through: the default, said explicitly
   std::string kernels;
   // Options given on the command line (the others keep the model's defaults).
   CLI::Option *beam_opt = nullptr, *nbest_opt = nullptr, *alpha_opt = nullptr, *beta_opt = nullptr,
@@ -180,6 +181,7 @@ int run(const TranslateArgs& a) {
   // Each worker decodes its share of a batch together (one product per step over all their rows).
   options.max_batch = std::min((a.batch + a.workers - 1) / a.workers, TranslatorOptions::kMaxBatch);
   backend_from_name(a.device, &options.backend);  // the parser checked the name
+  options.copy_through = !a.no_copy_through;
   // One translator per worker; they share the models.
   const Clock::time_point t_prepare = Clock::now();
   std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
@@ -318,6 +320,12 @@ std::function<int()> add_translate_command(CLI::App& app) {
       ->check(at_least(1));
   cmd->add_flag("--no-shortlist", a->no_shortlist,
                 "Output layer over the whole vocabulary, even when the model has a vocabulary shortlist");
+  auto* copy_opt = cmd->add_flag("--copy-through", a->copy_through,
+                                 "Copy names and identifiers (URLs, e-mail addresses, paths, versions, dh_foo, "
+                                 "wasy10, GtkWidget, `code`) and <unk> words unchanged from the source, placed "
+                                 "by the attention (the default)");
+  cmd->add_flag("--no-copy-through", a->no_copy_through, "Translate names and identifiers as the model does")
+      ->excludes(copy_opt);
   return [a] { return run(*a); };
 }
 

@@ -217,7 +217,8 @@ PYBIND11_MODULE(softalign, m) {
       .def(py::init([](const PyModel& pm, std::optional<int> beam, std::optional<int> nbest,
                        std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
                        std::optional<float> max_len_b, int threads, int max_source_tokens, bool use_shortlist,
-                       const std::string& kernels, bool split_long_input, bool replace_invalid_utf8) {
+                       const std::string& kernels, bool split_long_input, bool replace_invalid_utf8,
+                       bool copy_through) {
              auto pt = std::make_unique<PyTranslator>();
              pt->model = pm.model;
              softalign::TranslatorOptions o;
@@ -230,6 +231,7 @@ PYBIND11_MODULE(softalign, m) {
                                              : softalign::LongInputPolicy::kError;
              o.invalid_utf8 = replace_invalid_utf8 ? softalign::InvalidUtf8Policy::kReplace
                                                    : softalign::InvalidUtf8Policy::kError;
+             o.copy_through = copy_through;
              softalign::Status st;
              {
                py::gil_scoped_release release;
@@ -242,7 +244,7 @@ PYBIND11_MODULE(softalign, m) {
            py::arg("alpha") = py::none(), py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(),
            py::arg("max_len_b") = py::none(), py::arg("threads") = 1, py::arg("max_source_tokens") = 0,
            py::arg("use_shortlist") = true, py::arg("kernels") = "", py::arg("split_long_input") = false,
-           py::arg("replace_invalid_utf8") = false,
+           py::arg("replace_invalid_utf8") = false, py::arg("copy_through") = true,
            "Unset search options take the model's defaults; beam and the max_len_* fix the memory reserved.")
       .def(
           "translate",

@@ -111,6 +111,7 @@ softalign::TranslatorOptions to_cpp(const softalign_translator_options& o) {
   if (o.kernels != nullptr) t.kernels = o.kernels;
   t.use_shortlist = o.use_shortlist != 0;
   if (o.max_arena_bytes != 0) t.max_arena_bytes = static_cast<std::size_t>(o.max_arena_bytes);
+  t.copy_through = o.copy_through != 0;
   return t;
 }
 
@@ -273,6 +274,7 @@ void softalign_translator_options_init(softalign_translator_options* options, si
   d.threads = 1;
   d.use_shortlist = 1;
   d.split_long_input = 1;
+  d.copy_through = 1;
   std::memcpy(options, &d, d.struct_size);
 }
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <numeric>
 
+#include "copy_through.hpp"
 #include "guard.hpp"
 #include "text.hpp"
 #include "translator_impl.hpp"
@@ -118,11 +119,14 @@ Status Translator::force_decode(Span<const int32_t> source, Span<const int32_t> 
 
 namespace {
 
-// Fills `out` from the core's views of one source's n-best list.
+// Fills `out` from the core's views of one source's n-best list (and copies
+// names and identifiers through, as `plan` says).
 Status fill_result(const Model& model, const std::vector<int32_t>& ids, const std::vector<std::string>& pieces,
-                   const NBestView& nb, const SearchOptions& search, TranslationResult* out) {
+                   const NBestView& nb, const SearchOptions& search, const internal::CopyPlan& plan,
+                   TranslationResult* out) {
   out->source_ids = ids;
   out->source_pieces = pieces;
+  out->protected_spans = plan.spans;
   out->hypotheses.clear();
   Status st;
   const bool want_att = search.return_attention || search.return_alignment;
@@ -134,6 +138,8 @@ Status fill_result(const Model& model, const std::vector<int32_t>& ids, const st
     h.score = v.score;
     h.log_prob = v.log_prob;
     st = model.decode_target(v.ids, v.length, &h.text, &h.pieces);
+    if (!st.ok()) return st;
+    st = internal::copy_through(model, plan, v, &h);
     if (!st.ok()) return st;
     h.source_length = v.source_length;
     if (want_att) {
@@ -155,17 +161,18 @@ Status fill_result(const Model& model, const std::vector<int32_t>& ids, const st
 
 // Translates one source already tokenised.
 Status translate_tokens(Translator& tr, const std::vector<int32_t>& ids, const std::vector<std::string>& pieces,
-                        const SearchOptions& search, TranslationResult* out) {
+                        const SearchOptions& search, const internal::CopyPlan& plan, TranslationResult* out) {
   NBestView nb;
   Status st = tr.translate_ids(Span<const int32_t>(ids.data(), ids.size()), search, &nb);
   if (!st.ok()) return st;
-  return fill_result(tr.model(), ids, pieces, nb, search, out);
+  return fill_result(tr.model(), ids, pieces, nb, search, plan, out);
 }
 
 Status empty_result(TranslationResult* out) {
   out->hypotheses.assign(1, Hypothesis());
   out->source_ids.clear();
   out->source_pieces.clear();
+  out->protected_spans.clear();
   return Status::Ok();
 }
 
@@ -193,11 +200,12 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
     if (internal::is_blank(text)) return empty_result(out);
     std::vector<int32_t> ids;
     std::vector<std::string> pieces;
-    st = impl_->model->encode_source(text, &ids, &pieces);
+    internal::CopyPlan plan;
+    st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &ids, &pieces, &plan);
     if (!st.ok()) return st;
     if (ids.size() <= static_cast<std::size_t>(impl_->S) ||
         impl_->options.long_input == LongInputPolicy::kError)
-      return translate_tokens(*this, ids, pieces, search, out);
+      return translate_tokens(*this, ids, pieces, search, plan, out);
     if (!search.target_prefix_ids.empty())
       return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(ids.size()) +
                                                    " tokens, more than max_source_tokens " + std::to_string(impl_->S) +
@@ -232,6 +240,7 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
     }
     out->source_ids = ids;
     out->source_pieces = pieces;
+    out->protected_spans = plan.spans;
     out->hypotheses.assign(1, std::move(joined));
     return Status::Ok();
   });
@@ -255,13 +264,15 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
     struct Item {
       std::vector<int32_t> ids;
       std::vector<std::string> pieces;
+      internal::CopyPlan plan;
       bool direct = false;  // tokenised and within the limit
     };
     std::vector<Item> items(texts.size());
     for (std::size_t i = 0; i < texts.size(); ++i) {
       const std::string& text = texts[i];
       if (internal::find_invalid_utf8(text) != std::string_view::npos || internal::is_blank(text)) continue;
-      Status st = impl_->model->encode_source(text, &items[i].ids, &items[i].pieces);
+      Status st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &items[i].ids,
+                                            &items[i].pieces, &items[i].plan);
       if (!st.ok()) return Status(st.code(), "sentence " + std::to_string(i) + ": " + st.message());
       items[i].direct = items[i].ids.size() <= static_cast<std::size_t>(impl_->S);
     }
@@ -330,7 +341,8 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
         const std::size_t i = (*sh.order)[k];
         const Item& item = (*sh.items)[i];
         (*sh.status)[i] =
-            st.ok() ? fill_result(tr.model(), item.ids, item.pieces, views[k - begin], *sh.search, &(*sh.results)[i])
+            st.ok() ? fill_result(tr.model(), item.ids, item.pieces, views[k - begin], *sh.search, item.plan,
+                                  &(*sh.results)[i])
                     : st;
       }
     }

@@ -177,6 +177,7 @@ static softalign_translator_options options_for(const search_params* p, int alig
   o.max_len_a = p->max_len_a;
   o.max_len_b = p->max_len_b;
   o.alignment = alignment;
+  o.copy_through = 0; /* the golden texts are the model's own (test_copy_through tests it) */
   return o;
 }
 
@@ -772,6 +773,49 @@ static void test_use_shortlist(const softalign_model* m, const golden_data* g) {
   CHECK(some_differ); /* the shortlist was in use by default */
 }
 
+/* copy_through: on by default, also for a caller's struct from before the
+ * field; the same ids either way; each <unk> the model emits (U+2047 in the
+ * text without copy-through) is replaced by the source word it aligns to. */
+static void test_copy_through(const softalign_model* m, const golden_data* g) {
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  CHECK(o.copy_through == 1);
+  const search_params* p = &g->searches[search_index(g, "greedy")];
+  o.beam = 1;
+  o.max_len_a = p->max_len_a;
+  o.max_len_b = p->max_len_b;
+  softalign_translator *on = NULL, *off = NULL, *old = NULL;
+  CHECK(softalign_translator_create(m, &o, &on) == SOFTALIGN_OK);
+  o.struct_size = offsetof(softalign_translator_options, copy_through);
+  CHECK(softalign_translator_create(m, &o, &old) == SOFTALIGN_OK);
+  o.struct_size = sizeof o;
+  o.copy_through = 0;
+  CHECK(softalign_translator_create(m, &o, &off) == SOFTALIGN_OK);
+  const char* unk = "\xE2\x81\x87";
+  for (int i = 0; i < g->n_sentences && on != NULL && off != NULL && old != NULL; ++i) {
+    softalign_result *r_on = NULL, *r_off = NULL, *r_old = NULL;
+    CHECK(softalign_translate(on, g->sentences[i].src, &r_on) == SOFTALIGN_OK);
+    CHECK(softalign_translate(off, g->sentences[i].src, &r_off) == SOFTALIGN_OK);
+    CHECK(softalign_translate(old, g->sentences[i].src, &r_old) == SOFTALIGN_OK);
+    if (r_on == NULL || r_off == NULL || r_old == NULL) continue;
+    size_t n_on = 0, n_off = 0;
+    const int32_t* ids_on = softalign_result_ids(r_on, 0, &n_on);
+    const int32_t* ids_off = softalign_result_ids(r_off, 0, &n_off);
+    CHECK(n_on == n_off && (n_on == 0 || memcmp(ids_on, ids_off, n_on * sizeof *ids_on) == 0));
+    CHECK(strcmp(softalign_result_text(r_on, 0), softalign_result_text(r_old, 0)) == 0);
+    CHECK(strstr(softalign_result_text(r_on, 0), unk) == NULL);
+    int has_unk = 0;
+    for (size_t k = 0; k < n_off; ++k) has_unk |= ids_off[k] == 1; /* unk_id of the golden models */
+    CHECK((strstr(softalign_result_text(r_off, 0), unk) != NULL) == has_unk);
+    softalign_result_free(r_on);
+    softalign_result_free(r_off);
+    softalign_result_free(r_old);
+  }
+  softalign_translator_free(on);
+  softalign_translator_free(off);
+  softalign_translator_free(old);
+}
+
 static void test_kernels_option(const softalign_model* m) {
   softalign_translator_options o;
   softalign_translator_options_default(&o);
@@ -823,6 +867,7 @@ int main(int argc, char** argv) {
   test_ensemble_and_prefix(argv[1], m, &g);
   test_bad_input(m, &g);
   test_kernels_option(m);
+  test_copy_through(m, &g);
   test_threads(m, &g);
   softalign_model_free(m);
   test_lifetime(argv[1], &g);

@@ -309,6 +309,49 @@ class EnsembleAndPrefix(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("target prefix", p.stderr)
 
+class CopyThrough(unittest.TestCase):
+    """--copy-through (the default) and --no-copy-through on luong_dot, whose greedy
+    translation of "with" holds <unk> (golden.json)."""
+
+    g = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.g = Golden("luong_dot")
+
+    def translate(self, *args):
+        return run("translate", "-m", self.g.model, "--beam", "1", *LEN, *args)
+
+    def test_unknown_word_replaced_by_default(self):
+        self.assertIn(1, self.g.hyps(0, "greedy")[0]["ids"])  # the model emits <unk> (id 1)
+        unk = "\u2047"
+        for flags in ([], ["--copy-through"]):
+            p = self.translate(*flags, "with")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertNotIn(unk, p.stdout)
+            self.assertRegex(p.stdout, r"(^|\s)with(\s|$)")
+        p = self.translate("--no-copy-through", "with")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, self.g.greedy_text(0) + "\n")
+        self.assertIn(unk, p.stdout)
+
+    def test_json_lists_the_protected_spans(self):
+        line = "use dh_foo with `a b` at http://x.org/"
+        p = self.translate("--json", line)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        spans = json.loads(p.stdout)["protected_spans"]
+        self.assertEqual([line.encode()[b:e].decode() for b, e in spans], ["dh_foo", "`a b`", "http://x.org/"])
+        text = json.loads(p.stdout)["hypotheses"][0]["text"]
+        for s in ("dh_foo", "`a b`", "http://x.org/"):
+            self.assertIn(s, text)
+        p = self.translate("--json", "--no-copy-through", line)
+        self.assertEqual(json.loads(p.stdout)["protected_spans"], [])
+
+    def test_flags_exclude_each_other(self):
+        p = self.translate("--copy-through", "--no-copy-through", "with")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--copy-through", run("translate", "--help").stdout)
+
 
 class Errors(unittest.TestCase):
     model = str(BIN_DIR / "bahdanau.f32.softalign")

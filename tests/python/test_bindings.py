@@ -46,8 +46,9 @@ def test_golden_nbest(name):
     model = softalign.Model.load(os.path.join(GOLDEN_BIN, f"{name}.f32.softalign"))
     search = {s["name"]: s for s in g["searches"]}
     limits = search["greedy"]
+    # The golden texts are the model's own: copy-through off (test_copy_through tests it).
     tr = softalign.Translator(model, beam=max(s["beam"] for s in g["searches"]),
-                              max_len_a=limits["max_len_a"], max_len_b=limits["max_len_b"])
+                              max_len_a=limits["max_len_a"], max_len_b=limits["max_len_b"], copy_through=False)
     for sent in g["sentences"]:
         for run in sent["search"]:
             s = search[run["name"]]
@@ -65,6 +66,21 @@ def test_golden_nbest(name):
                 assert abs(att - w["attn"]).max() <= ATTN_TOL
             if run["name"] == "greedy":
                 assert tr.translate(sent["src_text"], beam=1) == model.decode(want[0]["ids"])
+
+
+def test_copy_through():
+    # luong_dot's greedy translation of "with" holds <unk> (id 1): replaced by
+    # the source word by default, left as SentencePiece renders it with copy_through=False.
+    g = golden("luong_dot")
+    greedy = next(s for s in g["searches"] if s["name"] == "greedy")
+    ids = g["sentences"][0]["search"][0]["hyps"][0]["ids"]
+    assert g["sentences"][0]["src_text"] == "with" and 1 in ids
+    model = softalign.Model.load(os.path.join(GOLDEN_BIN, "luong_dot.f32.softalign"))
+    limits = dict(max_len_a=greedy["max_len_a"], max_len_b=greedy["max_len_b"])
+    on = softalign.Translator(model, beam=1, **limits).translate("with")
+    off = softalign.Translator(model, beam=1, copy_through=False, **limits).translate("with")
+    assert off == model.decode(ids) and "\u2047" in off
+    assert "\u2047" not in on and "with" in on.split()
 
 
 def shipped_expectations():

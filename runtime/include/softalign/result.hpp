@@ -17,6 +17,12 @@ struct AlignmentLink {
   int target = 0;
 };
 
+// Bytes [begin, end) of a text.
+struct TextRange {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
 // One hypothesis of an n-best list, as owned values (text API).
 struct Hypothesis {
   std::string text;                 // detokenised target text
@@ -42,6 +48,9 @@ struct TranslationResult {
   std::vector<Hypothesis> hypotheses;     // best first; an empty (all-whitespace) input gives one, with empty text and score 0
   std::vector<std::string> source_pieces; // without the EOS
   std::vector<int32_t> source_ids;        // with the EOS
+  // With TranslatorOptions::copy_through: the source's protected spans, as
+  // bytes of the text translated (after any invalid UTF-8 was replaced).
+  std::vector<TextRange> protected_spans;
 };
 
 // "0-0 1-2 ..." (Pharaoh format: source-target).

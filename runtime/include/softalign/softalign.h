@@ -201,6 +201,12 @@ typedef struct softalign_translator_options {
                                 that runs the model, else the CPU), "cpu", or "vulkan" (any
                                 Vulkan device, a CPU one such as lavapipe too; an error
                                 without one). softalign_translator_backend says which. */
+  int32_t copy_through;      /* nonzero (the default): names and identifiers (URLs, e-mail addresses,
+                                paths, versions, identifiers such as dh_foo or wasy10, code in
+                                backquotes) come out unchanged, placed by the attention, and each
+                                <unk> the model emits becomes the source word it aligns to
+                                (the text only; pieces, ids and alignments stay the model's);
+                                0: the text as the model gives it */
 } softalign_translator_options;
 
 /* Sets every field to its default; struct_size is the size the caller's

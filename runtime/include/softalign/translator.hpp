@@ -68,6 +68,9 @@ class Translator {
   // Text in, text out. An empty (or all-whitespace) input gives one hypothesis
   // with empty text and score 0. Errors: kInvalidUtf8, kInputTooLong (unless
   // options().long_input splits at sentence boundaries), kInvalidArgument.
+  // With options().copy_through (the default) names and identifiers are
+  // copied through into each hypothesis's text (the ids API has no source
+  // text and never does).
   SOFTALIGN_API Status translate(std::string_view text, TranslationResult* out);
   SOFTALIGN_API Status translate(std::string_view text, const SearchOptions& search, TranslationResult* out);
   // Results in input order; each sentence's result is the one translate() gives.

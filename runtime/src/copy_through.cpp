@@ -1,0 +1,344 @@
+#include "copy_through.hpp"
+
+#include <sentencepiece_processor.h>
+
+#include <algorithm>
+
+#include "guard.hpp"
+#include "model_impl.hpp"
+#include "text.hpp"
+
+namespace softalign::internal {
+
+namespace {
+
+constexpr std::string_view kWordStart = "\xE2\x96\x81";  // U+2581, SentencePiece's space
+
+bool starts_word(const std::string& piece) { return piece.compare(0, kWordStart.size(), kWordStart) == 0; }
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// Punctuation at the edges of a replaced target range.
+bool edge_opening(char c) { return c == '(' || c == '[' || c == '{' || c == '"' || c == '\'' || c == '<'; }
+bool edge_closing(char c) {
+  return c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '.' || c == ',' || c == ';' ||
+         c == ':' || c == '!' || c == '?' || c == '>';
+}
+bool is_bracket(char c) { return c == '(' || c == '[' || c == '{' || c == '<' || c == ')' || c == ']' || c == '}' || c == '>'; }
+
+// The source word around bytes [b, e): the whitespace-separated run holding
+// them, without its edge punctuation (unless that is all it is).
+std::string_view source_word(std::string_view text, TextRange piece) {
+  std::size_t b = std::min(piece.begin, text.size()), e = std::min(std::max(piece.end, b), text.size());
+  while (b < e && is_space(text[b])) ++b;
+  if (b == e) return {};
+  while (b > 0 && !is_space(text[b - 1])) --b;
+  while (e < text.size() && !is_space(text[e])) ++e;
+  const std::string_view word = text.substr(b, e - b);
+  std::size_t lo = 0, hi = word.size();
+  while (lo < hi && edge_opening(word[lo])) ++lo;
+  while (hi > lo && edge_closing(word[hi - 1])) --hi;
+  return lo < hi ? word.substr(lo, hi - lo) : word;
+}
+
+// Whether `needle` occurs in `hay` as a whole token (no letter, digit or '_'
+// right before or after it).
+bool contains_token(std::string_view hay, std::string_view needle) {
+  auto word_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  if (needle.empty()) return true;
+  for (std::size_t at = hay.find(needle); at != std::string_view::npos; at = hay.find(needle, at + 1)) {
+    const std::size_t end = at + needle.size();
+    if ((at == 0 || !word_char(hay[at - 1]) || !word_char(needle.front())) &&
+        (end == hay.size() || !word_char(hay[end]) || !word_char(needle.back())))
+      return true;
+  }
+  return false;
+}
+
+// One change to the target: pieces [first, last) become `text` (first ==
+// last: inserted before piece `first`). own_word: `text` is a word of its
+// own (a space before it unless the output ends in a space or an elision).
+struct Edit {
+  int first = 0;
+  int last = 0;
+  std::string text;
+  bool own_word = false;
+};
+
+}  // namespace
+
+bool copy_like(std::string_view word, std::string_view span) {
+  if (!word.empty() && word.size() <= 2 && word[0] == '%' && span.substr(0, word.size()) == word) return true;
+  word = word.substr(0, 256);
+  span = span.substr(0, 256);
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  bool letters_only = true;
+  for (char c : word) letters_only = letters_only && !((c >= '0' && c <= '9') || c == '_');
+  // Longest common substring: run[j] = length of the common run ending at word[i], span[j].
+  std::vector<int> run(span.size() + 1, 0);
+  int best = 0;
+  for (std::size_t i = 0; i < word.size(); ++i)
+    for (std::size_t j = span.size(); j > 0; --j) {
+      run[j] = lower(word[i]) == lower(span[j - 1]) ? run[j - 1] + 1 : 0;
+      best = std::max(best, run[j]);
+    }
+  return best >= 3 || (best >= 2 && !letters_only);
+}
+
+std::string replacement(std::string_view orig, std::string_view span, char before, char after) {
+  std::size_t pre = 0;
+  while (pre < orig.size() && edge_opening(orig[pre]) && (!is_bracket(orig[pre]) || orig[pre] == before)) ++pre;
+  std::size_t k = pre;
+  while (k < orig.size() && k - pre < 6 && ((orig[k] >= 'a' && orig[k] <= 'z') || (orig[k] >= 'A' && orig[k] <= 'Z')))
+    ++k;
+  if (k > pre && k < orig.size() && orig[k] == '\'') pre = k + 1;
+  else if (k > pre && orig.compare(k, 3, "\xE2\x80\x99") == 0) pre = k + 3;  // ’
+  std::size_t suf = 0;
+  while (suf < orig.size() - pre) {
+    const char c = orig[orig.size() - 1 - suf];
+    if (!edge_closing(c) || (is_bracket(c) && c != after)) break;
+    ++suf;
+  }
+  std::string_view tail = orig.substr(orig.size() - suf);
+  if (!tail.empty() && !span.empty() && tail.front() == span.back()) tail.remove_prefix(1);  // not doubled
+  const std::string_view core = orig.substr(pre, orig.size() - suf - pre);
+  std::string_view head_part, tail_part;  // of a compound
+  if (core.find(' ') == std::string_view::npos && core.find('-') != std::string_view::npos) {
+    std::vector<std::string_view> parts;
+    for (std::size_t b = 0;;) {
+      const std::size_t e = core.find('-', b);
+      parts.push_back(core.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+      if (e == std::string_view::npos) break;
+      b = e + 1;
+    }
+    int first = -1, last = -1;
+    for (int i = 0; i < static_cast<int>(parts.size()); ++i)
+      if (copy_like(parts[i], span)) {
+        if (first < 0) first = i;
+        last = i;
+      }
+    // A part kept around the span is a word: 4 bytes or more, a lower-case
+    // letter, not a piece of the span.
+    auto word = [&](std::string_view part) {
+      if (part.size() < 4 || std::none_of(part.begin(), part.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
+        return false;
+      auto same = [](char x, char y) { return (x | 0x20) == (y | 0x20); };
+      return std::search(span.begin(), span.end(), part.begin(), part.end(), same) == span.end();
+    };
+    if (first >= 0) {
+      while (first > 0 && !word(parts[first - 1])) --first;
+      while (last + 1 < static_cast<int>(parts.size()) && !word(parts[last + 1])) ++last;
+      const std::size_t b = parts[first].data() - core.data();
+      const std::size_t e = parts[last].data() + parts[last].size() - core.data();
+      head_part = core.substr(0, b);
+      tail_part = core.substr(e);
+    }
+  }
+  std::string text(orig.substr(0, pre));
+  text += head_part;
+  text += span;
+  text += tail_part;
+  text += tail;
+  return text;
+}
+
+Status encode_for_copy(const Model& model, std::string_view text, bool on, std::vector<int32_t>* ids,
+                       std::vector<std::string>* pieces, CopyPlan* plan) {
+  if (!on) return model.encode_source(text, ids, pieces);
+  return guarded([&]() -> Status {
+    if (ids == nullptr || pieces == nullptr || plan == nullptr)
+      return Status(StatusCode::kInvalidArgument, "null argument");
+    if (find_invalid_utf8(text) != std::string_view::npos)
+      return Status(StatusCode::kInvalidUtf8, "the text is not valid UTF-8");
+    const ModelImpl& m = ModelAccess::impl(model);
+    const sentencepiece::ImmutableSentencePieceText spt = m.src_spm->EncodeAsImmutableProto(text);
+    *plan = CopyPlan();
+    plan->active = true;
+    plan->text = text;
+    plan->spans = find_protected_spans(text);
+    ids->clear();
+    pieces->clear();
+    std::size_t k = 0;  // the first span that may hold the next piece
+    for (std::size_t i = 0; i < spt.pieces_size(); ++i) {
+      const auto p = spt.pieces(static_cast<int>(i));
+      const TextRange bytes{std::min<std::size_t>(p.begin(), text.size()), std::min<std::size_t>(p.end(), text.size())};
+      while (k < plan->spans.size() && plan->spans[k].end <= bytes.begin) ++k;
+      int span = -1;
+      if (k < plan->spans.size() && bytes.begin < plan->spans[k].end && bytes.end > plan->spans[k].begin)
+        span = static_cast<int>(k);
+      ids->push_back(static_cast<int32_t>(p.id()));
+      pieces->push_back(p.piece());
+      plan->piece_bytes.push_back(bytes);
+      plan->piece_span.push_back(span);
+    }
+    ids->push_back(m.config.eos_id);
+    return Status::Ok();
+  });
+}
+
+Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisView& v, Hypothesis* h) {
+  if (!plan.active) return Status::Ok();
+  const ModelImpl& m = ModelAccess::impl(model);
+  const sentencepiece::SentencePieceProcessor* sp = m.tgt();
+  const int n = static_cast<int>(v.length);
+  const int src_pieces = static_cast<int>(plan.piece_bytes.size());
+  if (h->pieces.size() != v.length) return Status(StatusCode::kInternal, "copy-through: pieces do not match ids");
+  auto is_unk = [&](int i) {
+    const int id = v.ids[i];
+    return id == m.config.unk_id || id < 0 || id >= sp->GetPieceSize() || sp->IsUnknown(id);
+  };
+  // Each target piece's source piece (argmax of its attention row over the
+  // source pieces, the EOS left out), or -1.
+  std::vector<int> src(n, -1);
+  if (v.source_length >= 2 && v.attention != nullptr) {
+    const std::size_t cols = std::min<std::size_t>(v.source_length - 1, static_cast<std::size_t>(src_pieces));
+    for (const AlignmentLink& l : hard_alignment(v.attention, std::min<std::size_t>(n, v.attention_rows),
+                                                 v.source_length, cols))
+      src[l.target] = l.source;
+  }
+  auto span_of = [&](int i) { return src[i] >= 0 && src[i] < src_pieces ? plan.piece_span[src[i]] : -1; };
+  bool any_unk = false;
+  for (int i = 0; i < n; ++i) any_unk = any_unk || is_unk(i);
+  std::vector<bool> present(plan.spans.size(), false);
+  bool all_present = !any_unk;
+  for (std::size_t k = 0; k < plan.spans.size(); ++k) {
+    const TextRange s = plan.spans[k];
+    present[k] = contains_token(h->text, plan.text.substr(s.begin, s.end - s.begin));
+    all_present = all_present && present[k];
+  }
+  if (all_present) return Status::Ok();
+
+  auto decode = [&](int first, int last) {
+    std::string out;
+    std::vector<int> ids(v.ids + first, v.ids + last);
+    ids.erase(std::remove_if(ids.begin(), ids.end(), [&](int id) { return id < 0 || id >= sp->GetPieceSize(); }),
+              ids.end());
+    if (!sp->Decode(ids, &out).ok()) out.clear();
+    return out;
+  };
+  auto word_start = [&](int i) { return i <= 0 || starts_word(h->pieces[i]); };
+  std::vector<bool> claimed(n, false);
+  std::vector<Edit> edits;
+  auto word_end = [&](int a) {
+    int z = a + 1;
+    while (z < n && !word_start(z)) ++z;
+    return z;
+  };
+  // The words holding a span already there stay as they are.
+  for (int a = 0; a < n; a = word_end(a)) {
+    const std::string word = decode(a, word_end(a));
+    for (std::size_t k = 0; k < plan.spans.size(); ++k)
+      if (present[k] && contains_token(word, plan.text.substr(plan.spans[k].begin, plan.spans[k].end - plan.spans[k].begin)))
+        for (int i = a; i < word_end(a); ++i) claimed[i] = true;
+  }
+
+  // Spans: the first run of target words that align to a missing span and
+  // look like a copy of it (copy_like) becomes the span.
+  std::vector<int> fallback;  // spans with no such word
+  for (std::size_t k = 0; k < plan.spans.size(); ++k) {
+    if (present[k]) continue;
+    const std::string_view span = plan.text.substr(plan.spans[k].begin, plan.spans[k].end - plan.spans[k].begin);
+    // Whether target word [a, z) is a candidate: unclaimed, a piece aligned to the span, like it.
+    auto candidate = [&](int a, int z) {
+      bool aligned = false;
+      for (int i = a; i < z; ++i) {
+        if (claimed[i]) return false;
+        aligned = aligned || span_of(i) == static_cast<int>(k);
+      }
+      return aligned && copy_like(decode(a, z), span);
+    };
+    int a = 0, z = 0;
+    while (a < n && !candidate(a, word_end(a))) a = word_end(a);
+    if (a == n) {
+      fallback.push_back(static_cast<int>(k));
+      continue;
+    }
+    z = word_end(a);
+    while (z < n && candidate(z, word_end(z))) z = word_end(z);
+    for (int i = a; i < z; ++i) claimed[i] = true;
+    const TextRange r = plan.spans[k];
+    std::string text = replacement(decode(a, z), span, r.begin > 0 ? plan.text[r.begin - 1] : ' ',
+                                   r.end < plan.text.size() ? plan.text[r.end] : ' ');
+    edits.push_back({a, z, std::move(text), false});
+    present[k] = true;
+  }
+
+  // Unknown pieces: the source word (or span) they align to.
+  for (int i = 0; i < n; ++i) {
+    if (claimed[i] || !is_unk(i)) continue;
+    claimed[i] = true;
+    const int j = src[i];
+    std::string text;
+    if (j >= 0 && j < src_pieces) {
+      const int k = plan.piece_span[j];
+      if (k >= 0) {
+        if (!present[k]) text = plan.text.substr(plan.spans[k].begin, plan.spans[k].end - plan.spans[k].begin);
+        present[k] = true;
+      } else {
+        text = source_word(plan.text, plan.piece_bytes[j]);
+      }
+    }
+    edits.push_back({i, i + 1, std::move(text), true});
+  }
+
+  // Spans nothing aligns to: next to their neighbours' translations.
+  for (int k : fallback) {
+    if (present[k]) continue;
+    int j0 = src_pieces, j1 = -1;  // the span's source pieces
+    for (int j = 0; j < src_pieces; ++j)
+      if (plan.piece_span[j] == k) j0 = std::min(j0, j), j1 = std::max(j1, j);
+    int at = -1;
+    for (int j = j0 - 1; j >= 0 && at < 0; --j)
+      for (int i = n - 1; i >= 0 && at < 0; --i)
+        if (src[i] == j) {
+          at = i + 1;
+          while (at < n && !word_start(at)) ++at;  // after its word
+        }
+    for (int j = j1 + 1; j < src_pieces && at < 0; ++j)
+      for (int i = 0; i < n && at < 0; ++i)
+        if (src[i] == j) {
+          at = i;
+          while (at > 0 && !word_start(at)) --at;  // before its word
+        }
+    if (at < 0) at = n;
+    // Not inside a replaced range: after it.
+    for (const Edit& e : edits)
+      if (e.first < at && at < e.last) at = e.last;
+    edits.push_back({at, at, std::string(plan.text.substr(plan.spans[k].begin, plan.spans[k].end - plan.spans[k].begin)),
+                     true});
+    present[k] = true;
+  }
+  if (edits.empty()) return Status::Ok();
+
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& x, const Edit& y) { return x.first < y.first; });
+  std::string out;
+  bool space_next = false;  // after a word of its own, as SentencePiece renders <unk> (" ⁇ ")
+  auto append = [&](std::string_view piece, bool space_before) {
+    if (piece.empty()) return;
+    space_before = space_before || (space_next && !edge_closing(piece.front()));
+    if (space_before && !out.empty() && !is_space(out.back())) out += ' ';
+    out += piece;
+    space_next = false;
+  };
+  auto ends_in_elision = [&] {
+    return (!out.empty() && out.back() == '\'') ||
+           (out.size() >= 3 && out.compare(out.size() - 3, 3, "\xE2\x80\x99") == 0);
+  };
+  int i = 0;
+  for (const Edit& e : edits) {
+    if (e.first > i) {
+      append(decode(i, e.first), word_start(i));
+      i = e.first;
+    }
+    append(e.text, e.own_word ? !ends_in_elision() : (word_start(e.first) && e.first > 0) || e.first == n);
+    space_next = e.own_word && !e.text.empty();
+    i = std::max(i, e.last);
+  }
+  if (i < n) append(decode(i, n), word_start(i));
+  h->text = std::move(out);
+  return Status::Ok();
+}
+
+}  // namespace softalign::internal
