@@ -24,7 +24,9 @@ bool edge_closing(char c) {
   return c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '.' || c == ',' || c == ';' ||
          c == ':' || c == '!' || c == '?' || c == '>';
 }
-bool is_bracket(char c) { return c == '(' || c == '[' || c == '{' || c == '<' || c == ')' || c == ']' || c == '}' || c == '>'; }
+bool is_bracket(char c) {
+  return c == '(' || c == '[' || c == '{' || c == '<' || c == ')' || c == ']' || c == '}' || c == '>';
+}
 
 // The source word around bytes [b, e): the whitespace-separated run holding
 // them, without its edge punctuation (unless that is all it is).
@@ -74,8 +76,8 @@ bool copy_like(std::string_view word, std::string_view span) {
   word = word.substr(0, 256);
   span = span.substr(0, 256);
   auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-  bool letters_only = true;
-  for (char c : word) letters_only = letters_only && !((c >= '0' && c <= '9') || c == '_');
+  bool identifier = false;  // the word holds a digit or '_'
+  for (char c : word) identifier = identifier || (c >= '0' && c <= '9') || c == '_';
   // Longest common substring: run[j] = length of the common run ending at word[i], span[j].
   std::vector<int> run(span.size() + 1, 0);
   int best = 0;
@@ -84,15 +86,15 @@ bool copy_like(std::string_view word, std::string_view span) {
       run[j] = lower(word[i]) == lower(span[j - 1]) ? run[j - 1] + 1 : 0;
       best = std::max(best, run[j]);
     }
-  return best >= 3 || (best >= 2 && !letters_only);
+  return best >= 3 || (best >= 2 && identifier);
 }
 
 std::string replacement(std::string_view orig, std::string_view span, char before, char after) {
   std::size_t pre = 0;
   while (pre < orig.size() && edge_opening(orig[pre]) && (!is_bracket(orig[pre]) || orig[pre] == before)) ++pre;
   std::size_t k = pre;
-  while (k < orig.size() && k - pre < 6 && ((orig[k] >= 'a' && orig[k] <= 'z') || (orig[k] >= 'A' && orig[k] <= 'Z')))
-    ++k;
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  while (k < orig.size() && k - pre < 6 && letter(orig[k])) ++k;
   if (k > pre && k < orig.size() && orig[k] == '\'') pre = k + 1;
   else if (k > pre && orig.compare(k, 3, "\xE2\x80\x99") == 0) pre = k + 3;  // ’
   std::size_t suf = 0;
@@ -163,7 +165,8 @@ Status encode_for_copy(const Model& model, std::string_view text, bool on, std::
     std::size_t k = 0;  // the first span that may hold the next piece
     for (std::size_t i = 0; i < spt.pieces_size(); ++i) {
       const auto p = spt.pieces(static_cast<int>(i));
-      const TextRange bytes{std::min<std::size_t>(p.begin(), text.size()), std::min<std::size_t>(p.end(), text.size())};
+      const TextRange bytes{std::min<std::size_t>(p.begin(), text.size()),
+                            std::min<std::size_t>(p.end(), text.size())};
       while (k < plan->spans.size() && plan->spans[k].end <= bytes.begin) ++k;
       int span = -1;
       if (k < plan->spans.size() && bytes.begin < plan->spans[k].end && bytes.end > plan->spans[k].begin)
@@ -199,13 +202,15 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
       src[l.target] = l.source;
   }
   auto span_of = [&](int i) { return src[i] >= 0 && src[i] < src_pieces ? plan.piece_span[src[i]] : -1; };
+  auto span_text = [&](std::size_t k) {
+    return plan.text.substr(plan.spans[k].begin, plan.spans[k].end - plan.spans[k].begin);
+  };
   bool any_unk = false;
   for (int i = 0; i < n; ++i) any_unk = any_unk || is_unk(i);
   std::vector<bool> present(plan.spans.size(), false);
   bool all_present = !any_unk;
   for (std::size_t k = 0; k < plan.spans.size(); ++k) {
-    const TextRange s = plan.spans[k];
-    present[k] = contains_token(h->text, plan.text.substr(s.begin, s.end - s.begin));
+    present[k] = contains_token(h->text, span_text(k));
     all_present = all_present && present[k];
   }
   if (all_present) return Status::Ok();
@@ -230,7 +235,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
   for (int a = 0; a < n; a = word_end(a)) {
     const std::string word = decode(a, word_end(a));
     for (std::size_t k = 0; k < plan.spans.size(); ++k)
-      if (present[k] && contains_token(word, plan.text.substr(plan.spans[k].begin, plan.spans[k].end - plan.spans[k].begin)))
+      if (present[k] && contains_token(word, span_text(k)))
         for (int i = a; i < word_end(a); ++i) claimed[i] = true;
   }
 
@@ -239,7 +244,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
   std::vector<int> fallback;  // spans with no such word
   for (std::size_t k = 0; k < plan.spans.size(); ++k) {
     if (present[k]) continue;
-    const std::string_view span = plan.text.substr(plan.spans[k].begin, plan.spans[k].end - plan.spans[k].begin);
+    const std::string_view span = span_text(k);
     // Whether target word [a, z) is a candidate: unclaimed, a piece aligned to the span, like it.
     auto candidate = [&](int a, int z) {
       bool aligned = false;
@@ -274,7 +279,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     if (j >= 0 && j < src_pieces) {
       const int k = plan.piece_span[j];
       if (k >= 0) {
-        if (!present[k]) text = plan.text.substr(plan.spans[k].begin, plan.spans[k].end - plan.spans[k].begin);
+        if (!present[k]) text = span_text(k);
         present[k] = true;
       } else {
         text = source_word(plan.text, plan.piece_bytes[j]);
@@ -306,8 +311,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     // Not inside a replaced range: after it.
     for (const Edit& e : edits)
       if (e.first < at && at < e.last) at = e.last;
-    edits.push_back({at, at, std::string(plan.text.substr(plan.spans[k].begin, plan.spans[k].end - plan.spans[k].begin)),
-                     true});
+    edits.push_back({at, at, std::string(span_text(k)), true});
     present[k] = true;
   }
   if (edits.empty()) return Status::Ok();

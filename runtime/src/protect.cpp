@@ -31,9 +31,9 @@ std::size_t code_end(std::string_view s, std::size_t i, std::size_t n) {
   for (std::size_t k = start; k < limit;) {
     if (s[k] == '\'' && !apostrophe) {
       apostrophe = true;
-      if (k > start && (k + 1 == s.size() || is_ws(s[k + 1]) || std::string_view(".,;:!?)").find(s[k + 1]) !=
-                                                                      std::string_view::npos))
-        return std::string_view::npos;
+      const bool ends_word = k + 1 == s.size() || is_ws(s[k + 1]) ||
+                             std::string_view(".,;:!?)").find(s[k + 1]) != std::string_view::npos;
+      if (k > start && ends_word) return std::string_view::npos;
     }
     if (s[k] != '`') {
       ++k;
@@ -95,8 +95,9 @@ bool number_with_unit(std::string_view s) {
   static constexpr std::string_view kUnits[] = {
       "st", "nd", "rd", "th", "s", "bit", "bits", "byte", "bytes", "b", "B", "kb", "KB", "kB", "K", "k",
       "mb", "MB", "M", "gb", "GB", "G", "tb", "TB", "KiB", "MiB", "GiB", "Hz", "kHz", "MHz", "GHz",
-      "px", "pt", "dpi", "ms", "x", "D", "d", "m", "cm", "mm", "km", "kg", "g", "h", "min", "way", "core", "player", "color", "colour", "pass",
-      "channel", "button", "line", "digit", "point", "dimensional", "times", "fold", "year", "day"};
+      "px", "pt", "dpi", "ms", "x", "D", "d", "m", "cm", "mm", "km", "kg", "g", "h", "min",
+      "way", "core", "player", "color", "colour", "pass", "channel", "button", "line", "digit", "point",
+      "dimensional", "times", "fold", "year", "day"};
   for (std::string_view u : kUnits)
     if (rest == u) return true;
   return false;
