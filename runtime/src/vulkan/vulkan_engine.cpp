@@ -129,6 +129,7 @@ void VulkanEngine::layout(Arena& arena) {
 }
 
 Status VulkanEngine::init() {
+  native_ = dev_.native_storage && dev_.use_native_storage;
   // Checked before anything is allocated: each buffer is bound whole.
   const uint64_t act_bytes = uint64_t{act_words_} * 4, io_bytes = uint64_t{io_words_} * 4;
   const uint64_t largest = dev_.properties.limits.maxStorageBufferRange;
@@ -274,7 +275,8 @@ void VulkanEngine::linear(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias,
   }
   const uint32_t p[] = {w.data, w.scales, w.type, static_cast<uint32_t>(w.rows), cols, bias, x_off, ldx, xq_, ldq,
                         xs_,    y_off,    ldy,    max_m,                         m_slot, flags, row_ids, rows_slot};
-  dispatch(cb, Kernel::kLinear, p, sizeof p / 4, groups_of(static_cast<uint32_t>(w.rows), 64), max_m);
+  const Kernel kernel = native_ && w.type != 0 ? Kernel::kLinearNative : Kernel::kLinear;
+  dispatch(cb, kernel, p, sizeof p / 4, groups_of(static_cast<uint32_t>(w.rows), 64), max_m);
 }
 
 // Layer 0's input: the source embeddings, [b * S + j] rows.

@@ -121,6 +121,7 @@ class VulkanEngine final : public Engine {
   std::vector<VkCommandBuffer> encoder_cbs_, encoder_submit_;
   uint32_t blocks_ = 0;  // encoder blocks per layer
   VkFence fence_ = VK_NULL_HANDLE;
+  bool native_ = false;  // f16/int8 products through linear_native (Device::native_storage)
   Status fault_;  // a submission failed: every later step of the sentence reports it
 
   int32_t* heads_ = nullptr;  // [K] merge cursor per row of a group (arena)
