@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "golden_util.hpp"
 #include "vulkan/vulkan_device.hpp"
@@ -407,4 +408,51 @@ TEST_CASE("vulkan: 8/16-bit storage and the packed-word path give the same numbe
         }
       }
     }
+}
+
+// One Model shared by translators on several threads, each on the Vulkan
+// device at once (the queue is shared; each translator has its own buffers,
+// command buffers and fence): every thread gets the CPU's n-best ids.
+TEST_CASE("vulkan: translators on several threads share the device") {
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(golden::model_path("luong_2x2", "int8").string(), &model).ok());
+  const nlohmann::json g = golden::load_json("luong_2x2");
+  std::vector<std::vector<int32_t>> sources;
+  for (const auto& s : g["sentences"]) sources.push_back(golden::ids(s["src_ids"]));
+  std::unique_ptr<Translator> cpu;
+  REQUIRE(prepare(model, Backend::kCpu, &cpu).ok());
+  std::vector<std::vector<std::vector<int32_t>>> want;  // [sentence][hypothesis]
+  for (const auto& src : sources) {
+    NBestView nb;
+    REQUIRE(cpu->translate_ids(src, &nb).ok());
+    want.emplace_back();
+    for (std::size_t r = 0; r < nb.count; ++r)
+      want.back().emplace_back(nb.hypotheses[r].ids, nb.hypotheses[r].ids + nb.hypotheses[r].length);
+  }
+  constexpr int kThreads = 3, kRounds = 4;
+  std::vector<std::unique_ptr<Translator>> translators(kThreads);
+  for (auto& tr : translators) REQUIRE(prepare(model, Backend::kVulkan, &tr).ok());
+  std::vector<int> mismatches(kThreads, 0), failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kThreads; ++k)
+    threads.emplace_back([&, k] {
+      for (int round = 0; round < kRounds; ++round)
+        for (std::size_t i = 0; i < sources.size(); ++i) {
+          NBestView nb;
+          if (!translators[k]->translate_ids(sources[i], &nb).ok()) {
+            ++failures[k];
+            continue;
+          }
+          bool same = nb.count == want[i].size();
+          for (std::size_t r = 0; same && r < nb.count; ++r)
+            same = std::vector<int32_t>(nb.hypotheses[r].ids, nb.hypotheses[r].ids + nb.hypotheses[r].length) ==
+                   want[i][r];
+          if (!same) ++mismatches[k];
+        }
+    });
+  for (std::thread& t : threads) t.join();
+  for (int k = 0; k < kThreads; ++k) {
+    CHECK(failures[k] == 0);
+    CHECK(mismatches[k] == 0);
+  }
 }
