@@ -42,8 +42,6 @@ Status unavailable(const std::string& why) { return Status(StatusCode::kUnsuppor
 
 DriverHooks g_driver_hooks;
 
-const char* kernel_name(Kernel k) { return kKernelNames[static_cast<int>(k)]; }
-
 Status vk_error(const char* what, VkResult r) {
   const StatusCode code = r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY
                               ? StatusCode::kResourceExhausted

@@ -32,7 +32,6 @@ enum class Kernel {
   kGatherRows,
   kCount
 };
-const char* kernel_name(Kernel k);
 
 // Push constants: every shader reads its own fields of these 32 words.
 constexpr uint32_t kPushWords = 32;
