@@ -456,3 +456,31 @@ TEST_CASE("vulkan: translators on several threads share the device") {
     CHECK(mismatches[k] == 0);
   }
 }
+
+// More rows than the device's workgroups per dispatch (the encoder dispatches
+// one group per source position of the batch): refused with the reason.
+TEST_CASE("vulkan: a batch with more positions than the device's workgroup count is refused") {
+  softalign::internal::vk::Device* device = nullptr;
+  REQUIRE(softalign::internal::vk::Device::probe(&device).ok());
+  const VkPhysicalDeviceLimits& lim = device->properties.limits;
+  const uint64_t groups = std::min(lim.maxComputeWorkGroupCount[0], lim.maxComputeWorkGroupCount[1]);
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(golden::model_path("bahdanau", "f32").string(), &model).ok());
+  TranslatorOptions o;
+  o.backend = Backend::kVulkan;
+  o.search.beam_size = 1;
+  o.max_source_tokens = 64;
+  const uint64_t batch = groups / 64 + 1;
+  if (batch > static_cast<uint64_t>(TranslatorOptions::kMaxBatch)) {
+    MESSAGE("this device dispatches ", groups, " workgroups: every batch fits");
+    return;
+  }
+  o.max_batch = static_cast<int>(batch);
+  o.max_arena_bytes = std::size_t{1} << 30;
+  std::unique_ptr<Translator> tr;
+  const Status st = Translator::prepare(model, o, &tr);
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK_MESSAGE(st.message().find("workgroups per dispatch") != std::string::npos, st.message());
+  o.max_batch = static_cast<int>(groups / 64);  // one batch less fits
+  CHECK(Translator::prepare(model, o, &tr).ok());
+}

@@ -203,6 +203,9 @@ Status Device::open_once() {
   li.pBindings = bindings;
   r = api.vkCreateDescriptorSetLayout(device, &li, nullptr, &set_layout);
   if (r != VK_SUCCESS) return vk_error("vkCreateDescriptorSetLayout", r);
+  // topk.comp runs 256 invocations per workgroup (the spec guarantees 128).
+  if (properties.limits.maxComputeWorkGroupInvocations < 256 || properties.limits.maxComputeWorkGroupSize[0] < 256)
+    return unavailable("the Vulkan device runs fewer than 256 invocations per workgroup");
   VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushWords * 4};
   if (properties.limits.maxPushConstantsSize < push.size)
     return unavailable("the Vulkan device has less than 128 bytes of push constants");

@@ -142,6 +142,16 @@ Status VulkanEngine::init() {
                   "this translator needs " + std::to_string((act_bytes + io_bytes) >> 20) +
                       " MiB of Vulkan buffers, more than the device has (" + std::to_string(largest >> 20) +
                       " MiB per buffer): lower the beam size, max_batch or max_source_tokens");
+  // Dispatches span the rows (the batch's positions, the step's rows) in one
+  // dimension: at most the device's workgroup count.
+  const VkPhysicalDeviceLimits& lim = dev_.properties.limits;
+  const uint64_t most_groups = std::max<uint64_t>(uint64_t{B_} * S_, R_);
+  if (most_groups > std::min(lim.maxComputeWorkGroupCount[0], lim.maxComputeWorkGroupCount[1]))
+    return Status(StatusCode::kResourceExhausted,
+                  "this translator's " + std::to_string(most_groups) +
+                      " rows (max_batch x max_source_tokens, or max_batch x beam) exceed the Vulkan device's " +
+                      std::to_string(std::min(lim.maxComputeWorkGroupCount[0], lim.maxComputeWorkGroupCount[1])) +
+                      " workgroups per dispatch: lower max_batch, the beam size or max_source_tokens");
   Status st = dev_.create_buffer(act_bytes, false, &act_);
   if (st.ok()) st = dev_.create_buffer(io_bytes, true, &io_);
   if (!st.ok()) return Status(st.code(), "cannot allocate the translator's Vulkan buffers: " + st.message());
