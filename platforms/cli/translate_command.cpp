@@ -30,7 +30,7 @@ struct TranslateArgs {
   bool replace_utf8 = false;
   bool stats = false;
   bool verbose = false;
-  std::string device = "auto";
+  std::string device = "cpu";
   bool no_shortlist = false;
   bool copy_through = false, no_copy_through = false;  // --copy-through: the default, said explicitly
   std::string kernels;
@@ -310,7 +310,7 @@ std::function<int()> add_translate_command(CLI::App& app) {
   cmd->add_flag("--stats", a->stats, "At the end, print lines/s, target pieces/s and load time on stderr");
   cmd->add_flag("--verbose", a->verbose, "Print the backend in use and why on stderr");
   cmd->add_option("--device", a->device,
-                  "Where to compute: auto (a Vulkan GPU if there is one, else the CPU), cpu, or vulkan (any "
+                  "Where to compute: cpu, auto (a Vulkan GPU if there is one, else the CPU), or vulkan (any "
                   "Vulkan device, a CPU one such as lavapipe too; an error without one)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "vulkan"}));

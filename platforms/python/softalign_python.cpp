@@ -218,7 +218,7 @@ PYBIND11_MODULE(softalign, m) {
                        std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
                        std::optional<float> max_len_b, int threads, int max_source_tokens, bool use_shortlist,
                        const std::string& kernels, bool split_long_input, bool replace_invalid_utf8,
-                       bool copy_through) {
+                       bool copy_through, const std::string& device) {
              auto pt = std::make_unique<PyTranslator>();
              pt->model = pm.model;
              softalign::TranslatorOptions o;
@@ -227,6 +227,9 @@ PYBIND11_MODULE(softalign, m) {
              o.max_source_tokens = max_source_tokens;
              o.use_shortlist = use_shortlist;
              o.kernels = kernels;
+             if (!softalign::backend_from_name(device, &o.backend))
+               check(softalign::Status(softalign::StatusCode::kInvalidArgument,
+                                       "device must be \"auto\", \"cpu\" or \"vulkan\", got \"" + device + "\""));
              o.long_input = split_long_input ? softalign::LongInputPolicy::kSplitSentences
                                              : softalign::LongInputPolicy::kError;
              o.invalid_utf8 = replace_invalid_utf8 ? softalign::InvalidUtf8Policy::kReplace
@@ -244,8 +247,9 @@ PYBIND11_MODULE(softalign, m) {
            py::arg("alpha") = py::none(), py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(),
            py::arg("max_len_b") = py::none(), py::arg("threads") = 1, py::arg("max_source_tokens") = 0,
            py::arg("use_shortlist") = true, py::arg("kernels") = "", py::arg("split_long_input") = false,
-           py::arg("replace_invalid_utf8") = false, py::arg("copy_through") = true,
-           "Unset search options take the model's defaults; beam and the max_len_* fix the memory reserved.")
+           py::arg("replace_invalid_utf8") = false, py::arg("copy_through") = true, py::arg("device") = "cpu",
+           "Unset search options take the model's defaults; beam and the max_len_* fix the memory reserved. "
+           "device: \"cpu\" (the default), \"auto\" (a Vulkan GPU if there is one, else the CPU) or \"vulkan\".")
       .def(
           "translate",
           [](PyTranslator& pt, py::object input, std::optional<int> beam, std::optional<float> alpha,
@@ -318,6 +322,9 @@ PYBIND11_MODULE(softalign, m) {
           "on request, attention (soft alignment) and hard alignments.")
       .def_property_readonly("model", [](const PyTranslator& pt) { return PyModel{pt.model}; })
       .def_property_readonly("kernels", [](const PyTranslator& pt) { return std::string(pt.translator->kernels_name()); })
+      .def_property_readonly("backend", [](const PyTranslator& pt) { return pt.translator->backend_info().name; })
+      .def_property_readonly("backend_reason", [](const PyTranslator& pt) { return pt.translator->backend_info().reason; })
+      .def_property_readonly("device", [](const PyTranslator& pt) { return pt.translator->backend_info().device; })
       .def_property_readonly("arena_bytes", [](const PyTranslator& pt) { return pt.translator->arena_bytes(); })
       .def_property_readonly("max_source_tokens", [](const PyTranslator& pt) { return pt.translator->max_source_tokens(); })
       .def_property_readonly("max_target_tokens", [](const PyTranslator& pt) { return pt.translator->max_target_tokens(); })

@@ -3,7 +3,7 @@
 // configuration, so peak RSS is this configuration's own).
 //
 //   softalign_bench --model FILE --input FILE [--sentences N] [--batch B]
-//                   [--beam K] [--threads T] [--kernels NAME] [--device auto|cpu|vulkan] [--output FILE]
+//                   [--beam K] [--threads T] [--kernels NAME] [--device cpu|auto|vulkan] [--output FILE]
 //   softalign_bench --model FILE --step-bound      decode-step time vs the
 //                   bandwidth bound (weight bytes one step reads)
 //   softalign_bench --model FILE --linear          the output layer and the
@@ -196,7 +196,7 @@ int linear_compare(const std::shared_ptr<const Model>& model, const std::string&
 
 int main(int argc, char** argv) {
   CLI::App app{"softalign_bench: time one softalign configuration, print JSON"};
-  std::string model_path, input, output, kernels, device = "auto";
+  std::string model_path, input, output, kernels, device = "cpu";
   int sentences = 500, batch = 1, beam = 1, threads = 1;
   bool bound = false, linear = false;
   app.add_option("--model", model_path, "model file (.softalign)")->required();

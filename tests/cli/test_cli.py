@@ -432,7 +432,10 @@ class Device(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.split("\n")[:-1], self.greedy())
         self.assertRegex(p.stderr, r"^softalign: backend cpu \(backend=cpu\), kernels \w+\n$")
-        p = self.translate("--verbose")  # auto
+        p = self.translate("--verbose")  # the default: the CPU, without probing
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r"^softalign: backend cpu \(backend=cpu\), kernels \w+\n$")
+        p = self.translate("--device", "auto", "--verbose")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.split("\n")[:-1], self.greedy())
         self.assertRegex(p.stderr, r"^softalign: backend (cpu \(backend=auto: .+\)|vulkan on .+ \(backend=auto: a Vulkan GPU\)), kernels")
@@ -457,7 +460,7 @@ class Device(unittest.TestCase):
             self.assertEqual(p.returncode, 2)
             self.assertEqual(p.stdout, "")
             self.assertRegex(p.stderr, r"^softalign: error: unsupported: backend=vulkan: no Vulkan driver")
-            p = self.translate("--verbose", env=env)
+            p = self.translate("--device", "auto", "--verbose", env=env)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(p.stdout.split("\n")[:-1], self.greedy())
             self.assertRegex(p.stderr, r"^softalign: backend cpu \(backend=auto: no Vulkan driver")

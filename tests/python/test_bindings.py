@@ -132,6 +132,26 @@ def test_model_properties_and_errors():
         tr.translate(42)
 
 
+def test_device_choice():
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    cpu = softalign.Translator(model, beam=1, device="cpu")
+    assert (cpu.backend, cpu.backend_reason, cpu.device) == ("cpu", "backend=cpu", "")
+    default = softalign.Translator(model, beam=1)
+    assert (default.backend, default.backend_reason) == ("cpu", "backend=cpu")
+    auto = softalign.Translator(model, beam=1, device="auto")
+    assert auto.backend in ("cpu", "vulkan") and auto.backend_reason.startswith("backend=auto")
+    with pytest.raises(softalign.Error, match="invalid_argument: device must be"):
+        softalign.Translator(model, device="gpu")
+    try:
+        vk = softalign.Translator(model, beam=1, device="vulkan")
+    except softalign.Error as e:  # a build or a machine without Vulkan: the reason says which
+        assert "unsupported: backend=vulkan: " in str(e)
+        return
+    assert vk.backend == "vulkan" and vk.device
+    text = "A simple text editor."
+    assert vk.translate(text) == cpu.translate(text)
+
+
 def ticks_while(target):
     """(loop iterations the calling thread makes while `target` runs in another thread, seconds it took)."""
     entered, span = threading.Event(), []

@@ -32,7 +32,7 @@ namespace {
 
 // Counts allocations over three rounds of every golden sentence × search, and
 // force_decode; then, for the record, over one translate() of text.
-void check_model(const std::string& name, const char* precision, int threads, Backend backend = Backend::kAuto) {
+void check_model(const std::string& name, const char* precision, int threads, Backend backend = Backend::kCpu) {
   const nlohmann::json g = golden::load_json(name);
   INFO("model ", name, " (", precision, "), threads ", threads);
   std::shared_ptr<const Model> model;

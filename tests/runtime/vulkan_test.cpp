@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "golden_util.hpp"
 #include "vulkan/vulkan_device.hpp"
@@ -352,4 +353,134 @@ TEST_CASE("vulkan: weights uploaded through a staging buffer") {
     }
   }
   device->map_device_local = true;
+}
+
+// f16 and int8 weights read through 8/16-bit storage (linear_native.comp, where
+// the device has it) and unpacked from 32-bit words (linear.comp, the path for
+// devices without it) compute the same sums: teacher-forced logits and
+// attention identical bit for bit, and the same n-best lists.
+TEST_CASE("vulkan: 8/16-bit storage and the packed-word path give the same numbers") {
+  softalign::internal::vk::Device* device = nullptr;
+  REQUIRE(softalign::internal::vk::Device::probe(&device).ok());
+  REQUIRE(device->open().ok());
+  if (!device->native_storage) {
+    MESSAGE(device->description(), " has no 8/16-bit storage: only the packed-word path runs");
+    return;
+  }
+  for (const char* name : {"bahdanau", "luong_concat"})
+    for (const char* precision : {"f16", "int8"}) {
+      INFO(name, " ", precision);
+      std::shared_ptr<const Model> model;
+      REQUIRE(Model::load(golden::model_path(name, precision).string(), &model).ok());
+      std::unique_ptr<Translator> native, packed;
+      REQUIRE(prepare(model, Backend::kVulkan, &native).ok());
+      device->use_native_storage = false;  // read at prepare
+      const Status st = prepare(model, Backend::kVulkan, &packed);
+      device->use_native_storage = true;
+      REQUIRE_MESSAGE(st.ok(), st.to_string());
+      const nlohmann::json g = golden::load_json(name);
+      const int V = model->config().tgt_vocab;
+      for (const auto& sent : g["sentences"]) {
+        const std::vector<int32_t> src = golden::ids(sent["src_ids"]);
+        const std::vector<int32_t> tgt = golden::ids(sent["teacher_forced"]["tgt_in"]);
+        std::vector<float> la(tgt.size() * V), lb(tgt.size() * V, 1.0f), aa(tgt.size() * src.size()),
+            ab(tgt.size() * src.size(), 1.0f);
+        REQUIRE(native->force_decode(src, tgt, la.data(), aa.data()).ok());
+        REQUIRE(packed->force_decode(src, tgt, lb.data(), ab.data()).ok());
+        CHECK(la == lb);
+        CHECK(aa == ab);
+        SearchOptions so;
+        so.beam_size = 4;
+        so.nbest = 4;
+        NBestView a, b;
+        REQUIRE(native->translate_ids(src, so, &a).ok());
+        std::vector<std::vector<int32_t>> ids;
+        std::vector<float> scores;
+        for (std::size_t r = 0; r < a.count; ++r) {
+          ids.emplace_back(a.hypotheses[r].ids, a.hypotheses[r].ids + a.hypotheses[r].length);
+          scores.push_back(a.hypotheses[r].score);
+        }
+        REQUIRE(packed->translate_ids(src, so, &b).ok());
+        REQUIRE(b.count == ids.size());
+        for (std::size_t r = 0; r < b.count; ++r) {
+          CHECK(std::vector<int32_t>(b.hypotheses[r].ids, b.hypotheses[r].ids + b.hypotheses[r].length) == ids[r]);
+          CHECK(b.hypotheses[r].score == scores[r]);
+        }
+      }
+    }
+}
+
+// One Model shared by translators on several threads, each on the Vulkan
+// device at once (the queue is shared; each translator has its own buffers,
+// command buffers and fence): every thread gets the CPU's n-best ids.
+TEST_CASE("vulkan: translators on several threads share the device") {
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(golden::model_path("luong_2x2", "int8").string(), &model).ok());
+  const nlohmann::json g = golden::load_json("luong_2x2");
+  std::vector<std::vector<int32_t>> sources;
+  for (const auto& s : g["sentences"]) sources.push_back(golden::ids(s["src_ids"]));
+  std::unique_ptr<Translator> cpu;
+  REQUIRE(prepare(model, Backend::kCpu, &cpu).ok());
+  std::vector<std::vector<std::vector<int32_t>>> want;  // [sentence][hypothesis]
+  for (const auto& src : sources) {
+    NBestView nb;
+    REQUIRE(cpu->translate_ids(src, &nb).ok());
+    want.emplace_back();
+    for (std::size_t r = 0; r < nb.count; ++r)
+      want.back().emplace_back(nb.hypotheses[r].ids, nb.hypotheses[r].ids + nb.hypotheses[r].length);
+  }
+  constexpr int kThreads = 3, kRounds = 4;
+  std::vector<std::unique_ptr<Translator>> translators(kThreads);
+  for (auto& tr : translators) REQUIRE(prepare(model, Backend::kVulkan, &tr).ok());
+  std::vector<int> mismatches(kThreads, 0), failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kThreads; ++k)
+    threads.emplace_back([&, k] {
+      for (int round = 0; round < kRounds; ++round)
+        for (std::size_t i = 0; i < sources.size(); ++i) {
+          NBestView nb;
+          if (!translators[k]->translate_ids(sources[i], &nb).ok()) {
+            ++failures[k];
+            continue;
+          }
+          bool same = nb.count == want[i].size();
+          for (std::size_t r = 0; same && r < nb.count; ++r)
+            same = std::vector<int32_t>(nb.hypotheses[r].ids, nb.hypotheses[r].ids + nb.hypotheses[r].length) ==
+                   want[i][r];
+          if (!same) ++mismatches[k];
+        }
+    });
+  for (std::thread& t : threads) t.join();
+  for (int k = 0; k < kThreads; ++k) {
+    CHECK(failures[k] == 0);
+    CHECK(mismatches[k] == 0);
+  }
+}
+
+// More rows than the device's workgroups per dispatch (the encoder dispatches
+// one group per source position of the batch): refused with the reason.
+TEST_CASE("vulkan: a batch with more positions than the device's workgroup count is refused") {
+  softalign::internal::vk::Device* device = nullptr;
+  REQUIRE(softalign::internal::vk::Device::probe(&device).ok());
+  const VkPhysicalDeviceLimits& lim = device->properties.limits;
+  const uint64_t groups = std::min(lim.maxComputeWorkGroupCount[0], lim.maxComputeWorkGroupCount[1]);
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(golden::model_path("bahdanau", "f32").string(), &model).ok());
+  TranslatorOptions o;
+  o.backend = Backend::kVulkan;
+  o.search.beam_size = 1;
+  o.max_source_tokens = 64;
+  const uint64_t batch = groups / 64 + 1;
+  if (batch > static_cast<uint64_t>(TranslatorOptions::kMaxBatch)) {
+    MESSAGE("this device dispatches ", groups, " workgroups: every batch fits");
+    return;
+  }
+  o.max_batch = static_cast<int>(batch);
+  o.max_arena_bytes = std::size_t{1} << 30;
+  std::unique_ptr<Translator> tr;
+  const Status st = Translator::prepare(model, o, &tr);
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK_MESSAGE(st.message().find("workgroups per dispatch") != std::string::npos, st.message());
+  o.max_batch = static_cast<int>(groups / 64);  // one batch less fits
+  CHECK(Translator::prepare(model, o, &tr).ok());
 }

@@ -95,7 +95,10 @@ struct TranslatorOptions {
   // Translator::backend_info() says which and why. kVulkan: any Vulkan device
   // (a CPU one such as lavapipe too), else prepare fails (kUnsupported, or
   // kResourceExhausted without enough device memory). kCpu: the CPU.
-  Backend backend = Backend::kAuto;
+  // The default is the CPU: the Vulkan engine is not yet measured on a real
+  // GPU, and kAuto's probe loads the system's Vulkan drivers once per process
+  // (about 40-70 ms and 55 MB where Mesa's CPU driver is installed).
+  Backend backend = Backend::kCpu;
   // Use the model's vocabulary shortlist (if the file has one) unless a call
   // says otherwise: the output layer, log-softmax and top-k then cover only
   // the sentence's likely target pieces (faster; results may differ slightly).

@@ -197,10 +197,10 @@ typedef struct softalign_translator_options {
   uint64_t max_arena_bytes;  /* the most memory the translator's working buffers may take
                                 (times threads); a larger plan fails with
                                 SOFTALIGN_RESOURCE_EXHAUSTED. 0: the default, 256 MiB */
-  const char* device;        /* where to compute: NULL or "auto" (a Vulkan GPU if there is one
-                                that runs the model, else the CPU), "cpu", or "vulkan" (any
-                                Vulkan device, a CPU one such as lavapipe too; an error
-                                without one). softalign_translator_backend says which. */
+  const char* device;        /* where to compute: NULL or "cpu" (the default), "auto" (a Vulkan
+                                GPU if there is one that runs the model, else the CPU), or
+                                "vulkan" (any Vulkan device, a CPU one such as lavapipe too; an
+                                error without one). softalign_translator_backend says which. */
   int32_t copy_through;      /* nonzero (the default): names and identifiers (URLs, e-mail addresses,
                                 paths, versions, identifiers such as dh_foo or wasy10, code in
                                 backquotes) come out unchanged, placed by the attention, and each

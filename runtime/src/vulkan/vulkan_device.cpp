@@ -10,9 +10,9 @@ namespace softalign::internal::vk {
 
 namespace {
 
-const char* const kKernelNames[] = {"linear",          "quantize",     "gru_cell",      "gru_encoder_step",
-                                    "embed",           "attend_additive", "attend_luong", "fixed_context",
-                                    "maxout",          "topk",         "gather_rows"};
+const char* const kKernelNames[] = {"linear",         "linear_native",   "quantize",     "gru_cell",
+                                    "gru_encoder_step", "embed",          "attend_additive", "attend_luong",
+                                    "fixed_context",  "maxout",         "topk",            "gather_rows"};
 static_assert(sizeof(kKernelNames) / sizeof(kKernelNames[0]) == static_cast<int>(Kernel::kCount));
 
 const char* type_name(VkPhysicalDeviceType t) {
@@ -41,8 +41,6 @@ Status unavailable(const std::string& why) { return Status(StatusCode::kUnsuppor
 }  // namespace
 
 DriverHooks g_driver_hooks;
-
-const char* kernel_name(Kernel k) { return kKernelNames[static_cast<int>(k)]; }
 
 Status vk_error(const char* what, VkResult r) {
   const StatusCode code = r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY
@@ -139,6 +137,35 @@ Status Device::open() {
 }
 
 Status Device::open_once() {
+  // 8/16-bit storage where the device has both (VK_KHR_8bit_storage is an
+  // extension in Vulkan 1.1; 16-bit storage a 1.1 feature).
+  VkPhysicalDevice8BitStorageFeatures storage8{};
+  storage8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES;
+  VkPhysicalDevice16BitStorageFeatures storage16{};
+  storage16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+  storage16.pNext = &storage8;
+  VkPhysicalDeviceFeatures2 features{};
+  features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  features.pNext = &storage16;
+  api.vkGetPhysicalDeviceFeatures2(physical, &features);
+  bool has_8bit_extension = false;
+  uint32_t count = 0;
+  if (api.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr) == VK_SUCCESS) {
+    std::vector<VkExtensionProperties> extensions(count);
+    if (api.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data()) == VK_SUCCESS)
+      for (uint32_t i = 0; i < count; ++i)
+        if (std::strcmp(extensions[i].extensionName, VK_KHR_8BIT_STORAGE_EXTENSION_NAME) == 0) has_8bit_extension = true;
+  }
+  native_storage = has_8bit_extension && storage8.storageBuffer8BitAccess && storage16.storageBuffer16BitAccess;
+  VkPhysicalDevice8BitStorageFeatures enable8{};
+  enable8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES;
+  enable8.storageBuffer8BitAccess = VK_TRUE;
+  VkPhysicalDevice16BitStorageFeatures enable16{};
+  enable16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+  enable16.storageBuffer16BitAccess = VK_TRUE;
+  enable16.pNext = &enable8;
+  const char* extension = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
+
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo qi{};
   qi.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
@@ -149,6 +176,11 @@ Status Device::open_once() {
   di.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
+  if (native_storage) {
+    di.pNext = &enable16;
+    di.enabledExtensionCount = 1;
+    di.ppEnabledExtensionNames = &extension;
+  }
   VkResult r = api.vkCreateDevice(physical, &di, nullptr, &device);
   if (r != VK_SUCCESS) {
     device = VK_NULL_HANDLE;
@@ -171,6 +203,9 @@ Status Device::open_once() {
   li.pBindings = bindings;
   r = api.vkCreateDescriptorSetLayout(device, &li, nullptr, &set_layout);
   if (r != VK_SUCCESS) return vk_error("vkCreateDescriptorSetLayout", r);
+  // topk.comp runs 256 invocations per workgroup (the spec guarantees 128).
+  if (properties.limits.maxComputeWorkGroupInvocations < 256 || properties.limits.maxComputeWorkGroupSize[0] < 256)
+    return unavailable("the Vulkan device runs fewer than 256 invocations per workgroup");
   VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushWords * 4};
   if (properties.limits.maxPushConstantsSize < push.size)
     return unavailable("the Vulkan device has less than 128 bytes of push constants");
@@ -184,6 +219,7 @@ Status Device::open_once() {
   if (r != VK_SUCCESS) return vk_error("vkCreatePipelineLayout", r);
 
   for (int k = 0; k < static_cast<int>(Kernel::kCount); ++k) {
+    if (k == static_cast<int>(Kernel::kLinearNative) && !native_storage) continue;
     const SpirvModule* spv = spirv_module(kKernelNames[k]);
     if (spv == nullptr) return Status(StatusCode::kInternal, std::string("no SPIR-V for shader ") + kKernelNames[k]);
     VkShaderModuleCreateInfo si{};

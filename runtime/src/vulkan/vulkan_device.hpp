@@ -19,6 +19,7 @@ namespace softalign::internal::vk {
 // The compute shaders (shaders/<name>.comp), one pipeline each.
 enum class Kernel {
   kLinear,
+  kLinearNative,  // f16/int8 weights through 16/8-bit storage (only where the device has it)
   kQuantize,
   kGruCell,
   kGruEncoderStep,
@@ -31,7 +32,6 @@ enum class Kernel {
   kGatherRows,
   kCount
 };
-const char* kernel_name(Kernel k);
 
 // Push constants: every shader reads its own fields of these 32 words.
 constexpr uint32_t kPushWords = 32;
@@ -89,6 +89,11 @@ class Device {
   // devices). A test turns it off to run the discrete GPU's paths (uploads
   // through a staging buffer) on such a device.
   bool map_device_local = true;
+  // 8- and 16-bit storage (VK_KHR_8bit_storage, 16-bit storage): linear_native
+  // reads f16 and int8 weights as such; without it (or with use_native_storage
+  // off, for the tests) linear.comp unpacks them from 32-bit words.
+  bool native_storage = false;
+  bool use_native_storage = true;
 
  private:
   Status probe_once();

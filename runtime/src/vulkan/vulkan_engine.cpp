@@ -51,13 +51,16 @@ VulkanEngine::~VulkanEngine() {
   dev_.destroy_buffer(&io_);
 }
 
-// Offsets of every region of the device buffer and of the I/O block.
+// Offsets of every region of the device buffer and of the I/O block, in
+// 32-bit words (the shaders index them with 32-bit integers: a plan past 2^32
+// words is refused by init()).
 void VulkanEngine::plan() {
-  uint32_t at = 0;
-  auto take = [&at](uint64_t words) {
-    const uint32_t off = at;
-    at += static_cast<uint32_t>((words + 3) & ~uint64_t{3});  // 16-byte aligned regions
-    return off;
+  uint64_t at = 0;
+  auto take = [this, &at](uint64_t words) {
+    const uint64_t off = at;
+    at += (words + 3) & ~uint64_t{3};  // 16-byte aligned regions
+    if (at > UINT32_MAX) too_large_ = true;
+    return static_cast<uint32_t>(off);
   };
   const uint64_t bs = static_cast<uint64_t>(B_) * S_;
   const uint32_t enc_w = std::max(e_, 2 * n_);
@@ -129,20 +132,32 @@ void VulkanEngine::layout(Arena& arena) {
 }
 
 Status VulkanEngine::init() {
+  native_ = dev_.native_storage && dev_.use_native_storage;
   // Checked before anything is allocated: each buffer is bound whole.
-  const uint64_t act_bytes = uint64_t{act_words_} * 4, io_bytes = uint64_t{io_words_} * 4;
+  const uint64_t act_bytes = act_words_ * 4, io_bytes = io_words_ * 4;
   const uint64_t largest = dev_.properties.limits.maxStorageBufferRange;
-  if (act_bytes > largest || io_bytes > largest || act_bytes + io_bytes + w_.buffer.size > dev_.device_local_bytes)
+  if (too_large_ || act_bytes > largest || io_bytes > largest ||
+      act_bytes + io_bytes + w_.buffer.size > dev_.device_local_bytes)
     return Status(StatusCode::kResourceExhausted,
                   "this translator needs " + std::to_string((act_bytes + io_bytes) >> 20) +
                       " MiB of Vulkan buffers, more than the device has (" + std::to_string(largest >> 20) +
                       " MiB per buffer): lower the beam size, max_batch or max_source_tokens");
+  // Dispatches span the rows (the batch's positions, the step's rows) in one
+  // dimension: at most the device's workgroup count.
+  const VkPhysicalDeviceLimits& lim = dev_.properties.limits;
+  const uint64_t most_groups = std::max<uint64_t>(uint64_t{B_} * S_, R_);
+  if (most_groups > std::min(lim.maxComputeWorkGroupCount[0], lim.maxComputeWorkGroupCount[1]))
+    return Status(StatusCode::kResourceExhausted,
+                  "this translator's " + std::to_string(most_groups) +
+                      " rows (max_batch x max_source_tokens, or max_batch x beam) exceed the Vulkan device's " +
+                      std::to_string(std::min(lim.maxComputeWorkGroupCount[0], lim.maxComputeWorkGroupCount[1])) +
+                      " workgroups per dispatch: lower max_batch, the beam size or max_source_tokens");
   Status st = dev_.create_buffer(act_bytes, false, &act_);
   if (st.ok()) st = dev_.create_buffer(io_bytes, true, &io_);
   if (!st.ok()) return Status(st.code(), "cannot allocate the translator's Vulkan buffers: " + st.message());
   io_u_ = static_cast<uint32_t*>(io_.mapped);
   io_f_ = static_cast<float*>(io_.mapped);
-  std::memset(io_.mapped, 0, uint64_t{io_words_} * 4);
+  std::memset(io_.mapped, 0, io_bytes);
 
   const VkDevice dev = dev_.device;
   VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
@@ -274,7 +289,8 @@ void VulkanEngine::linear(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias,
   }
   const uint32_t p[] = {w.data, w.scales, w.type, static_cast<uint32_t>(w.rows), cols, bias, x_off, ldx, xq_, ldq,
                         xs_,    y_off,    ldy,    max_m,                         m_slot, flags, row_ids, rows_slot};
-  dispatch(cb, Kernel::kLinear, p, sizeof p / 4, groups_of(static_cast<uint32_t>(w.rows), 64), max_m);
+  const Kernel kernel = native_ && w.type != 0 ? Kernel::kLinearNative : Kernel::kLinear;
+  dispatch(cb, kernel, p, sizeof p / 4, groups_of(static_cast<uint32_t>(w.rows), 64), max_m);
 }
 
 // Layer 0's input: the source embeddings, [b * S + j] rows.

@@ -97,12 +97,15 @@ class VulkanEngine final : public Engine {
   uint32_t enc_a_ = 0, enc_b_ = 0, gi_f_ = 0, gi_b_ = 0, h_f_ = 0, h_b_ = 0, gh_f_ = 0, gh_b_ = 0;
   uint32_t ann_ = 0, keys_ = 0, fixed_ = 0, state_cur_ = 0, state_next_ = 0, x_ = 0, q_ = 0, qp_ = 0, cat_ = 0;
   uint32_t gi_ = 0, gh_ = 0, u_ = 0, t_ = 0;
-  uint32_t logits_ = 0, xq_ = 0, xs_ = 0, act_words_ = 0;
+  uint32_t logits_ = 0, xq_ = 0, xs_ = 0;
+  uint64_t act_words_ = 0;
   // Host-visible I/O block, in words.
   uint32_t io_sentences_ = 0, io_enc_rows_ = 0, io_rows_ = 0, io_t_ = 0, io_lens_ = 0, io_src_ = 0, io_tokens_ = 0;
   uint32_t io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0, io_lse_ = 0, io_fault_ = 0;
   uint32_t io_att_ = 0;
-  uint32_t io_logits_ = 0, io_words_ = 0;
+  uint32_t io_logits_ = 0;
+  uint64_t io_words_ = 0;
+  bool too_large_ = false;  // a plan past 2^32 words
   // The vocabulary of the coming steps: its size, its ids (identity for the
   // whole vocabulary), and with a batch's shortlist each sentence's own ids
   // as bits [sentence, column] (mask_words per sentence).
@@ -120,6 +123,7 @@ class VulkanEngine final : public Engine {
   std::vector<VkCommandBuffer> encoder_cbs_, encoder_submit_;
   uint32_t blocks_ = 0;  // encoder blocks per layer
   VkFence fence_ = VK_NULL_HANDLE;
+  bool native_ = false;  // f16/int8 products through linear_native (Device::native_storage)
   Status fault_;  // a submission failed: every later step of the sentence reports it
 
   int32_t* heads_ = nullptr;  // [K] merge cursor per row of a group (arena)
