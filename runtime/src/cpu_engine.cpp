@@ -29,7 +29,7 @@ CpuEngine::CpuEngine(const ModelImpl& model, const CpuWeights& weights, const ke
   l_ = c_.maxout_size;
   V_ = c_.tgt_vocab;
   const bool luong = c_.variant == Variant::kLuong;
-  state_size_ = c_.dec_layers * d_ + (luong && c_.input_feeding ? d_ : 0);
+  state_size_ = decoder_state_size(c_);
   gen_in_ = luong ? d_ : l_;
   key_dim_ = cw_.key_dim;
 }

@@ -30,14 +30,12 @@ Status build(const ModelImpl& m, CpuWeights* cw) {
   }
   if (c.variant == Variant::kBahdanau) {
     st = cw->keys.init(w.att_U_a, w.att_U_a_b, kXnnpack);
-    cw->key_dim = c.att_hidden;
   } else if (c.score == Score::kGeneral) {
     st = cw->keys.init(w.att_W_a, nullptr, kXnnpack);
-    cw->key_dim = c.dec_hidden;
   } else if (c.score == Score::kConcat) {
     st = cw->keys.init(w.att_W_k, nullptr, kXnnpack);
-    cw->key_dim = c.att_hidden;
   }
+  cw->key_dim = attention_key_dim(c);
   if (st.ok()) st = cw->generator.init(w.gen_w, w.gen_b, kXnnpackOutput);
   return st;
 }

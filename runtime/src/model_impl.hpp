@@ -83,6 +83,20 @@ struct BackendWeights {
   std::shared_ptr<vk::VulkanWeights> vulkan;
 };
 
+// Shapes every engine derives from the config (one definition each).
+// Floats of decoder state a row carries: each layer's hidden state, plus
+// h~ (the attentional hidden state) with Luong's input feeding.
+inline int decoder_state_size(const ModelConfig& c) {
+  return c.dec_layers * c.dec_hidden + (c.variant == Variant::kLuong && c.input_feeding ? c.dec_hidden : 0);
+}
+// Columns of the attention keys computed once per sentence (bahdanau U_a h + b,
+// general W_a h, concat W_k h); 0 where there are none (dot reads the annotations).
+inline int attention_key_dim(const ModelConfig& c) {
+  if (c.variant == Variant::kBahdanau || (c.variant == Variant::kLuong && c.score == Score::kConcat)) return c.att_hidden;
+  if (c.variant == Variant::kLuong && c.score == Score::kGeneral) return c.dec_hidden;
+  return 0;
+}
+
 struct ModelImpl {
   ~ModelImpl();
   std::unique_ptr<Storage> storage;

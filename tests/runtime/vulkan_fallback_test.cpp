@@ -75,8 +75,14 @@ TEST_CASE("vulkan fall-back through the C API") {
   REQUIRE(softalign_model_load(golden::model_path("bahdanau", "f32").string().c_str(), &m) == SOFTALIGN_OK);
   softalign_translator_options o;
   softalign_translator_options_default(&o);
-  CHECK(o.device == nullptr);
+  CHECK(o.device == nullptr);  // the default: the CPU, without probing
   softalign_translator* t = nullptr;
+  REQUIRE(softalign_translator_create(m, &o, &t) == SOFTALIGN_OK);
+  CHECK(std::string(softalign_translator_backend(t)) == "cpu");
+  CHECK(std::string(softalign_translator_backend_reason(t)) == "backend=cpu");
+  softalign_translator_free(t);
+  t = nullptr;
+  o.device = "auto";
   REQUIRE(softalign_translator_create(m, &o, &t) == SOFTALIGN_OK);
   CHECK(std::string(softalign_translator_backend(t)) == "cpu");
   CHECK(std::string(softalign_translator_backend_reason(t)).find("backend=auto: " + reason) == 0);

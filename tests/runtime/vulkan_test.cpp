@@ -172,6 +172,40 @@ TEST_CASE("vulkan: auto takes only a GPU; cpu is the CPU") {
   }
 }
 
+// What runs on the CPU only says so: a forced target prefix (the device
+// returns each row's best candidates, not the score of a given piece) and an
+// ensemble; the same calls succeed on the CPU.
+TEST_CASE("vulkan: a target prefix and an ensemble are refused with the reason") {
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(golden::model_path("bahdanau", "f32").string(), &model).ok());
+  const nlohmann::json g = golden::load_json("bahdanau");
+  const std::vector<int32_t> src = golden::ids(g["sentences"][0]["src_ids"]);
+  const std::vector<int32_t> tgt = golden::ids(g["sentences"][0]["teacher_forced"]["tgt_in"]);
+  const std::vector<int32_t> prefix = {tgt[1]};
+  SearchOptions with_prefix;
+  with_prefix.target_prefix_ids = prefix;
+  std::unique_ptr<Translator> tr;
+  REQUIRE(prepare(model, Backend::kVulkan, &tr).ok());
+  NBestView nb;
+  const Status st = tr->translate_ids(src, with_prefix, &nb);
+  CHECK(st.code() == StatusCode::kUnsupported);
+  CHECK(st.message().find("target prefix") != std::string::npos);
+  CHECK(tr->translate_ids(src, &nb).ok());  // the next call is unaffected
+  REQUIRE(prepare(model, Backend::kCpu, &tr).ok());
+  CHECK(tr->translate_ids(src, with_prefix, &nb).ok());
+
+  const std::vector<std::shared_ptr<const Model>> pair = {model, model};
+  TranslatorOptions o;
+  o.backend = Backend::kVulkan;
+  const Status ens = Translator::prepare(pair, o, &tr);
+  CHECK(ens.code() == StatusCode::kUnsupported);
+  CHECK(ens.message().find("ensemble") != std::string::npos);
+  o.backend = Backend::kAuto;
+  REQUIRE(Translator::prepare(pair, o, &tr).ok());
+  CHECK(tr->backend_info().backend == Backend::kCpu);
+  CHECK(tr->backend_info().reason == "backend=auto: an ensemble runs on the CPU");
+}
+
 TEST_CASE("vulkan: beam and batch limits at odd sizes") {
   // Beam 3 and 5 (odd, not powers of two), batches of 3 sentences: the same
   // n-best lists as the CPU.

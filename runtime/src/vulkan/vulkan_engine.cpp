@@ -32,13 +32,11 @@ VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanW
   l_ = c_.maxout_size;
   V_ = c_.tgt_vocab;
   const bool luong = c_.variant == Variant::kLuong;
-  state_ = c_.dec_layers * d_ + (luong && c_.input_feeding ? d_ : 0);
+  state_ = static_cast<uint32_t>(decoder_state_size(c_));
   // A step's GRU input row: [E y ; c] (bahdanau, encdec), [E y ; h~] (luong
   // with input feeding), E y (luong).
   xw_ = luong ? e_ + (c_.input_feeding ? d_ : 0) : e_ + 2 * n_;
-  key_dim_ = c_.variant == Variant::kBahdanau || c_.score == Score::kConcat ? a_
-             : c_.score == Score::kGeneral                                 ? d_
-                                                                           : 0;
+  key_dim_ = static_cast<uint32_t>(attention_key_dim(c_));
   plan();
 }
 
