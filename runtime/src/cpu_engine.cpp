@@ -70,7 +70,7 @@ void CpuEngine::layout(Arena& a) {
   cat_ = a.take<float>(2 * n_ + d_);
   gen_in_buf_ = a.take<float>(kk * gen_in_);
   logits_ = a.take<float>(kk * V_);
-  shortlist_.layout(a, shortlist_room_, V_, B_);
+  shortlist_.layout(a, shortlist_room_, m_.w.gen_w, m_.w.gen_b, B_);
   att_step_ = a.take<float>(kk * s);
 }
 

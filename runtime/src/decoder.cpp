@@ -189,8 +189,8 @@ void CpuEngine::output_layer(int count, float* logits) {
     int rows = 1;
     while (first + rows < count && row_sent_[first + rows] == b) ++rows;
     const int width = shortlist_.width(b);
-    cw_.generator.run_gather(k_, shortlist_.ids(b), width, gen_in_buf_ + static_cast<std::size_t>(first) * gen_in_,
-                             rows, logits + offset, xq_, xs_, *pool_);
+    shortlist_.output_layer(k_, cw_.generator, b, gen_in_buf_ + static_cast<std::size_t>(first) * gen_in_, rows,
+                            logits + offset, xq_, xs_, *pool_);
     offset += static_cast<std::size_t>(rows) * width;
     first += rows;
   }

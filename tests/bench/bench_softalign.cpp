@@ -207,6 +207,8 @@ int main(int argc, char** argv) {
   app.add_option("--beam", beam, "beam size")->check(CLI::Range(1, 64));
   app.add_option("--threads", threads, "TranslatorOptions::threads")->check(CLI::Range(1, 256));
   app.add_option("--kernels", kernels, "kernel set (default: the best for this CPU)");
+  bool no_copy_through = false;
+  app.add_flag("--no-copy-through", no_copy_through, "the text as the model writes it (TranslatorOptions::copy_through off)");
   app.add_option("--device", device,
                  "TranslatorOptions::backend; with vulkan a batch decodes together (max_batch = --batch)")
       ->check(CLI::IsMember({"auto", "cpu", "vulkan"}));
@@ -237,6 +239,7 @@ int main(int argc, char** argv) {
   o.long_input = LongInputPolicy::kSplitSentences;
   o.invalid_utf8 = InvalidUtf8Policy::kReplace;
   backend_from_name(device, &o.backend);
+  o.copy_through = !no_copy_through;
   if (o.backend == Backend::kVulkan) o.max_batch = batch;
   std::unique_ptr<Translator> tr;
   st = Translator::prepare(model, o, &tr);
