@@ -113,9 +113,11 @@ def convert(out, prec):
 STATS = re.compile(r"stats: (\d+) lines \((\d+) failed\).* ([0-9.]+) lines/s, ([0-9.]+) target pieces/s")
 
 
-def softalign(model, lines, extra=()):
-    """Translates lines with the CLI; returns (hypotheses, failed, lines/s, pieces/s)."""
-    p = subprocess.run([os.path.join(BUILD_DIR[0], "bin", "softalign"), "translate", "-m", model, "--beam", "1",
+def softalign(model, lines, extra=(), beam=1):
+    """Translates lines with the CLI (`model` a file, or a list of files: their ensemble);
+    returns (hypotheses, failed, lines/s, pieces/s)."""
+    models = [x for m in ([model] if isinstance(model, str) else model) for x in ("-m", m)]
+    p = subprocess.run([os.path.join(BUILD_DIR[0], "bin", "softalign"), "translate", *models, "--beam", str(beam),
                         "--split-long", "--threads", "1", "--stats", *extra],
                        input="\n".join(lines) + "\n", capture_output=True, text=True)
     m = STATS.search(p.stderr)
@@ -212,9 +214,11 @@ def plot_fig2(rows, path):
     plt.close(fig)
 
 
-def build_parser():
+def build_parser(what=True):
+    """The options; `what` (the tables to make) only for this command (models/ensemble.py shares the rest)."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["fig2", "table4", "all"])
+    if what:
+        ap.add_argument("what", choices=["fig2", "table4", "all"])
     ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "data", "ddtp", "en-fr"))
     ap.add_argument("--src", default="en")
     ap.add_argument("--tgt", default="fr")

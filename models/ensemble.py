@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Ensembles of independently trained members (Luong et al. 2015, §4): test BLEU of 1, 2 and 4.
+
+  .venv/bin/python models/ensemble.py --seeds 1,2,3,4 --corpus ../shared/data/ddtp/en-fr --src en --tgt fr
+
+Trains (or resumes, or reuses) one model per seed with the settings of models/reproduce.py (its
+--size, --steps, training subset and tokenizers; recipe --recipe, default bahdanau), each in
+OUT/seed-N, then translates the test set with softalign (fp32, the CLI's -m A -m B ...: the mean
+of the members' log-probabilities) for the first 1, 2 and 4 seeds, greedy and beam 4, and prints
+the BLEU table (markdown). --train-only SEEDS trains those seeds and stops (one process per
+seed uses several cores). Settings of reproduce.py that do not apply here (--speed-*, --no-write) are
+ignored.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import reproduce as R  # noqa: E402
+from softalign_ref import evaluate as E  # noqa: E402
+
+
+def main():
+    ap = R.build_parser(what=False)
+    ap.description = __doc__
+    ap.set_defaults(out=os.path.join(R.ROOT, "runs", "ensemble"))
+    ap.add_argument("--seeds", default="1,2,3,4", help="comma-separated training seeds, one member each")
+    ap.add_argument("--recipe", default="bahdanau")
+    ap.add_argument("--beams", default="1,4")
+    a = ap.parse_args()
+    R.BUILD_DIR[0] = a.build_dir
+    seeds = [int(s) for s in (a.train_only or a.seeds).split(",")]
+    root = a.out
+    members = []
+    for seed in seeds:
+        a.seed, a.out = seed, os.path.join(root, f"seed-{seed}")
+        out, _ = R.train(a.recipe, a)
+        members.append(out)
+    if a.train_only:
+        return
+    members = [R.convert(out, "f32") for out in members]
+    srcs = E.read_lines(os.path.join(a.corpus, f"test.{a.src}"))
+    refs = E.read_lines(os.path.join(a.corpus, f"test.{a.tgt}"))
+    beams = [int(b) for b in a.beams.split(",")]
+    rows = []
+    for k in sorted({1, 2, 4, len(members)}):
+        if k > len(members):
+            continue
+        groups = [members[i:i + 1] for i in range(len(members))] if k == 1 else [members[:k]]
+        for g in groups:
+            cells = []
+            for beam in beams:
+                hyps, failed, lines_s, _ = R.softalign(g, srcs, beam=beam)
+                cells.append(f"{E.score(hyps, refs)['bleu']:.2f}" + (f" ({failed} failed)" if failed else ""))
+            label = f"{k} (seed{'s' if k > 1 else ''} {', '.join(str(seeds[members.index(m)]) for m in g)})"
+            rows.append(f"| {label} | " + " | ".join(cells) + " |")
+            print(rows[-1], flush=True)
+    print(f"\n{a.src}→{a.tgt} test set ({len(srcs)} sentences), {a.recipe} members of size {a.size}, "
+          f"{a.steps} steps each (models/reproduce.py's settings), seeds {a.seeds}; softalign fp32.\n")
+    print("| members | " + " | ".join("greedy" if b == 1 else f"beam {b}" for b in beams) + " |")
+    print("|---|" + "---:|" * len(beams))
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
