@@ -31,7 +31,7 @@ CpuEngine::CpuEngine(const ModelImpl& model, const CpuWeights& weights, const ke
   const bool luong = c_.variant == Variant::kLuong;
   state_size_ = decoder_state_size(c_);
   gen_in_ = luong ? d_ : l_;
-  key_dim_ = cw_.key_dim;
+  key_dim_ = attention_key_dim(c_);
 }
 
 void CpuEngine::layout(Arena& a) {

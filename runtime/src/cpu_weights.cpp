@@ -35,7 +35,6 @@ Status build(const ModelImpl& m, CpuWeights* cw) {
   } else if (c.score == Score::kConcat) {
     st = cw->keys.init(w.att_W_k, nullptr, kXnnpack);
   }
-  cw->key_dim = attention_key_dim(c);
   if (st.ok()) st = cw->generator.init(w.gen_w, w.gen_b, kXnnpackOutput);
   return st;
 }

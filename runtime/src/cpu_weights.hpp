@@ -18,7 +18,6 @@ struct ModelImpl;
 struct CpuWeights {
   std::vector<std::unique_ptr<Linear>> enc_proj_fwd, enc_proj_bwd;  // per encoder layer: W_ih x + b_ih
   Linear keys;       // bahdanau U_a (+b), luong general W_a, concat W_k (none otherwise)
-  int key_dim = 0;   // columns of the keys (0: none)
   Linear generator;  // the output layer over the whole vocabulary
 };
 

@@ -73,8 +73,7 @@ std::vector<const char*> kernel_sets() {
 TEST_CASE("batched decoding: every golden sentence as alone, every model, precision, search and kernel set") {
   for (const std::string& name : golden::names()) {
     const nlohmann::json g = golden::load_json(name);
-    std::vector<std::vector<int32_t>> sources;
-    for (const auto& s : g["sentences"]) sources.push_back(golden::ids(s["src_ids"]));
+    std::vector<std::vector<int32_t>> sources = golden::sources(g);
     for (const char* precision : {"f32", "int8"}) {
       std::shared_ptr<const Model> model;
       REQUIRE(Model::load(golden::model_path(name, precision).string(), &model).ok());

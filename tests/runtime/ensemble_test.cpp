@@ -149,8 +149,7 @@ TEST_CASE("an ensemble decodes batches as sentence by sentence") {
   opt.max_batch = 4;
   REQUIRE(Translator::prepare({a, b}, opt, &batched).ok());
   const nlohmann::json g = golden::load_json("bahdanau");
-  std::vector<std::vector<int32_t>> sources;
-  for (const auto& s : g["sentences"]) sources.push_back(golden::ids(s["src_ids"]));
+  std::vector<std::vector<int32_t>> sources = golden::sources(g);
   std::vector<Span<const int32_t>> spans(sources.begin(), sources.end());
   for (const auto& spec : g["searches"]) {
     const SearchOptions so = golden::search_options(spec);

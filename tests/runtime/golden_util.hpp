@@ -54,6 +54,12 @@ inline fs::path model_path(const std::string& name, const std::string& precision
 }
 
 inline std::vector<int32_t> ids(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
+// The source ids of every sentence of a golden file.
+inline std::vector<std::vector<int32_t>> sources(const nlohmann::json& g) {
+  std::vector<std::vector<int32_t>> out;
+  for (const auto& s : g["sentences"]) out.push_back(ids(s["src_ids"]));
+  return out;
+}
 
 // The search options of one entry of golden.json's "searches".
 inline softalign::SearchOptions search_options(const nlohmann::json& spec) {

@@ -26,18 +26,6 @@ using namespace softalign;
 
 namespace {
 
-double epsilon(const std::string& precision) {
-  if (precision == "f16") return std::ldexp(1.0, -11);
-  if (precision == "int8") return 2.0 / 254.0;
-  return 0.0;
-}
-
-// golden_test.cpp's chain depth (the products on the longest path to a logit).
-int chain_depth(const ModelConfig& c) {
-  const bool attn = c.variant != Variant::kEncDec;
-  return 1 + 2 * c.enc_layers + 1 + (attn ? 2 : 0) + 2 * c.dec_layers + (c.variant == Variant::kLuong ? 1 : 3) + 1;
-}
-
 Status prepare(const std::shared_ptr<const Model>& model, Backend backend, std::unique_ptr<Translator>* out,
                int beam = 4) {
   TranslatorOptions o;
@@ -70,14 +58,9 @@ void compare_model(const std::string& name, const std::string& precision, Measur
 
   const ModelConfig& c = model->config();
   const int V = c.tgt_vocab;
-  double max_logit = 1.0;
-  for (const auto& sent : g["sentences"])
-    for (const auto& row : sent["teacher_forced"]["logits"])
-      for (double v : row) max_logit = std::max(max_logit, std::fabs(v));
-  const bool exact = precision == "f32";
-  const double golden_logits = exact ? 1e-4 : epsilon(precision) * chain_depth(c) * max_logit;
-  const double golden_att = exact ? 1e-5 : epsilon(precision) * chain_depth(c);
-  const double tol_logits = 2 * golden_logits, tol_att = 2 * golden_att;
+  // Both engines are within the golden test's tolerances of PyTorch: twice them of each other.
+  const golden::Tolerance golden_tol = golden::tolerance(g, c, precision);
+  const double tol_logits = 2 * golden_tol.logits, tol_att = 2 * golden_tol.att;
 
   std::vector<float> lc, lg, ac, ag;
   for (const auto& sent : g["sentences"]) {
@@ -212,8 +195,7 @@ TEST_CASE("vulkan: beam and batch limits at odd sizes") {
   std::shared_ptr<const Model> model;
   REQUIRE(Model::load(golden::model_path("bahdanau", "f32").string(), &model).ok());
   const nlohmann::json g = golden::load_json("bahdanau");
-  std::vector<std::vector<int32_t>> sources;
-  for (const auto& s : g["sentences"]) sources.push_back(golden::ids(s["src_ids"]));
+  std::vector<std::vector<int32_t>> sources = golden::sources(g);
   for (int beam : {1, 3, 5}) {
     INFO("beam ", beam);
     TranslatorOptions o;
@@ -451,8 +433,7 @@ TEST_CASE("vulkan: translators on several threads share the device") {
   std::shared_ptr<const Model> model;
   REQUIRE(Model::load(golden::model_path("luong_2x2", "int8").string(), &model).ok());
   const nlohmann::json g = golden::load_json("luong_2x2");
-  std::vector<std::vector<int32_t>> sources;
-  for (const auto& s : g["sentences"]) sources.push_back(golden::ids(s["src_ids"]));
+  std::vector<std::vector<int32_t>> sources = golden::sources(g);
   std::unique_ptr<Translator> cpu;
   REQUIRE(prepare(model, Backend::kCpu, &cpu).ok());
   std::vector<std::vector<std::vector<int32_t>>> want;  // [sentence][hypothesis]
