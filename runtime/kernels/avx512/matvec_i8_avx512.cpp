@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/avx512/avx512.hpp"
+#include "kernels/avx512/sum_i8.hpp"
 #include "kernels/row_ptrs.hpp"
 
 // GCC 12's AVX-512 headers start some intrinsics from an "undefined" vector
@@ -56,21 +57,21 @@ inline void block(const int8_t* const* w, int cols, const int8_t* x, int32_t* ou
   for (; j < R * M; ++j) out[j] = hsum(acc[j]);
 }
 
-// Σ_c x[c] for one input vector.
-inline int32_t sum_i8(const int8_t* x, int cols) {
-  const __m512i ones = _mm512_set1_epi8(1);
-  __m512i acc = _mm512_setzero_si512();
-  for (int c = 0; c < cols; c += 64) {
-    const __mmask64 mask = cols - c >= 64 ? ~__mmask64(0) : (__mmask64(1) << (cols - c)) - 1;
-    acc = _mm512_dpbusd_epi32(acc, ones, _mm512_maskz_loadu_epi8(mask, x + c));
-  }
-  return hsum(acc);
-}
-
 }  // namespace
 
 void matmat_i8(const int8_t* w, const int32_t* row_ids, const float* row_scales, int rows, int cols, const int8_t* xq, const float* x_scales,
                int m, const float* bias, float* y, int ldy) {
+  // Groups of 16 inputs (and a last group of 8 or more) go to the lanes
+  // kernel; the few left over, and single vectors, stay row-wise.
+  if (cols <= kLanesMaxCols && m >= kLanesMinInputs) {
+    const int lanes = m % 16 >= kLanesMinInputs ? m : m - m % 16;
+    matmat_i8_lanes(w, row_ids, row_scales, rows, cols, xq, x_scales, lanes, bias, y, ldy);
+    if (lanes == m) return;
+    xq += static_cast<std::size_t>(lanes) * cols;
+    x_scales += lanes;
+    y += static_cast<std::size_t>(lanes) * ldy;
+    m -= lanes;
+  }
   constexpr int M = 4;
   int32_t out[4 * M];
   // The offset's share, 128 Σ x, per input (at most 16 inputs per call here;
