@@ -178,14 +178,16 @@ int run(const TranslateArgs& a) {
   options.invalid_utf8 = a.replace_utf8 ? InvalidUtf8Policy::kReplace : InvalidUtf8Policy::kError;
   options.kernels = a.kernels;
   options.use_shortlist = !a.no_shortlist;
-  // On a GPU each worker decodes its share of a batch together (each step one
-  // dispatch over all their rows). On the CPU that measured no faster for the
-  // shipped models (the same CPU time at --batch 16, 7 MB more memory), so
-  // sentences go one by one there.
-  options.max_batch = options.backend == Backend::kCpu
-                          ? 1
-                          : std::min((a.batch + a.workers - 1) / a.workers, TranslatorOptions::kMaxBatch);
   backend_from_name(a.device, &options.backend);  // the parser checked the name
+  // Each worker decodes its share of a batch together (each step one product,
+  // or on a GPU one dispatch, over all their rows), except beam search on the
+  // CPU: there, with the shipped files' shortlists, 32 sentences together ran
+  // at 0.86x the sentences/s of one by one (each sentence's shortlist rows
+  // leave the caches between its steps), while greedy ran 1.35x with AVX-512
+  // and 0.97x with AVX2, for about 11 MB more memory (tests/bench/README.md).
+  const int beam = options.search.beam_size.value_or(models[0]->config().decoding.beam);
+  const bool together = options.backend != Backend::kCpu || beam == 1;
+  options.max_batch = together ? std::min((a.batch + a.workers - 1) / a.workers, TranslatorOptions::kMaxBatch) : 1;
   options.copy_through = !a.no_copy_through;
   // One translator per worker; they share the models.
   const Clock::time_point t_prepare = Clock::now();
