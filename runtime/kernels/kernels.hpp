@@ -31,6 +31,10 @@ struct Matrix {
 
 struct KernelTable {
   const char* name;
+  // matmat_i8 puts the input vectors in vector lanes from this many on (0:
+  // never), where a product costs per input about a quarter of one input's
+  // alone (AVX-512): a caller may then prefer one larger product.
+  int i8_lanes_min_inputs = 0;
 
   // y[r] = W[r,:]·x (+ bias[r] when bias is not null), r in [0, rows).
   void (*matvec_f32)(const float* w, int rows, int cols, const float* x, const float* bias, float* y);

@@ -75,7 +75,7 @@ void CpuEngine::layout(Arena& a) {
 }
 
 void CpuEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
-  shortlist_.select(table_, use, srcs, lens, n, c_.eos_id);
+  shortlist_.select(table_, use, srcs, lens, n, c_.eos_id, k_.i8_lanes_min_inputs > 0);
 }
 
 int CpuEngine::use_sentence(int b) {

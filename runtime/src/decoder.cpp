@@ -183,6 +183,10 @@ void CpuEngine::output_layer(int count, float* logits) {
     cw_.generator.run(k_, gen_in_buf_, count, logits, xq_, xs_, *pool_);
     return;
   }
+  if (shortlist_.use_union(k_, count, row_sent_)) {
+    shortlist_.union_output_layer(k_, count, row_sent_, gen_in_buf_, logits, xq_, xs_, *pool_);
+    return;
+  }
   std::size_t offset = 0;
   for (int first = 0; first < count;) {
     const int b = row_sent_[first];

@@ -11,6 +11,7 @@ const KernelTable& table() {
     k.name = "avx512";
     k.matvec_i8 = matvec_i8;
     k.matmat_i8 = matmat_i8;
+    k.i8_lanes_min_inputs = kLanesMinInputs;
     return k;
   }();
   return t;
