@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include "softalign/softalign.hpp"
