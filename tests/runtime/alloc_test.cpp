@@ -8,6 +8,7 @@
 
 #include "alloc_counter.hpp"
 #include "golden_util.hpp"
+#include "shipped_model.hpp"
 #if SOFTALIGN_TEST_VULKAN
 #include "vulkan/vulkan_device.hpp"
 #endif

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "golden_util.hpp"
+#include "shipped_model.hpp"
 #include "kernels/kernels.hpp"
 
 using namespace softalign;

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include "softalign/softalign.hpp"
@@ -59,34 +58,6 @@ inline std::vector<int32_t> ids(const nlohmann::json& j) { return j.get<std::vec
 inline std::vector<std::vector<int32_t>> sources(const nlohmann::json& g) {
   std::vector<std::vector<int32_t>> out;
   for (const auto& s : g["sentences"]) out.push_back(ids(s["src_ids"]));
-  return out;
-}
-
-// The shipped en→fr file (int8, with its vocabulary shortlist), loaded.
-inline std::shared_ptr<const softalign::Model> shipped_en_fr() {
-  std::shared_ptr<const softalign::Model> model;
-  const auto path = source_dir() / ".." / ".." / "models" / "en-fr" / "en-fr.int8.softalign";
-  REQUIRE(softalign::Model::load(path.string(), &model).ok());
-  REQUIRE(model->has_shortlist());
-  return model;
-}
-
-// Twelve package descriptions of the kind the shipped models translate, as
-// the model's source ids (the first `n`).
-inline std::vector<std::vector<int32_t>> package_sentences(const softalign::Model& model, std::size_t n = 12) {
-  static const char* const texts[] = {"This package contains the documentation.", "A simple text editor.",
-                                      "Free software for your computer", "Tools to manage the files of a project.",
-                                      "The library is used by many programs.", "Open file",
-                                      "Development files for the XML parser library.",
-                                      "A daemon that watches the network.", "Fonts for the desktop",
-                                      "Command line tools to convert images between formats.", "Python bindings",
-                                      "Transitional dummy package."};
-  std::vector<std::vector<int32_t>> out;
-  for (std::size_t i = 0; i < n && i < 12; ++i) {
-    std::vector<int32_t> ids;
-    REQUIRE(model.encode_source(texts[i], &ids).ok());
-    out.push_back(ids);
-  }
   return out;
 }
 
