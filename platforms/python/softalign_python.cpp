@@ -10,6 +10,8 @@
 //   tr.translate(["One.", "Two."])                    # -> list[str]
 //   r = tr.translate_nbest("One.", nbest=4, attention=True)  # -> Result
 //   r.hypotheses[0].text, .score, .attention (rows x source pieces + EOS)
+//   softalign.Translator([model_a, model_b])          # an ensemble
+//   tr.translate_nbest("A simple", prefix="Un")       # a forced target prefix
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -40,7 +42,7 @@ struct PyModel {
 };
 
 struct PyTranslator {
-  std::shared_ptr<const softalign::Model> model;
+  std::vector<std::shared_ptr<const softalign::Model>> models;  // one, or an ensemble's members
   std::unique_ptr<softalign::Translator> translator;
   std::mutex mutex;  // a Translator is used by one thread at a time
 };
@@ -94,6 +96,19 @@ std::vector<std::pair<int, int>> links(const std::vector<softalign::AlignmentLin
   std::vector<std::pair<int, int>> out;
   out.reserve(v.size());
   for (const auto& l : v) out.emplace_back(l.source, l.target);
+  return out;
+}
+
+// A Model, or a non-empty list of them (an ensemble); anything else is a TypeError.
+std::vector<std::shared_ptr<const softalign::Model>> models_of(const py::object& input) {
+  if (py::isinstance<PyModel>(input)) return {input.cast<const PyModel&>().model};
+  std::vector<std::shared_ptr<const softalign::Model>> out;
+  if (py::isinstance<py::sequence>(input) && !py::isinstance<py::str>(input))
+    for (const py::handle item : input.cast<py::sequence>()) {
+      if (!py::isinstance<PyModel>(item)) throw py::type_error("model must be a Model or a list of Model");
+      out.push_back(item.cast<const PyModel&>().model);
+    }
+  if (out.empty()) throw py::type_error("model must be a Model or a non-empty list of Model");
   return out;
 }
 
@@ -214,13 +229,13 @@ PYBIND11_MODULE(softalign, m) {
 
   py::class_<PyTranslator>(m, "Translator",
                            "A model prepared for a beam size and a source length (its memory is reserved once).")
-      .def(py::init([](const PyModel& pm, std::optional<int> beam, std::optional<int> nbest,
+      .def(py::init([](const py::object& model, std::optional<int> beam, std::optional<int> nbest,
                        std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
                        std::optional<float> max_len_b, int threads, int max_source_tokens, bool use_shortlist,
                        const std::string& kernels, bool split_long_input, bool replace_invalid_utf8,
-                       bool copy_through, const std::string& device) {
+                       bool copy_through, const std::string& device, int max_batch) {
              auto pt = std::make_unique<PyTranslator>();
-             pt->model = pm.model;
+             pt->models = models_of(model);
              softalign::TranslatorOptions o;
              o.search = search_options(beam, nbest, alpha, beta, max_len_a, max_len_b);
              o.threads = threads;
@@ -235,10 +250,11 @@ PYBIND11_MODULE(softalign, m) {
              o.invalid_utf8 = replace_invalid_utf8 ? softalign::InvalidUtf8Policy::kReplace
                                                    : softalign::InvalidUtf8Policy::kError;
              o.copy_through = copy_through;
+             o.max_batch = max_batch;
              softalign::Status st;
              {
                py::gil_scoped_release release;
-               st = softalign::Translator::prepare(pm.model, o, &pt->translator);
+               st = softalign::Translator::prepare(pt->models, o, &pt->translator);
              }
              check(st);
              return pt;
@@ -248,8 +264,11 @@ PYBIND11_MODULE(softalign, m) {
            py::arg("max_len_b") = py::none(), py::arg("threads") = 1, py::arg("max_source_tokens") = 0,
            py::arg("use_shortlist") = true, py::arg("kernels") = "", py::arg("split_long_input") = false,
            py::arg("replace_invalid_utf8") = false, py::arg("copy_through") = true, py::arg("device") = "cpu",
-           "Unset search options take the model's defaults; beam and the max_len_* fix the memory reserved. "
-           "device: \"cpu\" (the default), \"auto\" (a Vulkan GPU if there is one, else the CPU) or \"vulkan\".")
+           py::arg("max_batch") = 1,
+           "model: a Model, or a list of Models sharing the target vocabulary (an ensemble: their log-probabilities "
+           "averaged at each step). Unset search options take the (first) model's defaults; beam and the max_len_* "
+           "fix the memory reserved. device: \"cpu\" (the default), \"auto\" (a Vulkan GPU if there is one, else "
+           "the CPU) or \"vulkan\". max_batch: how many sentences of a list are decoded together (1: one by one).")
       .def(
           "translate",
           [](PyTranslator& pt, py::object input, std::optional<int> beam, std::optional<float> alpha,
@@ -288,10 +307,11 @@ PYBIND11_MODULE(softalign, m) {
           "translate_nbest",
           [](PyTranslator& pt, py::object input, std::optional<int> nbest, std::optional<int> beam,
              std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
-             std::optional<float> max_len_b, bool attention, bool alignment) -> py::object {
+             std::optional<float> max_len_b, bool attention, bool alignment, const std::string& prefix) -> py::object {
             softalign::SearchOptions s = search_options(beam, nbest, alpha, beta, max_len_a, max_len_b);
             s.return_attention = attention;
             s.return_alignment = alignment;
+            s.target_prefix = prefix;
             if (py::isinstance<py::str>(input)) {
               std::string text = input.cast<std::string>();
               softalign::TranslationResult r;
@@ -318,9 +338,16 @@ PYBIND11_MODULE(softalign, m) {
           py::arg("text"), py::kw_only(), py::arg("nbest") = py::none(), py::arg("beam") = py::none(),
           py::arg("alpha") = py::none(), py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(),
           py::arg("max_len_b") = py::none(), py::arg("attention") = false, py::arg("alignment") = false,
+          py::arg("prefix") = "",
           "A Result (or a list of them for a list): the n-best hypotheses with scores, pieces, ids and, "
-          "on request, attention (soft alignment) and hard alignments.")
-      .def_property_readonly("model", [](const PyTranslator& pt) { return PyModel{pt.model}; })
+          "on request, attention (soft alignment) and hard alignments. prefix: a target text every hypothesis "
+          "starts with (interactive completion; its log-probabilities count in the scores).")
+      .def_property_readonly("model", [](const PyTranslator& pt) { return PyModel{pt.models[0]}; })
+      .def_property_readonly("models", [](const PyTranslator& pt) {
+        py::list out;
+        for (const auto& m : pt.models) out.append(PyModel{m});
+        return out;
+      })
       .def_property_readonly("kernels", [](const PyTranslator& pt) { return std::string(pt.translator->kernels_name()); })
       .def_property_readonly("backend", [](const PyTranslator& pt) { return pt.translator->backend_info().name; })
       .def_property_readonly("backend_reason", [](const PyTranslator& pt) { return pt.translator->backend_info().reason; })

@@ -209,3 +209,59 @@ def test_translators_in_threads_agree():
     for t in threads:
         t.join()
     assert all(o == (want, want) for o in out)
+
+
+def test_ensembles_match_golden():
+    """Translator([a, b, ...]) averages the members' log-probabilities: the
+    n-best of tests/golden/ensembles.json (PyTorch's), for its entries without
+    a target prefix (the prefix is tested on the shipped model below)."""
+    with open(os.path.join(GOLDEN_SRC, "ensembles.json"), encoding="utf-8") as f:
+        g = json.load(f)
+    search = {s["name"]: s for s in g["searches"]}
+    limits = search["greedy"]
+    compared = 0
+    for ens in g["ensembles"]:
+        members = [softalign.Model.load(os.path.join(GOLDEN_BIN, f"{n}.f32.softalign")) for n in ens["members"]]
+        tr = softalign.Translator(members, beam=max(s["beam"] for s in g["searches"]), max_len_a=limits["max_len_a"],
+                                  max_len_b=limits["max_len_b"], copy_through=False)
+        assert len(tr.models) == len(members)
+        texts = {tuple(s["src_ids"]): s["src_text"] for s in golden(ens["members"][0])["sentences"]}
+        for sent in ens["sentences"]:
+            if sent["prefix"]:
+                continue
+            for run in sent["search"]:
+                s = search[run["name"]]
+                r = tr.translate_nbest(texts[tuple(sent["src_ids"])], beam=s["beam"], nbest=s["nbest"],
+                                       alpha=s["alpha"], beta=s["beta"])
+                assert [h.ids for h in r.hypotheses] == [w["ids"] for w in run["hyps"]], (ens["members"], run["name"])
+                for h, w in zip(r.hypotheses, run["hyps"]):
+                    assert h.score == pytest.approx(w["score"], abs=SCORE_TOL_PER_TOKEN * (len(w["ids"]) + 1))
+                compared += 1
+    assert compared > 0
+    with pytest.raises(TypeError):
+        softalign.Translator([])
+    with pytest.raises(TypeError):
+        softalign.Translator(["not a model"])
+
+
+def test_prefix_batch_and_self_ensemble_on_shipped_model():
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    tr = softalign.Translator(model, beam=4)
+    # A forced target prefix: every hypothesis continues it.
+    r = tr.translate_nbest("A simple text editor.", nbest=3, prefix="Un éditeur")
+    assert len(r.hypotheses) == 3
+    assert all(h.text.startswith("Un éditeur") for h in r.hypotheses), [h.text for h in r.hypotheses]
+    plain = tr.translate_nbest("A simple text editor.", nbest=1)
+    assert r.hypotheses[0].log_prob <= plain.hypotheses[0].log_prob + 1e-4  # forced tokens cannot score better
+    # An ensemble of one model twice is that model: (x + x) / 2 = x in floats.
+    twice = softalign.Translator([model, model], beam=4)
+    for text in ("A simple text editor.", "Tools to manage the files of a project."):
+        a, b = tr.translate_nbest(text, nbest=2), twice.translate_nbest(text, nbest=2)
+        assert [h.ids for h in a.hypotheses] == [h.ids for h in b.hypotheses]
+        assert [h.score for h in a.hypotheses] == [h.score for h in b.hypotheses]
+    # Batches decoded together give each sentence its result alone.
+    texts = ["This package contains the documentation.", "Open file", "Fonts for the desktop",
+             "Command line tools to convert images between formats.", "Python bindings"] * 2
+    together = softalign.Translator(model, beam=4, max_batch=8)
+    for beam in (1, 4):
+        assert together.translate(texts, beam=beam) == tr.translate(texts, beam=beam)
