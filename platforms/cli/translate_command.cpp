@@ -300,7 +300,9 @@ std::function<int()> add_translate_command(CLI::App& app) {
   cmd->add_flag("--word-alignment", a->word_alignment,
                 "Append the hard alignment over whitespace words (Pharaoh)");
   cmd->add_flag("--json", a->json, "Write JSON lines with the soft alignment matrix");
-  cmd->add_option("--batch", a->batch, "Sentences translated together")->capture_default_str()->check(at_least(1));
+  cmd->add_option("--batch", a->batch,
+                  "Lines read at a time; decoded together on a GPU and for greedy search (beam search on the CPU "
+                  "goes line by line)")->capture_default_str()->check(at_least(1));
   cmd->add_option("--threads", a->threads, "Threads inside one translation")
       ->capture_default_str()
       ->check(at_least(1));
