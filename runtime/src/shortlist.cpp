@@ -150,4 +150,5 @@ void Shortlist::union_output_layer(const kernels::KernelTable& k, int count, con
     out += static_cast<std::size_t>(size_[b]);
   }
 }
+
 }  // namespace softalign::internal
