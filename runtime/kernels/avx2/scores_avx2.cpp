@@ -36,8 +36,27 @@ void dot_scores(const float* q, const float* keys, int count, int dim, float* sc
   }
 }
 
+// Each c[k] is one chain of fused multiply-adds over j, in order. Four
+// chains side by side (32 columns) keep the FMA unit busy instead of waiting
+// on one chain's latency; every output's sum is the same as one at a time.
 void weighted_sum(const float* a, const float* h, int count, int dim, float* c) {
   int k = 0;
+  for (; k + 32 <= dim; k += 32) {
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps(), acc2 = _mm256_setzero_ps(),
+           acc3 = _mm256_setzero_ps();
+    for (int j = 0; j < count; ++j) {
+      const __m256 w = _mm256_set1_ps(a[j]);
+      const float* row = h + static_cast<std::size_t>(j) * dim + k;
+      acc0 = _mm256_fmadd_ps(w, _mm256_loadu_ps(row), acc0);
+      acc1 = _mm256_fmadd_ps(w, _mm256_loadu_ps(row + 8), acc1);
+      acc2 = _mm256_fmadd_ps(w, _mm256_loadu_ps(row + 16), acc2);
+      acc3 = _mm256_fmadd_ps(w, _mm256_loadu_ps(row + 24), acc3);
+    }
+    _mm256_storeu_ps(c + k, acc0);
+    _mm256_storeu_ps(c + k + 8, acc1);
+    _mm256_storeu_ps(c + k + 16, acc2);
+    _mm256_storeu_ps(c + k + 24, acc3);
+  }
   for (; k + 8 <= dim; k += 8) {
     __m256 acc = _mm256_setzero_ps();
     for (int j = 0; j < count; ++j)
