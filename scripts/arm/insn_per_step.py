@@ -21,7 +21,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-GREEDY = ["--beam", "1", "--max-len-a", "1.5", "--max-len-b", "10", "--threads", "1"]
+# --batch 1: one sentence at a time, as an app on a phone translates (the CLI decodes greedy batches together).
+GREEDY = ["--beam", "1", "--max-len-a", "1.5", "--max-len-b", "10", "--threads", "1", "--batch", "1"]
 
 
 def count(args, cli, model, kernels, text, extra=()):
