@@ -80,13 +80,20 @@ void push_trimmed(std::vector<std::string>& parts, std::string_view part) {
 
 bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
 
+// Whether a cut before byte `p` falls strictly inside one of `keep`'s ranges.
+bool inside(const std::vector<TextRange>& keep, std::size_t p) {
+  for (const TextRange& r : keep)
+    if (r.begin < p && p < r.end) return true;
+  return false;
+}
+
 }  // namespace
 
-std::vector<std::string> split_clauses(std::string_view s) {
+std::vector<std::string> split_clauses(std::string_view s, const std::vector<TextRange>& keep) {
   std::vector<std::string> parts;
   std::size_t start = 0;
   for (std::size_t i = 0; i + 1 < s.size(); ++i)
-    if ((s[i] == ';' || s[i] == ':' || s[i] == ',') && is_space(s[i + 1])) {
+    if ((s[i] == ';' || s[i] == ':' || s[i] == ',') && is_space(s[i + 1]) && !inside(keep, i + 1)) {
       push_trimmed(parts, s.substr(start, i + 1 - start));
       start = i + 1;
     }
@@ -94,14 +101,16 @@ std::vector<std::string> split_clauses(std::string_view s) {
   return parts;
 }
 
-std::vector<std::string> split_halves(std::string_view s) {
+std::vector<std::string> split_halves(std::string_view s, const std::vector<TextRange>& keep) {
   std::vector<std::string> parts;
   const std::size_t mid = s.size() / 2;
   std::size_t cut = std::string_view::npos;
-  for (std::size_t d = 0; d <= mid && cut == std::string_view::npos; ++d) {
-    if (mid + d < s.size() && is_space(s[mid + d])) cut = mid + d;
-    else if (d <= mid && is_space(s[mid - d])) cut = mid - d;
-  }
+  // The whitespace nearest the middle outside `keep`, else any.
+  for (const bool any : {false, true})
+    for (std::size_t d = 0; d <= mid && cut == std::string_view::npos; ++d) {
+      if (mid + d < s.size() && is_space(s[mid + d]) && (any || !inside(keep, mid + d))) cut = mid + d;
+      else if (is_space(s[mid - d]) && (any || !inside(keep, mid - d))) cut = mid - d;
+    }
   if (cut == std::string_view::npos || cut == 0) {
     // No space inside: the character boundary nearest the middle (not a
     // UTF-8 continuation byte 10xxxxxx).
@@ -121,7 +130,7 @@ std::vector<std::string> split_halves(std::string_view s) {
   return parts;
 }
 
-std::vector<std::string> split_sentences(std::string_view s) {
+std::vector<std::string> split_sentences(std::string_view s, const std::vector<TextRange>& keep) {
   std::vector<std::string> parts;
   auto push = [&](std::string_view part) { push_trimmed(parts, part); };
   std::size_t start = 0;
@@ -131,7 +140,7 @@ std::vector<std::string> split_sentences(std::string_view s) {
     while (j < s.size() && (s[j] == '.' || s[j] == '!' || s[j] == '?' || s[j] == '"' || s[j] == '\'' ||
                             s[j] == ')' || s[j] == ']'))
       ++j;
-    if (j < s.size() && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n')) {
+    if (j < s.size() && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n') && !inside(keep, j)) {
       push(s.substr(start, j - start));
       start = j;
     }

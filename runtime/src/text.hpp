@@ -17,14 +17,19 @@ std::size_t find_invalid_utf8(std::string_view s);
 std::string replace_invalid_utf8(std::string_view s);
 // True when `s` holds only ASCII whitespace (or nothing).
 bool is_blank(std::string_view s);
+// The splitters of a source too long for the model. None cuts strictly
+// inside a range of `keep` (sorted, disjoint byte ranges: the protected spans,
+// so that code in backquotes or a URL stays in one part), except split_halves
+// when the text has no other place to cut.
+//
 // Splits after '.', '!', '?' (and their runs, closing quotes/brackets) followed
 // by whitespace; the parts keep their text, trimmed.
-std::vector<std::string> split_sentences(std::string_view s);
+std::vector<std::string> split_sentences(std::string_view s, const std::vector<TextRange>& keep = {});
 // Splits after ';', ':', ',' followed by whitespace; trimmed, as above.
-std::vector<std::string> split_clauses(std::string_view s);
+std::vector<std::string> split_clauses(std::string_view s, const std::vector<TextRange>& keep = {});
 // Two halves: at the whitespace nearest the middle, or else at the UTF-8
 // character boundary nearest it; one part when `s` is one character.
-std::vector<std::string> split_halves(std::string_view s);
+std::vector<std::string> split_halves(std::string_view s, const std::vector<TextRange>& keep = {});
 
 // `s` with every ASCII control character written as an escape (\n, \t, \r,
 // \xHH), so text from a file (metadata, tensor names) prints as one line.

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "copy_through.hpp"
+#include "protect.hpp"
 #include "guard.hpp"
 #include "text.hpp"
 #include "translator_impl.hpp"
@@ -214,9 +215,11 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
     // Too long: split (LongInputPolicy), translate each part (splitting it
     // again when it is still too long) and join the best translations (one
     // hypothesis; no attention or alignment across the parts).
-    std::vector<std::string> parts = internal::split_sentences(text);
-    if (parts.size() < 2) parts = internal::split_clauses(text);
-    if (parts.size() < 2) parts = internal::split_halves(text);
+    // Never inside a protected span (code in backquotes, a URL), copied through or not.
+    const std::vector<TextRange> keep = internal::find_protected_spans(text);
+    std::vector<std::string> parts = internal::split_sentences(text, keep);
+    if (parts.size() < 2) parts = internal::split_clauses(text, keep);
+    if (parts.size() < 2) parts = internal::split_halves(text, keep);
     if (parts.size() < 2)
       return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(ids.size()) +
                                                    " tokens, more than max_source_tokens " + std::to_string(impl_->S) +

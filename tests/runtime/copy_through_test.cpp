@@ -384,4 +384,10 @@ TEST_CASE("copy-through with long inputs split in parts") {
   REQUIRE(r.protected_spans.size() == 6);
   for (const TextRange& s : r.protected_spans)
     CHECK(has_token(r.hypotheses.at(0).text, text.substr(s.begin, s.end - s.begin)));
+  // Code in backquotes with clause and sentence punctuation inside stays in
+  // one part, so it comes through whole.
+  const std::string code = "To build the package from its sources, run `make clean, all; make install. Then test` "
+                           "in the top folder, as the README explains";
+  REQUIRE(tr->translate(code, &r).ok());
+  CHECK(r.hypotheses.at(0).text.find("`make clean, all; make install. Then test`") != std::string::npos);
 }

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "golden_util.hpp"
+#include "protect.hpp"
 #include "text.hpp"
 
 using namespace softalign;
@@ -275,6 +276,21 @@ TEST_CASE("long inputs split at sentence ends, then clauses, then halves") {
   // Never inside a UTF-8 character; one character cannot be split.
   CHECK(split_halves("\xc3\xa9\xc3\xa9\xc3\xa9") == std::vector<std::string>{"\xc3\xa9", "\xc3\xa9\xc3\xa9"});
   CHECK(split_halves("\xc3\xa9") == std::vector<std::string>{"\xc3\xa9"});
+  // Never inside a protected span (code in backquotes here), except halves of
+  // a text that has nowhere else to cut.
+  using internal::find_protected_spans;
+  using internal::split_sentences;
+  const std::string code = "Run `make clean, all. Then test` first, then install. Done.";
+  CHECK(split_sentences(code, find_protected_spans(code)) ==
+        std::vector<std::string>{"Run `make clean, all. Then test` first, then install.", "Done."});
+  CHECK(split_sentences(code) ==
+        std::vector<std::string>{"Run `make clean, all.", "Then test` first, then install.", "Done."});
+  CHECK(split_clauses(code, find_protected_spans(code)) ==
+        std::vector<std::string>{"Run `make clean, all. Then test` first,", "then install. Done."});
+  const std::string two = "`a b c d` e";
+  CHECK(split_halves(two, find_protected_spans(two)) == std::vector<std::string>{"`a b c d`", "e"});
+  const std::string all_code = "`a b c d e f`";
+  CHECK(split_halves(all_code, find_protected_spans(all_code)).size() == 2);
   // The planning limit: a longer max_source_tokens than the model's S_max
   // where no weight depends on it; location-score models keep theirs.
   auto m = load_golden("bahdanau");
