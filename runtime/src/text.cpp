@@ -80,11 +80,13 @@ void push_trimmed(std::vector<std::string>& parts, std::string_view part) {
 
 bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
 
-// Whether a cut before byte `p` falls strictly inside one of `keep`'s ranges.
+// Whether a cut before byte `p` falls strictly inside one of `keep`'s ranges
+// (sorted and disjoint: a binary search, so hostile text with many spans and
+// many cut points stays fast).
 bool inside(const std::vector<TextRange>& keep, std::size_t p) {
-  for (const TextRange& r : keep)
-    if (r.begin < p && p < r.end) return true;
-  return false;
+  const auto r = std::upper_bound(keep.begin(), keep.end(), p,
+                                  [](std::size_t pos, const TextRange& range) { return pos < range.end; });
+  return r != keep.end() && r->begin < p;
 }
 
 }  // namespace
