@@ -487,6 +487,17 @@ const char* softalign_result_source_piece(const softalign_result* result, size_t
   return result->result.source_pieces[k].c_str();
 }
 
+size_t softalign_result_protected_count(const softalign_result* result) {
+  return result == nullptr ? 0 : result->result.protected_spans.size();
+}
+
+int softalign_result_protected_span(const softalign_result* result, size_t k, size_t* begin, size_t* end) {
+  if (result == nullptr || k >= result->result.protected_spans.size()) return 0;
+  if (begin != nullptr) *begin = result->result.protected_spans[k].begin;
+  if (end != nullptr) *end = result->result.protected_spans[k].end;
+  return 1;
+}
+
 const float* softalign_result_alignment(const softalign_result* result, size_t hypothesis, size_t* rows,
                                         size_t* cols) {
   const softalign::Hypothesis* h = hyp(result, hypothesis);

@@ -811,6 +811,24 @@ static void test_copy_through(const softalign_model* m, const golden_data* g) {
     softalign_result_free(r_off);
     softalign_result_free(r_old);
   }
+  /* The protected spans, as byte ranges of the source. */
+  const char* src = "see libfoo-dev and http://example.org/a_b for v2.6";
+  const char* want[] = {"libfoo-dev", "http://example.org/a_b", "v2.6"};
+  softalign_result *r_on = NULL, *r_off = NULL;
+  CHECK(on != NULL && softalign_translate(on, src, &r_on) == SOFTALIGN_OK);
+  CHECK(off != NULL && softalign_translate(off, src, &r_off) == SOFTALIGN_OK);
+  CHECK(softalign_result_protected_count(r_on) == 3);
+  for (size_t k = 0; k < 3 && softalign_result_protected_count(r_on) == 3; ++k) {
+    size_t b = 99, e = 99;
+    CHECK(softalign_result_protected_span(r_on, k, &b, &e) == 1);
+    CHECK(e - b == strlen(want[k]) && strncmp(src + b, want[k], e - b) == 0);
+  }
+  size_t b = 7, e = 7;
+  CHECK(softalign_result_protected_span(r_on, 3, &b, &e) == 0 && b == 7 && e == 7);
+  CHECK(softalign_result_protected_count(r_off) == 0);
+  CHECK(softalign_result_protected_count(NULL) == 0 && softalign_result_protected_span(NULL, 0, &b, &e) == 0);
+  softalign_result_free(r_on);
+  softalign_result_free(r_off);
   softalign_translator_free(on);
   softalign_translator_free(off);
   softalign_translator_free(old);

@@ -319,6 +319,16 @@ SOFTALIGN_API float softalign_result_log_prob(const softalign_result* result, si
 SOFTALIGN_API size_t softalign_result_source_count(const softalign_result* result);
 SOFTALIGN_API const char* softalign_result_source_piece(const softalign_result* result, size_t k);
 
+/* With copy_through on, the source's protected spans (URLs, paths,
+ * versions, identifiers, code in backquotes: copied through untranslated):
+ * their number, and span k as byte offsets into the text translated (after
+ * any invalid UTF-8 was replaced), [*begin, *end). The span accessor returns
+ * 1, or 0 when k is out of range (*begin and *end are then left alone).
+ * Text calls only (softalign_translate); none with copy_through off. */
+SOFTALIGN_API size_t softalign_result_protected_count(const softalign_result* result);
+SOFTALIGN_API int softalign_result_protected_span(const softalign_result* result, size_t k, size_t* begin,
+                                                  size_t* end);
+
 /* Soft alignment, present when the translator was made with alignment on:
  * a row-major *rows x *cols matrix of attention weights, one row per target
  * piece then the EOS row (no EOS row when the hypothesis was cut at the
