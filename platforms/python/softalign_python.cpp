@@ -162,6 +162,15 @@ PYBIND11_MODULE(softalign, m) {
       .def_readonly("hypotheses", &softalign::TranslationResult::hypotheses, "best first")
       .def_readonly("source_pieces", &softalign::TranslationResult::source_pieces)
       .def_readonly("source_ids", &softalign::TranslationResult::source_ids, "with the EOS")
+      .def_property_readonly(
+          "protected_spans",
+          [](const softalign::TranslationResult& r) {
+            std::vector<std::pair<std::size_t, std::size_t>> out;
+            for (const auto& s : r.protected_spans) out.emplace_back(s.begin, s.end);
+            return out;
+          },
+          "with copy_through: the source's protected spans (copied untranslated) as (begin, end) byte offsets "
+          "into its UTF-8 text")
       .def_property_readonly("text", [](const softalign::TranslationResult& r) {
         return r.hypotheses.empty() ? std::string() : r.hypotheses[0].text;
       });

@@ -81,6 +81,11 @@ def test_copy_through():
     off = softalign.Translator(model, beam=1, copy_through=False, **limits).translate("with")
     assert off == model.decode(ids) and "\u2047" in off
     assert "\u2047" not in on and "with" in on.split()
+    # The protected spans of a source, as byte ranges of its UTF-8 text.
+    src = "voir libfoo-dev et http://example.org/a_b"
+    r = softalign.Translator(model, beam=1, **limits).translate_nbest(src)
+    assert [src.encode()[b:e].decode() for b, e in r.protected_spans] == ["libfoo-dev", "http://example.org/a_b"]
+    assert softalign.Translator(model, beam=1, copy_through=False, **limits).translate_nbest(src).protected_spans == []
 
 
 def shipped_expectations():
