@@ -64,7 +64,8 @@ def main(argv=None):
             print(f"benchmark: {recipe['name']} ({recipe['model']['variant']}"
                   f"{', input feeding' if recipe['model']['input_feeding'] else ''}): "
                   f"{r['tok_per_s']:.0f} target tokens/s ({r['tokens']} tokens in {r['seconds']:.1f} s, "
-                  f"{a.benchmark_steps} steps, {torch.get_num_threads()} threads, {a.device}; "
+                  f"{a.benchmark_steps} steps, {torch.get_num_threads()} threads, {a.device}, "
+                  f"{'bf16' if trainer.bf16 else 'fp32'} products; "
                   f"{r['tok_per_cpu_s']:.0f} per CPU second; load average {r['load_before']:.2f} "
                   f"-> {r['load_after']:.2f})", flush=True)
             return 0

@@ -25,13 +25,29 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from .config import ModelConfig
 
 
+def fp32_products(t):
+    """A block whose products run in fp32 even under bf16 autocast (training.precision):
+    for the per-step products over the source (attention scores, contexts). They read a
+    [B, S, ·] operand once, so autocast's bf16 copy of it would cost more than the
+    product (measured: casts were a fifth of a bf16 training step)."""
+    return torch.autocast(t.device.type, enabled=False)
+
+
+def context(alpha, H):
+    """c = Σ_j α_j h_j for alpha [B, S], H [B, S, 2n] → [B, 2n] (fp32)."""
+    with fp32_products(H):
+        return torch.bmm(alpha.unsqueeze(1), H.float()).squeeze(1)
+
+
 def gru_cell(gi, h, w_hh, b_hh):
     """One PyTorch GRU cell step given the input projection gi = W_ih x + b_ih.
 
     Gates in order r, z, n; n = tanh(gi_n + r * (W_hn h + b_hn)); h' = (1 - z) n + z h.
     """
-    gh = F.linear(h, w_hh, b_hh)
-    i_r, i_z, i_n = gi.chunk(3, -1)
+    # .float(): under bf16 autocast (training.precision) the products come out in
+    # bf16; the gates and the state stay fp32 (a no-op otherwise).
+    gh = F.linear(h, w_hh, b_hh).float()
+    i_r, i_z, i_n = gi.float().chunk(3, -1)
     h_r, h_z, h_n = gh.chunk(3, -1)
     r = torch.sigmoid(i_r + h_r)
     z = torch.sigmoid(i_z + h_z)
@@ -149,7 +165,9 @@ class BahdanauAttention(nn.Module):
 
     def forward(self, s, keys, mask):
         """s [B, d] (previous top state) → alpha [B, S]."""
-        e = self.v_a(torch.tanh(keys + self.W_a(s).unsqueeze(1))).squeeze(-1)
+        x = torch.tanh(keys + self.W_a(s).unsqueeze(1))  # fp32: keys are
+        with fp32_products(x):
+            e = self.v_a(x).squeeze(-1)
         return torch.softmax(e.masked_fill(~mask, float("-inf")), dim=-1)
 
 
@@ -191,7 +209,7 @@ class LuongAttention(nn.Module):
     def forward(self, Q, H, keys, mask, src_len, t0):
         """Attention weights [B, T, S] for decoder states Q [B, T, d] at steps t0 .. t0+T-1."""
         B, T, S = Q.size(0), Q.size(1), H.size(1)
-        e = self.scores(Q, H, keys)
+        e = self.scores(Q, H, keys).float()
         valid = mask.unsqueeze(1).expand(B, T, S)
         if self.scope == "global":
             return torch.softmax(e.masked_fill(~valid, float("-inf")), dim=-1)
@@ -201,7 +219,7 @@ class LuongAttention(nn.Module):
             steps = torch.arange(t0, t0 + T, device=Q.device).view(1, T)
             centre = torch.minimum(steps, last)                        # [B, T]
         else:  # local-p
-            p = src_len.to(Q.dtype).view(B, 1) * torch.sigmoid(self.v_p(torch.tanh(self.W_p(Q))).squeeze(-1))
+            p = src_len.to(Q.dtype).view(B, 1) * torch.sigmoid(self.v_p(torch.tanh(self.W_p(Q).float())).squeeze(-1).float())
             centre = torch.minimum(torch.floor(p).long(), last)       # [B, T]
         c = centre.unsqueeze(-1)
         inside = valid & (j >= c - self.D) & (j <= c + self.D)
@@ -223,7 +241,7 @@ class MaxoutOutput(nn.Module):
         self.C_o = nn.Linear(2 * n, l2, bias=False)
 
     def forward(self, s, e, c):
-        u = self.U_o(s) + self.V_o(e) + self.C_o(c)
+        u = self.U_o(s).float() + self.V_o(e) + self.C_o(c)
         return u.unflatten(-1, (-1, 2)).amax(-1)
 
 
@@ -269,6 +287,8 @@ class Seq2Seq(nn.Module):
             last = H[torch.arange(H.size(0), device=H.device), src_len - 1, :n]
             ctx = torch.cat([last, H[:, 0, n:]], dim=-1)
         keys = self.attention.keys(H) if cfg.variant != "encdec" else None
+        if keys is not None:
+            keys = keys.float()  # fp32 under bf16 autocast: they take part in every step's sums
         return EncoderOutput(H, mask, src_len, keys, ctx)
 
     def init_state(self, enc):
@@ -276,7 +296,7 @@ class Seq2Seq(nn.Module):
         cfg = self.cfg
         x = enc.ctx if cfg.variant == "encdec" else enc.H[:, 0, cfg.enc_hidden:]
         B = x.size(0)
-        hidden = torch.tanh(self.bridge(x)).view(B, cfg.dec_layers, cfg.dec_hidden).transpose(0, 1).contiguous()
+        hidden = torch.tanh(self.bridge(x).float()).view(B, cfg.dec_layers, cfg.dec_hidden).transpose(0, 1).contiguous()
         feed = None
         if cfg.variant == "luong" and cfg.input_feeding:
             feed = x.new_zeros(B, cfg.dec_hidden)
@@ -298,8 +318,8 @@ class Seq2Seq(nn.Module):
     def _luong_out(self, Q, enc, t0):
         """Attention and h~ for top states Q [B, T, d] → (h~ [B, T, d], alpha [B, T, S])."""
         alpha = self.attention(Q, enc.H, enc.keys, enc.mask, enc.src_len, t0)
-        c = torch.bmm(alpha, enc.H)
-        return torch.tanh(self.decoder.W_c(torch.cat([c, Q], dim=-1))), alpha
+        c = torch.bmm(alpha, enc.H).float()
+        return torch.tanh(self.decoder.W_c(torch.cat([c, Q], dim=-1)).float()), alpha
 
     def _maxout_logits(self, s, e, c):
         return self.generator(self.drop(self.output(s, e, c)))
@@ -324,7 +344,7 @@ class Seq2Seq(nn.Module):
             return self.generator(ht), alpha, DecoderState(hidden, feed)
         if cfg.variant == "bahdanau":
             alpha = self.attention(state.hidden[-1], enc.keys, enc.mask)
-            c = torch.bmm(alpha.unsqueeze(1), enc.H).squeeze(1)
+            c = context(alpha, enc.H)
         else:
             c = enc.ctx
             alpha = enc.H.new_zeros(enc.H.shape[:2])
@@ -368,14 +388,14 @@ class Seq2Seq(nn.Module):
         # of layer 0's input projection for all steps at once; per-step slices by unbind
         # (indexing [:, t] would make autograd build a full-size gradient per step); the
         # layer states kept as a list; the output layer after the loop.
-        gi_emb = F.linear(E, w_ih0[:, :m], b_ih0).unbind(1)  # T x [B, 3d]
+        gi_emb = F.linear(E, w_ih0[:, :m], b_ih0).float().unbind(1)  # T x [B, 3d]
         w_rest = w_ih0[:, m:]
         hs = list(state.hidden.unbind(0))  # L_d x [B, d]
         outs, ctxs, alphas = [], [], []
         if cfg.variant == "bahdanau":
             for t in range(T):
                 alpha = self.attention(hs[-1], enc.keys, enc.mask)
-                c = torch.bmm(alpha.unsqueeze(1), enc.H).squeeze(1)
+                c = context(alpha, enc.H)
                 hs = self._stack_step_list(gi_emb[t] + F.linear(c, w_rest), hs)
                 outs.append(hs[-1]); ctxs.append(c); alphas.append(alpha)
             Sx, C, A = torch.stack(outs, 1), torch.stack(ctxs, 1), torch.stack(alphas, 1)

@@ -68,6 +68,11 @@ DEFAULTS = {
     "data": {"max_tgt_len": 160, "train_limit": None, "dev_limit": None, "train_max_src_words": None},
     "training": {
         "seed": 1, "threads": 2, "batch_tokens": 3000, "max_sentences": None,
+        # fp32, bf16 (the training step's products in bfloat16 under autocast, with fp32
+        # weights, optimizer, gates, states and loss) or auto: bf16 where the device
+        # multiplies bfloat16 natively (a CPU with AVX512-BF16 or AMX, a CUDA GPU with
+        # bf16), else fp32. Dev loss, dev BLEU and exports are always fp32.
+        "precision": "fp32",
         "lr": 1.0e-3, "clip_norm": 5.0, "label_smoothing": 0.0,
         "lr_decay": 0.5, "min_lr": 1.0e-5,        # multiply lr on a dev plateau
         # and at the end of each of these steps (a fixed schedule, as Luong et al. halve
@@ -135,6 +140,8 @@ def load_recipe(path, overrides=()):
     if not isinstance(steps, list) or not all(isinstance(k, int) and not isinstance(k, bool) and k > 0
                                               for k in steps):
         raise RecipeError(f"training.lr_decay_steps must be a list of positive step numbers, got {steps!r}")
+    if r["training"]["precision"] not in ("fp32", "bf16", "auto"):
+        raise RecipeError(f"training.precision must be fp32, bf16 or auto, got {r['training']['precision']!r}")
     return r
 
 
@@ -168,6 +175,25 @@ def set_threads(n):
         pass  # not Linux, or another BLAS: torch.set_num_threads is all there is
 
 
+def cpu_has_bf16():
+    """Whether this CPU multiplies bfloat16 natively (x86 AVX512-BF16 or AMX-BF16; Linux)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def use_bf16(precision, device):
+    """training.precision resolved for a device: True to train in bf16."""
+    if precision == "auto":
+        if device.type == "cuda":
+            return torch.cuda.is_bf16_supported()
+        return cpu_has_bf16()
+    return precision == "bf16"
+
+
 def atomic_torch_save(obj, path):
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".ckpt.tmp", dir=d)
@@ -197,7 +223,7 @@ def batch_loss(model, b, label_smoothing=0.0):
     """
     feats, _ = model.features(b.src, b.src_len, b.tgt_in)
     keep = b.tgt_out != PAD_ID
-    logits = model.generator(model.drop(feats[keep]))
+    logits = model.generator(model.drop(feats[keep])).float()
     return F.cross_entropy(logits, b.tgt_out[keep], reduction="sum", label_smoothing=label_smoothing)
 
 
@@ -221,6 +247,7 @@ class Trainer:
         self._log = log
         tr = recipe["training"]
         set_threads(int(tr["threads"]))
+        self.bf16 = use_bf16(tr["precision"], self.device)
         os.makedirs(out, exist_ok=True)
         self.model_dir = os.path.join(out, "model")
         self.ckpt_path = os.path.join(out, "checkpoint.pt")
@@ -421,7 +448,8 @@ class Trainer:
             g["lr"] = self.step_lr()
         self.opt.zero_grad(set_to_none=True)
         b = b.to(self.device)
-        loss = batch_loss(self.model, b, tr["label_smoothing"])
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
+            loss = batch_loss(self.model, b, tr["label_smoothing"])
         (loss / b.n_tokens).backward()
         if tr["clip_norm"]:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), tr["clip_norm"])
@@ -458,7 +486,8 @@ class Trainer:
         if os.path.isfile(self.ckpt_path):
             self.load_checkpoint()
             self.log(f"resumed from {self.ckpt_path} at step {self.state['step']} "
-                     f"(epoch {self.state['epoch']}, batch {self.state['batch_idx']})")
+                     f"(epoch {self.state['epoch']}, batch {self.state['batch_idx']}; "
+                     f"{'bf16' if self.bf16 else 'fp32'} products)")
         elif self.warm_start_dir:
             state_path = self.load_warm_start(self.warm_start_dir)
             self.log(f"warm start from {self.warm_start_dir} at step {self.state['step']} "
@@ -469,7 +498,8 @@ class Trainer:
             n_par = sum(p.numel() for p in self.model.parameters())
             self.log(f"start: {len(self.train_pairs)} training pairs ({self.train_drop_msg()}), "
                      f"{len(self.dev_pairs)} dev pairs, {n_par / 1e6:.2f}M parameters, "
-                     f"{torch.get_num_threads()} threads, device {self.device}")
+                     f"{torch.get_num_threads()} threads, device {self.device}, "
+                     f"{'bf16' if self.bf16 else 'fp32'} products")
         st = self.state
         if st["stopped"] in ("max_steps", "max_minutes", "max_epochs") and self.should_stop(None) is None:
             # The budget was raised since (e.g. --max-steps): the same run goes on.
