@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The figures of a model card, in one command: test BLEU/chrF2 (sacrebleu) of
 # PyTorch fp32 (the reference translator), softalign fp32 and softalign int8,
-# greedy and beam, on the same test set.
+# greedy and beam, on the same test set; each row also on the sentences whose source has
+# at most 4 words (interface strings: models/evaluate.py --short-words).
 #   bash models/evaluate_card.sh MODEL_DIR DATA_DIR SRC TGT [BEAM]
 # MODEL_DIR: model.safetensors + SentencePiece models; DATA_DIR: test.SRC, test.TGT.
 # When MODEL_DIR holds a shipped runtime file (*.int8.softalign, models/ship.sh), it is
@@ -21,7 +22,10 @@ if [[ -n "$shipped" ]]; then ln -s "$(realpath "$shipped")" "$work/shipped.softa
 score() {  # label hyp-file
   printf '%-52s ' "$1"
   $py models/evaluate.py --hyp "$2" --src "$data/test.$src" --ref "$data/test.$tgt" --json "$work/s.json" > /dev/null
-  $py -c 'import json,sys; d=json.load(open(sys.argv[1])); print("BLEU %.2f  chrF2 %.2f" % (d["bleu"], d["chrf"]))' "$work/s.json"
+  $py -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["short"]
+print("BLEU %.2f  chrF2 %.2f" % (d["bleu"], d["chrf"]), end="")
+print("  | sources of <= %d words (%d): BLEU %.2f  chrF2 %.2f" % (s["max_words"], s["sentences"], s["bleu"], s["chrf"])
+      if s["sentences"] else "")' "$work/s.json"
 }
 for b in 1 "$beam"; do
   $py models/evaluate.py "$model_dir" --src "$data/test.$src" --ref "$data/test.$tgt" --beam "$b" \
