@@ -83,6 +83,9 @@ DEFAULTS = {
         "dev_bleu_sentences": 300,                 # greedy dev BLEU on the first N dev pairs
         "patience": 6,                             # evaluations without a better dev loss
         "checkpoint_minutes": 5.0, "checkpoint_every": None,  # or every N steps
+        # keep the weights of the last N evaluations in OUT/snapshots/step-S/ (model.safetensors
+        # + training_state.json) for checkpoint averaging (models/export.py average); 0: none
+        "keep_snapshots": 0,
         "log_every": 50,
         # after a warm start the learning rate rises linearly from 0 over this many steps:
         # with Adam's moments at zero, full-size first updates knock a trained model back
@@ -366,6 +369,23 @@ class Trainer:
                 "epoch": self.state["epoch"], "dev": metrics}
         export.save(self.model, self.cfg, os.path.join(self.model_dir, "model.safetensors"), meta)  # to CPU
 
+    def snapshot(self, metrics):
+        """With training.keep_snapshots = N > 0: this evaluation's weights and state in
+        OUT/snapshots/step-S/, and only the last N such folders kept."""
+        from . import export
+        keep = int(self.recipe["training"]["keep_snapshots"])
+        if keep <= 0:
+            return
+        root = os.path.join(self.out, "snapshots")
+        d = os.path.join(root, f"step-{self.state['step']}")
+        os.makedirs(d, exist_ok=True)
+        export.save(self.model, self.cfg, os.path.join(d, "model.safetensors"),
+                    {"step": self.state["step"], "epoch": self.state["epoch"], "dev": metrics})
+        self.write_state(os.path.join(d, STATE_FILE))
+        steps = sorted(int(n[5:]) for n in os.listdir(root) if n.startswith("step-") and n[5:].isdigit())
+        for old in steps[:-keep]:
+            shutil.rmtree(os.path.join(root, f"step-{old}"))
+
     def write_state(self, path):
         """The training state as JSON (a warm start's starting point), written atomically."""
         tmp = path + ".tmp"
@@ -424,6 +444,7 @@ class Trainer:
         st["history"].append(metrics)
         if metrics.get("exported"):
             self.write_state(os.path.join(self.model_dir, STATE_FILE))
+        self.snapshot(metrics)
         with open(os.path.join(self.out, "metrics.jsonl"), "a", encoding="utf-8") as f:
             f.write(json.dumps(metrics) + "\n")
         b = "-" if bleu is None else f"{bleu:.2f}"

@@ -279,3 +279,26 @@ def test_unpacked_training_encoder_equals_the_packed_one(layers):
             alone = enc.forward_unpacked(emb[b:b + 1, :n], lens[b:b + 1])
             assert torch.allclose(alone[0], unpacked[b, :n], atol=1e-6, rtol=0)
         assert unpacked[1, 1:].abs().max() == 0  # zeros at padding
+
+
+def test_snapshots_keep_the_last_evaluations_and_average(corpus, tmp_path):
+    out = str(tmp_path / "run")
+    rec = load_recipe(write_recipe(tmp_path / "r.yaml", keep_snapshots=2))
+    Trainer(rec, corpus, "en", "fr", out, quiet=True).run(stop_after_steps=12)   # evaluations at 4, 8, 12
+    snaps = os.path.join(out, "snapshots")
+    assert sorted(os.listdir(snaps)) == ["step-12", "step-8"]
+    for step in (8, 12):
+        state = json.load(open(os.path.join(snaps, f"step-{step}", "training_state.json")))
+        assert state["step"] == step
+    avg = str(tmp_path / "avg")
+    r = subprocess.run([sys.executable, os.path.join(MODELS, "export.py"), "average", avg, "--like",
+                        os.path.join(out, "model"), os.path.join(snaps, "step-8"), os.path.join(snaps, "step-12")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    a = export.load(os.path.join(snaps, "step-8", "model.safetensors"))[0].state_dict()
+    b = export.load(os.path.join(snaps, "step-12", "model.safetensors"))[0].state_dict()
+    m = export.load(os.path.join(avg, "model.safetensors"))[0].state_dict()
+    for k in m:
+        assert torch.allclose(m[k], (a[k].double() + b[k].double()).div(2).float())
+    assert not any(a[k].equal(b[k]) for k in a if a[k].dim() == 2)  # the two snapshots differ
+    assert json.load(open(os.path.join(avg, "training_state.json")))["step"] == 12
