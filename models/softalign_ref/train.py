@@ -47,6 +47,7 @@ import yaml
 
 from . import data as D
 from . import evaluate as E
+from .loss import linear_cross_entropy
 from .tokenizer import Tokenizers, PAD_ID, UNK_ID, BOS_ID, EOS_ID
 
 # Written beside an exported model: the trainer's state at that export (warm starts).
@@ -222,12 +223,13 @@ def batch_loss(model, b, label_smoothing=0.0):
     """Summed token cross-entropy of a Batch.
 
     The output layer (the largest matmul, [tokens, l] x [l, V]) is applied to the
-    non-padding positions only: the same loss as seq_loss(model(...)), less work.
+    non-padding positions only, fused with the loss (loss.py): the same loss as
+    seq_loss(model(...)), less work.
     """
     feats, _ = model.features(b.src, b.src_len, b.tgt_in)
     keep = b.tgt_out != PAD_ID
-    logits = model.generator(model.drop(feats[keep])).float()
-    return F.cross_entropy(logits, b.tgt_out[keep], reduction="sum", label_smoothing=label_smoothing)
+    g = model.generator
+    return linear_cross_entropy(model.drop(feats[keep]), g.weight, g.bias, b.tgt_out[keep], label_smoothing)
 
 
 class Trainer:
