@@ -14,6 +14,7 @@ and the backward pass is two matrix products. The loss is the same:
 autocast the products run in bf16 and the softmax, the loss and its sums in fp32.
 """
 import torch
+import torch.nn.functional as F
 
 # Rows per chunk: [256, 12000] fp32 logits are 12 MB (measured against 64-1024).
 CHUNK_ROWS = 256
@@ -26,7 +27,9 @@ class _LinearCrossEntropy(torch.autograd.Function):
         grad_z = None
         total = torch.zeros((), dtype=torch.float64, device=x.device)
         for s in range(0, n, chunk):
-            z = torch.addmm(bias, x[s:s + chunk], weight.t())  # bf16 under autocast
+            # bf16 under autocast; F.linear casts the weight itself (a leaf), which
+            # autocast does once per forward (weight.t() would be cast every chunk)
+            z = F.linear(x[s:s + chunk], weight, bias)
             if grad_z is None:
                 grad_z = torch.empty(n, v, dtype=z.dtype, device=x.device)
             z = z.float()
