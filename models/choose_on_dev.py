@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Choose a run's weights and default search on dev: checkpoint averaging, then alpha/beta.
+
+  .venv/bin/python models/choose_on_dev.py RUN_DIR --dev DEV_DIR --src en --tgt fr \
+      --out OUT_DIR [--averages 1,2,3,4,6] [--grid 0.6:0,0.6:0.2,1.0:0.2] [--beam 5]
+
+Candidates: RUN_DIR/model (the trainer's export, best by dev BLEU) and the mean of the
+last k snapshots in RUN_DIR/snapshots (training.keep_snapshots) for each k of
+--averages. Each is converted to int8 and translates DEV_DIR/dev.SRC with `softalign
+translate` greedy (no shortlist, no copy-through: the model itself); the best by BLEU
+against dev.TGT then translates it with beam --beam for each alpha:beta of --grid. OUT_DIR
+becomes that model folder with the chosen search as its default (export.py average),
+ready for models/ship.sh, and OUT_DIR/choice.md holds every figure and the commands.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from softalign_ref import evaluate as E  # noqa: E402
+
+
+def snapshots(run_dir):
+    root = os.path.join(run_dir, "snapshots")
+    if not os.path.isdir(root):
+        return []
+    steps = sorted(int(n[5:]) for n in os.listdir(root) if n.startswith("step-") and n[5:].isdigit())
+    return [os.path.join(root, f"step-{s}") for s in steps]
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)}: exit {p.returncode}\n{p.stderr[-2000:]}")
+    return p.stdout
+
+
+def average(inputs, like, out_dir, decoding=()):
+    cmd = [sys.executable, os.path.join(HERE, "export.py"), "average", out_dir, "--like", like]
+    for d in decoding:
+        cmd += ["--decoding", d]
+    run(cmd + list(inputs))
+
+
+def dev_bleu(build, model_dir, work, src_lines, refs, search):
+    sa = os.path.join(work, "m.int8.softalign")
+    run([os.path.join(build, "bin", "softalign-convert"), "--int8",
+         os.path.join(model_dir, "model.safetensors"), "-o", sa])
+    cmd = [os.path.join(build, "bin", "softalign"), "translate", "-m", sa, "--no-copy-through", "--split-long"]
+    cmd += search
+    p = subprocess.run(cmd, input="\n".join(src_lines) + "\n", capture_output=True, text=True)
+    hyps = p.stdout.split("\n")[:len(src_lines)]
+    if len(hyps) != len(src_lines):
+        sys.exit(f"{' '.join(cmd)}: {len(hyps)} lines for {len(src_lines)}\n{p.stderr[-2000:]}")
+    return E.score(hyps, refs)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run_dir")
+    p.add_argument("--dev", required=True, help="folder with dev.SRC and dev.TGT")
+    p.add_argument("--src", required=True)
+    p.add_argument("--tgt", required=True)
+    p.add_argument("--out", required=True, help="the chosen model folder (created)")
+    p.add_argument("--averages", default="1,2,3,4,6", help="numbers of last snapshots to average")
+    p.add_argument("--grid", default="0.6:0,0.6:0.2,1.0:0,1.0:0.2,0.8:0.3,1.0:0.4",
+                   help="alpha:beta pairs for the beam search")
+    p.add_argument("--beam", type=int, default=5)
+    p.add_argument("--build-dir", default=os.path.join(HERE, "..", "build"))
+    a = p.parse_args(argv)
+    src_lines = E.read_lines(os.path.join(a.dev, f"dev.{a.src}"))
+    refs = E.read_lines(os.path.join(a.dev, f"dev.{a.tgt}"))
+    exported = os.path.join(a.run_dir, "model")
+    if not os.path.isfile(os.path.join(exported, "model.safetensors")):
+        sys.exit(f"choose_on_dev.py: no exported model in {exported}")
+    snaps = snapshots(a.run_dir)
+    ks = sorted({int(k) for k in a.averages.split(",") if 0 < int(k) <= len(snaps)})
+    rows, grid_rows = [], []
+    with tempfile.TemporaryDirectory() as work:
+        cands = [("the export (best dev BLEU in training)", [exported])]
+        cands += [(f"mean of the last {k} snapshot{'s' if k > 1 else ''}", snaps[-k:]) for k in ks]
+        best = None
+        for i, (name, inputs) in enumerate(cands):
+            d = os.path.join(work, f"cand{i}")
+            average(inputs, exported, d)
+            s = dev_bleu(a.build_dir, d, work, src_lines, refs, ["--beam", "1"])
+            steps = ", ".join(os.path.basename(x) for x in inputs)
+            rows.append((name, steps, s))
+            print(f"{name} [{steps}]: greedy dev BLEU {s['bleu']:.2f} chrF2 {s['chrf']:.2f}", flush=True)
+            if best is None or s["bleu"] > best[2]["bleu"]:
+                best = (name, inputs, s)
+        chosen = None
+        for pair in a.grid.split(","):
+            alpha, beta = (float(x) for x in pair.split(":"))
+            s = dev_bleu(a.build_dir, os.path.join(work, f"cand{[c[0] for c in cands].index(best[0])}"), work,
+                         src_lines, refs, ["--beam", str(a.beam), "--alpha", str(alpha), "--beta", str(beta)])
+            grid_rows.append((alpha, beta, s))
+            print(f"beam {a.beam} alpha {alpha} beta {beta}: dev BLEU {s['bleu']:.2f} chrF2 {s['chrf']:.2f}",
+                  flush=True)
+            if chosen is None or s["bleu"] > chosen[2]["bleu"]:
+                chosen = (alpha, beta, s)
+        decoding = [f"beam={a.beam}", f"alpha={chosen[0]}", f"beta={chosen[1]}"]
+        if os.path.isdir(a.out):
+            shutil.rmtree(a.out)
+        average(best[1], exported, a.out, decoding)
+    lines = [f"# Chosen on dev: {a.run_dir}", "",
+             f"Dev: {a.dev}/dev.{a.src} → dev.{a.tgt} ({len(src_lines)} sentences), softalign int8 "
+             f"(no shortlist, no copy-through), sacrebleu defaults.", "",
+             "| weights | snapshots | greedy BLEU | chrF2 |", "|---|---|---:|---:|"]
+    lines += [f"| {n} | {st} | {s['bleu']:.2f} | {s['chrf']:.2f} |" for n, st, s in rows]
+    lines += ["", f"Search for \"{best[0]}\", beam {a.beam}:", "",
+              "| alpha | beta | BLEU | chrF2 |", "|---:|---:|---:|---:|"]
+    lines += [f"| {al} | {be} | {s['bleu']:.2f} | {s['chrf']:.2f} |" for al, be, s in grid_rows]
+    lines += ["", f"Chosen: {best[0]}, beam {a.beam}, alpha {chosen[0]}, beta {chosen[1]} "
+              f"(dev BLEU {chosen[2]['bleu']:.2f}).", "",
+              "    " + " ".join([".venv/bin/python", "models/choose_on_dev.py", a.run_dir, "--dev", a.dev,
+                                 "--src", a.src, "--tgt", a.tgt, "--out", a.out, "--averages", a.averages,
+                                 "--grid", a.grid, "--beam", str(a.beam)]), ""]
+    with open(os.path.join(a.out, "choice.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
