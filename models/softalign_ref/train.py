@@ -66,7 +66,10 @@ DEFAULTS = {
                   "model_type": "unigram", "character_coverage": 1.0},
     # train_max_src_words: keep only training pairs whose source has at most this many
     # whitespace words (Bahdanau et al.'s "-30" models); dev and test are never filtered.
-    "data": {"max_tgt_len": 160, "train_limit": None, "dev_limit": None, "train_max_src_words": None},
+    # repeat_first: [N, K] counts the first N lines of the training files K times an epoch
+    # (e.g. DDTP, which comes first in a combined corpus, weighted up against the rest).
+    "data": {"max_tgt_len": 160, "train_limit": None, "dev_limit": None, "train_max_src_words": None,
+             "repeat_first": None},
     "training": {
         "seed": 1, "threads": 2, "batch_tokens": 3000, "max_sentences": None,
         # fp32, bf16 (the training step's products in bfloat16 under autocast, with fp32
@@ -144,6 +147,11 @@ def load_recipe(path, overrides=()):
     if not isinstance(steps, list) or not all(isinstance(k, int) and not isinstance(k, bool) and k > 0
                                               for k in steps):
         raise RecipeError(f"training.lr_decay_steps must be a list of positive step numbers, got {steps!r}")
+    rf = r["data"]["repeat_first"]
+    if rf is not None and not (isinstance(rf, list) and len(rf) == 2 and
+                               all(isinstance(k, int) and not isinstance(k, bool) and k > 0 for k in rf)):
+        raise RecipeError(f"data.repeat_first must be [N, K] with positive integers (the first N pairs "
+                          f"K times), got {rf!r}")
     if r["training"]["precision"] not in ("fp32", "bf16", "auto"):
         raise RecipeError(f"training.precision must be fp32, bf16 or auto, got {r['training']['precision']!r}")
     return r
@@ -282,6 +290,10 @@ class Trainer:
         r = self.recipe
         t, dcfg = r["tokenizer"], r["data"]
         src, tgt = D.read_parallel(self.corpus, "train", self.src_lang, self.tgt_lang, dcfg["train_limit"])
+        if dcfg["repeat_first"] is not None:  # after the tokenizers, which see each line once
+            n, k = dcfg["repeat_first"]
+            if n > len(src):
+                raise RecipeError(f"data.repeat_first: {n} lines asked for, the training split has {len(src)}")
         if dcfg["train_max_src_words"] is not None:
             keep = [k for k, s in enumerate(src) if len(s.split()) <= dcfg["train_max_src_words"]]
             src, tgt = [src[k] for k in keep], [tgt[k] for k in keep]
@@ -304,6 +316,10 @@ class Trainer:
                               f"{self.tok.tgt.get_piece_size()} pieces, the recipe asks for "
                               f"{t['src_vocab']}/{t['tgt_vocab']}")
         ms, mt = r["model"]["max_src_len"], dcfg["max_tgt_len"]
+        if dcfg["repeat_first"] is not None:
+            n, k = dcfg["repeat_first"]
+            first = n if dcfg["train_max_src_words"] is None else sum(1 for i in keep if i < n)
+            src, tgt = src[:first] * k + src[first:], tgt[:first] * k + tgt[first:]
         self.train_pairs, dropped = D.encode_pairs(src, tgt, self.tok, ms, mt)
         self.dev_pairs, _ = D.encode_pairs(dsrc, dtgt, self.tok, ms, mt)
         self.dev_src, self.dev_ref = dsrc, dtgt

@@ -302,3 +302,31 @@ def test_snapshots_keep_the_last_evaluations_and_average(corpus, tmp_path):
         assert torch.allclose(m[k], (a[k].double() + b[k].double()).div(2).float())
     assert not any(a[k].equal(b[k]) for k in a if a[k].dim() == 2)  # the two snapshots differ
     assert json.load(open(os.path.join(avg, "training_state.json")))["step"] == 12
+
+
+def test_repeat_first_counts_the_first_pairs_k_times(corpus, tmp_path):
+    base = Trainer(load_recipe(write_recipe(tmp_path / "a.yaml")), corpus, "en", "fr", str(tmp_path / "a"),
+                   quiet=True)
+    rec = load_recipe(write_recipe(tmp_path / "b.yaml"), ["data.repeat_first=[5, 3]"])
+    t = Trainer(rec, corpus, "en", "fr", str(tmp_path / "b"), quiet=True)
+    assert len(t.train_pairs) == len(base.train_pairs) + 2 * 5
+    assert t.train_pairs[:15] == base.train_pairs[:5] * 3 and t.train_pairs[15:] == base.train_pairs[5:]
+    t.run(stop_after_steps=2)
+    for bad in ("[5]", "[0, 2]", "[5, true]", "5"):
+        with pytest.raises(RecipeError, match="repeat_first"):
+            load_recipe(write_recipe(tmp_path / "c.yaml"), [f"data.repeat_first={bad}"])
+    rec = load_recipe(write_recipe(tmp_path / "d.yaml"), ["data.repeat_first=[4800, 2]"])
+    with pytest.raises(RecipeError, match="4800 lines asked for"):
+        Trainer(rec, corpus, "en", "fr", str(tmp_path / "d"), quiet=True)
+
+
+def test_repeat_first_with_the_length_filter(corpus, tmp_path):
+    f = ["data.train_max_src_words=6"]
+    base = Trainer(load_recipe(write_recipe(tmp_path / "a.yaml"), f), corpus, "en", "fr", str(tmp_path / "a"),
+                   quiet=True)
+    t = Trainer(load_recipe(write_recipe(tmp_path / "b.yaml"), f + ["data.repeat_first=[10, 2]"]), corpus, "en",
+                "fr", str(tmp_path / "b"), quiet=True)
+    src = open(os.path.join(corpus, "train.en"), encoding="utf-8").read().splitlines()
+    first = sum(1 for s in src[:10] if len(s.split()) <= 6)
+    assert 0 < first < 10
+    assert t.train_pairs == base.train_pairs[:first] * 2 + base.train_pairs[first:]
