@@ -6,31 +6,23 @@ runs and that its output folder is a model with the chosen search; the figures m
 
   choose_on_dev_smoke.py --build-dir BUILD --root REPO
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
+from toy_corpus import smoke_args, write_toy_corpus
+
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build-dir", required=True)
-    ap.add_argument("--root", required=True)
-    a = ap.parse_args()
+    a = smoke_args()
     sys.path.insert(0, os.path.join(a.root, "models"))
     from softalign_ref.train import Trainer, load_recipe
     from softalign_ref import export
-    with open(os.path.join(a.root, "tests", "models", "en-fr.int8.expected.tsv"), encoding="utf-8") as f:
-        pairs = [line.rstrip("\n").split("\t")[:2] for line in f if line.strip() and not line.startswith("#")]
     with tempfile.TemporaryDirectory() as tmp:
         corpus = os.path.join(tmp, "corpus")
-        os.makedirs(corpus)
-        for split in ("train", "dev"):
-            for k, lang in ((0, "en"), (1, "fr")):
-                with open(os.path.join(corpus, f"{split}.{lang}"), "w", encoding="utf-8") as f:
-                    f.write("".join(p[k] + "\n" for p in pairs))
+        write_toy_corpus(a.root, corpus, ("train", "dev"))
         recipe = load_recipe(os.path.join(a.root, "models", "recipes", "bahdanau.yaml"), [
             "model.emb_size=8", "model.enc_hidden=8", "model.dec_hidden=8", "model.att_hidden=8",
             "model.maxout_size=4", "tokenizer.src_vocab=60", "tokenizer.tgt_vocab=60", "training.threads=1",

@@ -6,28 +6,20 @@ tables. It shows that the pipeline runs for every variant; the figures mean noth
 
   reproduce_smoke.py --build-dir BUILD --root REPO
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
+from toy_corpus import smoke_args, write_toy_corpus
+
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build-dir", required=True)
-    ap.add_argument("--root", required=True)
-    a = ap.parse_args()
-    with open(os.path.join(a.root, "tests", "models", "en-fr.int8.expected.tsv"), encoding="utf-8") as f:
-        pairs = [line.rstrip("\n").split("\t")[:2] for line in f if line.strip() and not line.startswith("#")]
+    a = smoke_args()
     with tempfile.TemporaryDirectory() as tmp:
         corpus = os.path.join(tmp, "corpus")
-        os.makedirs(corpus)
-        for split in ("train", "dev", "test"):
-            for k, lang in ((0, "en"), (1, "fr")):
-                with open(os.path.join(corpus, f"{split}.{lang}"), "w", encoding="utf-8") as f:
-                    f.write("".join(p[k] + "\n" for p in pairs))
+        n_pairs = write_toy_corpus(a.root, corpus)
         out = os.path.join(tmp, "runs")
         p = subprocess.run([sys.executable, os.path.join(a.root, "models", "reproduce.py"), "all",
                             "--corpus", corpus, "--out", out, "--build-dir", a.build_dir, "--size", "8",
@@ -41,7 +33,7 @@ def main():
         assert len(names) == 9 and names[:2] == ["encdec", "bahdanau"], names
         for r in rows:
             assert r["int8_pieces_per_s"] > 0 and r["dev_ppl"] > 1, r
-            assert len(r["by_length"]) == 6 and sum(b["n"] for b in r["by_length"]) == len(pairs), r
+            assert len(r["by_length"]) == 6 and sum(b["n"] for b in r["by_length"]) == n_pairs, r
         assert "| RNNencdec (no attention) |" in p.stdout and "| local-p (general) |" in p.stdout, p.stdout
         print(f"reproduce.py: {len(rows)} models trained, converted, translated and tabulated")
     return 0
