@@ -26,6 +26,7 @@ class _LinearCrossEntropy(torch.autograd.Function):
         n, v = x.size(0), weight.size(0)
         grad_z = None
         total = torch.zeros((), dtype=torch.float64, device=x.device)
+        grad_b = torch.zeros(v, dtype=torch.float32, device=x.device)  # Σ_rows ∂loss/∂z, from fp32 chunks
         for s in range(0, n, chunk):
             # bf16 under autocast; F.linear casts the weight itself (a leaf), which
             # autocast does once per forward (weight.t() would be cast every chunk)
@@ -41,18 +42,18 @@ class _LinearCrossEntropy(torch.autograd.Function):
             if eps:
                 p.sub_(eps / v)
             p.scatter_add_(1, t, torch.full_like(t, eps - 1.0, dtype=p.dtype))
+            grad_b += p.sum(0)
             grad_z[s:s + chunk] = p
-        ctx.save_for_backward(x, weight, grad_z)
+        ctx.save_for_backward(x, weight, grad_z, grad_b)
         return total.float()
 
     @staticmethod
     def backward(ctx, grad_loss):
-        x, weight, grad_z = ctx.saved_tensors
+        x, weight, grad_z, grad_b = ctx.saved_tensors
         g = grad_z.dtype
         grad_x = (grad_z @ weight.to(g)).to(x.dtype) * grad_loss
         grad_w = (grad_z.t() @ x.to(g)).to(weight.dtype) * grad_loss
-        grad_b = grad_z.sum(0, dtype=torch.float32).to(weight.dtype) * grad_loss
-        return grad_x, grad_w, grad_b, None, None, None
+        return grad_x, grad_w, grad_b.to(weight.dtype) * grad_loss, None, None, None
 
 
 def linear_cross_entropy(x, weight, bias, target, label_smoothing=0.0, chunk=CHUNK_ROWS):
