@@ -23,14 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from softalign_ref import evaluate as E  # noqa: E402
-
-
-def snapshots(run_dir):
-    root = os.path.join(run_dir, "snapshots")
-    if not os.path.isdir(root):
-        return []
-    steps = sorted(int(n[5:]) for n in os.listdir(root) if n.startswith("step-") and n[5:].isdigit())
-    return [os.path.join(root, f"step-{s}") for s in steps]
+from softalign_ref.train import snapshot_dirs  # noqa: E402
 
 
 def run(cmd):
@@ -47,10 +40,13 @@ def average(inputs, like, out_dir, decoding=()):
     run(cmd + list(inputs))
 
 
-def dev_bleu(build, model_dir, work, src_lines, refs, search):
-    sa = os.path.join(work, "m.int8.softalign")
+def convert(build, model_dir, sa):
+    """model_dir's weights as an int8 runtime file `sa` (no shortlist)."""
     run([os.path.join(build, "bin", "softalign-convert"), "--int8",
          os.path.join(model_dir, "model.safetensors"), "-o", sa])
+
+
+def dev_bleu(build, sa, src_lines, refs, search):
     cmd = [os.path.join(build, "bin", "softalign"), "translate", "-m", sa, "--no-copy-through", "--split-long"]
     cmd += search
     p = subprocess.run(cmd, input="\n".join(src_lines) + "\n", capture_output=True, text=True)
@@ -78,7 +74,7 @@ def main(argv=None):
     exported = os.path.join(a.run_dir, "model")
     if not os.path.isfile(os.path.join(exported, "model.safetensors")):
         sys.exit(f"choose_on_dev.py: no exported model in {exported}")
-    snaps = snapshots(a.run_dir)
+    snaps = snapshot_dirs(a.run_dir)
     ks = sorted({int(k) for k in a.averages.split(",") if 0 < int(k) <= len(snaps)})
     rows, grid_rows = [], []
     with tempfile.TemporaryDirectory() as work:
@@ -86,19 +82,20 @@ def main(argv=None):
         cands += [(f"mean of the last {k} snapshot{'s' if k > 1 else ''}", snaps[-k:]) for k in ks]
         best = None
         for i, (name, inputs) in enumerate(cands):
-            d = os.path.join(work, f"cand{i}")
+            d, sa = os.path.join(work, f"cand{i}"), os.path.join(work, f"cand{i}.int8.softalign")
             average(inputs, exported, d)
-            s = dev_bleu(a.build_dir, d, work, src_lines, refs, ["--beam", "1"])
+            convert(a.build_dir, d, sa)
+            s = dev_bleu(a.build_dir, sa, src_lines, refs, ["--beam", "1"])
             steps = ", ".join(os.path.basename(x) for x in inputs)
             rows.append((name, steps, s))
             print(f"{name} [{steps}]: greedy dev BLEU {s['bleu']:.2f} chrF2 {s['chrf']:.2f}", flush=True)
             if best is None or s["bleu"] > best[2]["bleu"]:
-                best = (name, inputs, s)
+                best = (name, inputs, s, sa)
         chosen = None
         for pair in a.grid.split(","):
             alpha, beta = (float(x) for x in pair.split(":"))
-            s = dev_bleu(a.build_dir, os.path.join(work, f"cand{[c[0] for c in cands].index(best[0])}"), work,
-                         src_lines, refs, ["--beam", str(a.beam), "--alpha", str(alpha), "--beta", str(beta)])
+            s = dev_bleu(a.build_dir, best[3], src_lines, refs,
+                         ["--beam", str(a.beam), "--alpha", str(alpha), "--beta", str(beta)])
             grid_rows.append((alpha, beta, s))
             print(f"beam {a.beam} alpha {alpha} beta {beta}: dev BLEU {s['bleu']:.2f} chrF2 {s['chrf']:.2f}",
                   flush=True)

@@ -165,7 +165,7 @@ class BahdanauAttention(nn.Module):
 
     def forward(self, s, keys, mask):
         """s [B, d] (previous top state) → alpha [B, S]."""
-        x = torch.tanh(keys + self.W_a(s).unsqueeze(1))  # fp32: keys are
+        x = torch.tanh(keys + self.W_a(s).unsqueeze(1))  # fp32, as keys are
         with fp32_products(x):
             e = self.v_a(x).squeeze(-1)
         return torch.softmax(e.masked_fill(~mask, float("-inf")), dim=-1)

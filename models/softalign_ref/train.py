@@ -206,6 +206,15 @@ def use_bf16(precision, device):
     return precision == "bf16"
 
 
+def snapshot_dirs(out):
+    """A run's snapshot folders (training.keep_snapshots), OUT/snapshots/step-S/, by step."""
+    root = os.path.join(out, "snapshots")
+    if not os.path.isdir(root):
+        return []
+    steps = sorted(int(n[5:]) for n in os.listdir(root) if n.startswith("step-") and n[5:].isdigit())
+    return [os.path.join(root, f"step-{s}") for s in steps]
+
+
 def atomic_torch_save(obj, path):
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".ckpt.tmp", dir=d)
@@ -261,6 +270,7 @@ class Trainer:
         tr = recipe["training"]
         set_threads(int(tr["threads"]))
         self.bf16 = use_bf16(tr["precision"], self.device)
+        self._batches, self._batches_epoch = None, None  # the current epoch's (batches())
         os.makedirs(out, exist_ok=True)
         self.model_dir = os.path.join(out, "model")
         self.ckpt_path = os.path.join(out, "checkpoint.pt")
@@ -331,7 +341,7 @@ class Trainer:
         """The epoch's batches (a pure function of seed and epoch), made once per epoch:
         making them sorts every training pair, which took 1.8 CPU seconds on the joint
         corpus, more than the training step itself, when it was redone every step."""
-        if getattr(self, "_batches_epoch", None) != epoch:
+        if self._batches_epoch != epoch:
             tr = self.recipe["training"]
             self._batches = D.make_batches(self.train_pairs, tr["batch_tokens"], tr["seed"], epoch,
                                            tr["max_sentences"])
@@ -401,15 +411,13 @@ class Trainer:
         keep = int(self.recipe["training"]["keep_snapshots"])
         if keep <= 0:
             return
-        root = os.path.join(self.out, "snapshots")
-        d = os.path.join(root, f"step-{self.state['step']}")
+        d = os.path.join(self.out, "snapshots", f"step-{self.state['step']}")
         os.makedirs(d, exist_ok=True)
         export.save(self.model, self.cfg, os.path.join(d, "model.safetensors"),
                     {"step": self.state["step"], "epoch": self.state["epoch"], "dev": metrics})
         self.write_state(os.path.join(d, STATE_FILE))
-        steps = sorted(int(n[5:]) for n in os.listdir(root) if n.startswith("step-") and n[5:].isdigit())
-        for old in steps[:-keep]:
-            shutil.rmtree(os.path.join(root, f"step-{old}"))
+        for old in snapshot_dirs(self.out)[:-keep]:
+            shutil.rmtree(old)
 
     def write_state(self, path):
         """The training state as JSON (a warm start's starting point), written atomically."""
