@@ -37,25 +37,28 @@ inline __m128i hsum4(__m512i a, __m512i b, __m512i c, __m512i d) {
 }
 
 // out[r*M + i] = Σ_c (w[r,c] + 128) x_i[c] for R rows and M inputs.
-template <int R, int M>
-inline void block(const int8_t* const* w, int cols, const int8_t* x, int32_t* out) {
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  __m512i acc[R * M];
-  for (int j = 0; j < R * M; ++j) acc[j] = _mm512_setzero_si512();
-  for (int c = 0; c < cols; c += 64) {
-    const __mmask64 mask = cols - c >= 64 ? ~__mmask64(0) : (__mmask64(1) << (cols - c)) - 1;
-    __m512i xv[M];
-    for (int i = 0; i < M; ++i) xv[i] = _mm512_maskz_loadu_epi8(mask, x + static_cast<std::size_t>(i) * cols + c);
-    for (int r = 0; r < R; ++r) {
-      const __m512i wu = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, w[r] + c), flip);
-      for (int i = 0; i < M; ++i) acc[r * M + i] = _mm512_dpbusd_epi32(acc[r * M + i], wu, xv[i]);
+struct OffsetBlock {
+  using Acc = int32_t;
+  template <int R, int M>
+  static void run(const int8_t* const* w, int cols, const int8_t* x, int32_t* out) {
+    const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+    __m512i acc[R * M];
+    for (int j = 0; j < R * M; ++j) acc[j] = _mm512_setzero_si512();
+    for (int c = 0; c < cols; c += 64) {
+      const __mmask64 mask = cols - c >= 64 ? ~__mmask64(0) : (__mmask64(1) << (cols - c)) - 1;
+      __m512i xv[M];
+      for (int i = 0; i < M; ++i) xv[i] = _mm512_maskz_loadu_epi8(mask, x + static_cast<std::size_t>(i) * cols + c);
+      for (int r = 0; r < R; ++r) {
+        const __m512i wu = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, w[r] + c), flip);
+        for (int i = 0; i < M; ++i) acc[r * M + i] = _mm512_dpbusd_epi32(acc[r * M + i], wu, xv[i]);
+      }
     }
+    int j = 0;
+    for (; j + 4 <= R * M; j += 4)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), hsum4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3]));
+    for (; j < R * M; ++j) out[j] = hsum(acc[j]);
   }
-  int j = 0;
-  for (; j + 4 <= R * M; j += 4)
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), hsum4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3]));
-  for (; j < R * M; ++j) out[j] = hsum(acc[j]);
-}
+};
 
 }  // namespace
 
@@ -72,8 +75,6 @@ void matmat_i8(const int8_t* w, const int32_t* row_ids, const float* row_scales,
     y += static_cast<std::size_t>(lanes) * ldy;
     m -= lanes;
   }
-  constexpr int M = 4;
-  int32_t out[4 * M];
   // The offset's share, 128 Σ x, per input (at most 16 inputs per call here;
   // more are done in further calls).
   if (m > 16) {
@@ -84,37 +85,9 @@ void matmat_i8(const int8_t* w, const int32_t* row_ids, const float* row_scales,
   }
   int32_t offset[16];
   for (int i = 0; i < m; ++i) offset[i] = 128 * sum_i8(xq + static_cast<std::size_t>(i) * cols, cols);
-  auto put = [&](int i, int r, int32_t acc) {
-    acc -= offset[i];
-    const float v = static_cast<float>(acc) * (row_scales[row_id(row_ids, r)] * x_scales[i]);
-    y[static_cast<std::size_t>(i) * ldy + r] = bias ? v + bias[row_id(row_ids, r)] : v;
-  };
-  int i = 0;
-  for (; i + M <= m; i += M) {
-    const int8_t* xi = xq + static_cast<std::size_t>(i) * cols;
-    int r = 0;
-    for (; r + 2 <= rows; r += 2) {
-      block<2, M>(rows_at<2>(w, row_ids, cols, r).p, cols, xi, out);
-      for (int a = 0; a < 2; ++a)
-        for (int b = 0; b < M; ++b) put(i + b, r + a, out[a * M + b]);
-    }
-    for (; r < rows; ++r) {
-      block<1, M>(rows_at<1>(w, row_ids, cols, r).p, cols, xi, out);
-      for (int b = 0; b < M; ++b) put(i + b, r, out[b]);
-    }
-  }
-  for (; i < m; ++i) {
-    const int8_t* xi = xq + static_cast<std::size_t>(i) * cols;
-    int r = 0;
-    for (; r + 4 <= rows; r += 4) {
-      block<4, 1>(rows_at<4>(w, row_ids, cols, r).p, cols, xi, out);
-      for (int a = 0; a < 4; ++a) put(i, r + a, out[a]);
-    }
-    for (; r < rows; ++r) {
-      block<1, 1>(rows_at<1>(w, row_ids, cols, r).p, cols, xi, out);
-      put(i, r, out[0]);
-    }
-  }
+  // Blocks of 2 rows × 4 inputs, then 4 rows × the inputs left over.
+  for_each_block<2, 4, 4, OffsetBlock>(w, row_ids, rows, cols, xq, m,
+                                       PutI8<true>{row_ids, row_scales, x_scales, offset, bias, y, ldy});
 }
 
 void matvec_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, float x_scale,

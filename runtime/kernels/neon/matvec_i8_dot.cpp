@@ -15,66 +15,40 @@ namespace {
 
 // out[r*M + i] = Σ_c w[r,c] x_i[c] for R rows and M inputs: 16 columns per
 // step, the remainder in scalar code.
-template <int R, int M>
-inline void block(const int8_t* const* w, int cols, const int8_t* x, int32_t* out) {
-  int32x4_t acc[R][M];
-  for (int r = 0; r < R; ++r)
-    for (int i = 0; i < M; ++i) acc[r][i] = vdupq_n_s32(0);
-  int c = 0;
-  for (; c + 16 <= cols; c += 16) {
-    int8x16_t xv[M];
-    for (int i = 0; i < M; ++i) xv[i] = vld1q_s8(x + static_cast<std::size_t>(i) * cols + c);
-    for (int r = 0; r < R; ++r) {
-      const int8x16_t wv = vld1q_s8(w[r] + c);
-      for (int i = 0; i < M; ++i) acc[r][i] = vdotq_s32(acc[r][i], wv, xv[i]);
+struct DotBlock {
+  using Acc = int32_t;
+  template <int R, int M>
+  static void run(const int8_t* const* w, int cols, const int8_t* x, int32_t* out) {
+    int32x4_t acc[R][M];
+    for (int r = 0; r < R; ++r)
+      for (int i = 0; i < M; ++i) acc[r][i] = vdupq_n_s32(0);
+    int c = 0;
+    for (; c + 16 <= cols; c += 16) {
+      int8x16_t xv[M];
+      for (int i = 0; i < M; ++i) xv[i] = vld1q_s8(x + static_cast<std::size_t>(i) * cols + c);
+      for (int r = 0; r < R; ++r) {
+        const int8x16_t wv = vld1q_s8(w[r] + c);
+        for (int i = 0; i < M; ++i) acc[r][i] = vdotq_s32(acc[r][i], wv, xv[i]);
+      }
     }
+    for (int r = 0; r < R; ++r)
+      for (int i = 0; i < M; ++i) {
+        const int8_t* row = w[r];
+        const int8_t* xi = x + static_cast<std::size_t>(i) * cols;
+        int32_t s = vaddvq_s32(acc[r][i]);
+        for (int cc = c; cc < cols; ++cc) s += static_cast<int32_t>(row[cc]) * xi[cc];
+        out[r * M + i] = s;
+      }
   }
-  for (int r = 0; r < R; ++r)
-    for (int i = 0; i < M; ++i) {
-      const int8_t* row = w[r];
-      const int8_t* xi = x + static_cast<std::size_t>(i) * cols;
-      int32_t s = vaddvq_s32(acc[r][i]);
-      for (int cc = c; cc < cols; ++cc) s += static_cast<int32_t>(row[cc]) * xi[cc];
-      out[r * M + i] = s;
-    }
-}
+};
 
 }  // namespace
 
 void matmat_i8_dot(const int8_t* w, const int32_t* row_ids, const float* row_scales, int rows, int cols, const int8_t* xq,
                    const float* x_scales, int m, const float* bias, float* y, int ldy) {
-  constexpr int M = 4;
-  int32_t out[4 * M];
-  auto put = [&](int i, int r, int32_t acc) {
-    const float v = static_cast<float>(acc) * (row_scales[row_id(row_ids, r)] * x_scales[i]);
-    y[static_cast<std::size_t>(i) * ldy + r] = bias ? v + bias[row_id(row_ids, r)] : v;
-  };
-  int i = 0;
-  for (; i + M <= m; i += M) {
-    const int8_t* xi = xq + static_cast<std::size_t>(i) * cols;
-    int r = 0;
-    for (; r + 4 <= rows; r += 4) {
-      block<4, M>(rows_at<4>(w, row_ids, cols, r).p, cols, xi, out);
-      for (int a = 0; a < 4; ++a)
-        for (int b = 0; b < M; ++b) put(i + b, r + a, out[a * M + b]);
-    }
-    for (; r < rows; ++r) {
-      block<1, M>(rows_at<1>(w, row_ids, cols, r).p, cols, xi, out);
-      for (int b = 0; b < M; ++b) put(i + b, r, out[b]);
-    }
-  }
-  for (; i < m; ++i) {
-    const int8_t* xi = xq + static_cast<std::size_t>(i) * cols;
-    int r = 0;
-    for (; r + 4 <= rows; r += 4) {
-      block<4, 1>(rows_at<4>(w, row_ids, cols, r).p, cols, xi, out);
-      for (int a = 0; a < 4; ++a) put(i, r + a, out[a]);
-    }
-    for (; r < rows; ++r) {
-      block<1, 1>(rows_at<1>(w, row_ids, cols, r).p, cols, xi, out);
-      put(i, r, out[0]);
-    }
-  }
+  // Blocks of 4 rows × 4 inputs, then 4 rows × the inputs left over.
+  for_each_block<4, 4, 4, DotBlock>(w, row_ids, rows, cols, xq, m,
+                                    PutI8<>{row_ids, row_scales, x_scales, nullptr, bias, y, ldy});
 }
 
 void matvec_i8_dot(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, float x_scale,
