@@ -1,12 +1,15 @@
 """The model computes the equations of WEIGHTS_FORMAT.md: a plain per-step, per-position
 implementation written from the formulas (float64, weights looked up by their format
-names) against the model's fast teacher-forced forward, for every variant."""
+names) against the model's fast teacher-forced forward, for every variant; and the
+training mode's faster forms against the plain ones."""
 import math
 
 import pytest
 import torch
 
 from conftest import VARIANTS, make_config, make_model, random_batch
+from softalign_ref import data as D
+from softalign_ref.train import batch_loss
 
 
 def sig(x):
@@ -141,3 +144,31 @@ def test_forward_matches_the_equations(name):
         rl, ra = ref.decode(src[b, :n].tolist(), tgt[b].tolist())
         assert torch.allclose(logits[b].double(), rl, atol=2e-5, rtol=0), name
         assert torch.allclose(attn[b, :, :n].double(), ra, atol=2e-6, rtol=0), name
+
+
+def _loss_and_grads(model, b, training):
+    model.train(training)
+    model.drop.p = 0.0  # the same function in both modes
+    model.zero_grad()
+    loss = batch_loss(model, b, 0.1)
+    loss.backward()
+    return float(loss), {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_training_forms_give_the_same_loss_and_gradients(name):
+    """Training mode computes some things in faster forms (the unpacked encoder;
+    bahdanau's scores through sigmoid and H's gradient from all steps' contexts in one
+    product): the loss and every gradient equal those of the plain forms (eval mode)."""
+    cfg = make_config(name)
+    model = make_model(name, seed=4)
+    src, src_len, tgt = random_batch(cfg, [9, 4, 12, 6], T=8, seed=3)
+    pairs = [(src[i, :int(src_len[i])].tolist(), tgt[i, 1:].tolist()) for i in range(src.size(0))]
+    b = D.collate(pairs, list(range(len(pairs))))
+    plain_loss, plain = _loss_and_grads(model, b, False)
+    fast_loss, fast = _loss_and_grads(model, b, True)
+    assert fast_loss == pytest.approx(plain_loss, rel=1e-6)
+    assert plain.keys() == fast.keys()
+    for n in plain:  # fp32 rounding: sums in another order
+        tol = 1e-5 * float(plain[n].abs().max()) + 1e-6
+        assert float((fast[n] - plain[n]).abs().max()) <= tol, (name, n)
