@@ -261,9 +261,8 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
     std::vector<int32_t> prefix;
     Status prefix_st = tokenise_prefix(*impl_->model, &search, &prefix);
     if (!prefix_st.ok()) return prefix_st;
-    // Tokenise everything, then translate in order of source length. Each
-    // sentence is translated on its own, so its result never depends on the
-    // batch; the order is where batched kernels will gain.
+    // Tokenise everything, then translate in order of source length, so that
+    // the sentences decoded together have similar lengths.
     struct Item {
       std::vector<int32_t> ids;
       std::vector<std::string> pieces;
@@ -286,71 +285,71 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
     std::vector<TranslationResult> results(texts.size());
     std::vector<Status> status(texts.size());
     // Batches: runs of up to max_batch direct sentences in that order (so of
-  // similar length), decoded together; the others (invalid UTF-8, blank,
-  // too long) one by one through translate()'s path (error, replacement,
-  // split). Each translator takes the next batch until none is left: the
-  // calling one and, with threads > 1, the workers on the thread pool (whose
-  // threads then run one translator each, so this one's intra-sentence
-  // splitting is off meanwhile: the pool cannot be entered twice).
-  internal::Search resolved;
-  Status search_st = impl_->resolve(search, &resolved);
-  if (!search_st.ok()) return search_st;
-  std::vector<std::pair<std::size_t, std::size_t>> batches;  // [begin, end) of `order`
-  for (std::size_t i = 0; i < order.size();) {
-    std::size_t e = i + 1;
-    if (items[order[i]].direct)
-      while (e < order.size() && e - i < static_cast<std::size_t>(impl_->B) && items[order[e]].direct) ++e;
-    batches.emplace_back(i, e);
-    i = e;
-  }
-  struct Shared {
-    Translator* self;
-    const std::vector<Item>* items;
-    const std::vector<std::string>* texts;
-    const std::vector<std::size_t>* order;
-    const std::vector<std::pair<std::size_t, std::size_t>>* batches;
-    const SearchOptions* search;
-    const internal::Search* resolved;
-    std::vector<TranslationResult>* results;
-    std::vector<Status>* status;
-    std::atomic<std::size_t> next{0};
-  } shared{this, &items, &texts, &order, &batches, &search, &resolved, &results, &status};
-  auto work = [](void* ctx, std::size_t w) {
-    Shared& sh = *static_cast<Shared*>(ctx);
-    Translator& tr = w == 0 ? *sh.self : *sh.self->impl_->workers[w - 1];
-    std::vector<const int32_t*> srcs;
-    std::vector<std::size_t> lens;
-    std::vector<NBestView> views;
-    for (std::size_t n; (n = sh.next.fetch_add(1)) < sh.batches->size();) {
-      const auto [begin, end] = (*sh.batches)[n];
-      const std::size_t first = (*sh.order)[begin];
-      if (!(*sh.items)[first].direct) {
-        (*sh.status)[first] = tr.translate((*sh.texts)[first], *sh.search, &(*sh.results)[first]);
-        continue;
-      }
-      srcs.clear();
-      lens.clear();
-      for (std::size_t k = begin; k < end; ++k) {
-        const Item& item = (*sh.items)[(*sh.order)[k]];
-        srcs.push_back(item.ids.data());
-        lens.push_back(item.ids.size());
-      }
-      views.assign(end - begin, NBestView());
-      Status st = internal::guarded([&] {
-        return tr.impl_->translate_ids_batch(srcs.data(), lens.data(), static_cast<int>(srcs.size()), *sh.resolved,
-                                             views.data());
-      });
-      for (std::size_t k = begin; k < end; ++k) {
-        const std::size_t i = (*sh.order)[k];
-        const Item& item = (*sh.items)[i];
-        (*sh.status)[i] =
-            st.ok() ? fill_result(tr.model(), item.ids, item.pieces, views[k - begin], *sh.search, item.plan,
-                                  &(*sh.results)[i])
-                    : st;
-      }
+    // similar length), decoded together; the others (invalid UTF-8, blank,
+    // too long) one by one through translate()'s path (error, replacement,
+    // split). Each translator takes the next batch until none is left: the
+    // calling one and, with threads > 1, the workers on the thread pool (whose
+    // threads then run one translator each, so this one's intra-sentence
+    // splitting is off meanwhile: the pool cannot be entered twice).
+    internal::Search resolved;
+    Status search_st = impl_->resolve(search, &resolved);
+    if (!search_st.ok()) return search_st;
+    std::vector<std::pair<std::size_t, std::size_t>> batches;  // [begin, end) of `order`
+    for (std::size_t i = 0; i < order.size();) {
+      std::size_t e = i + 1;
+      if (items[order[i]].direct)
+        while (e < order.size() && e - i < static_cast<std::size_t>(impl_->B) && items[order[e]].direct) ++e;
+      batches.emplace_back(i, e);
+      i = e;
     }
-  };
-  if (!impl_->workers.empty() && texts.size() > 1) {
+    struct Shared {
+      Translator* self;
+      const std::vector<Item>* items;
+      const std::vector<std::string>* texts;
+      const std::vector<std::size_t>* order;
+      const std::vector<std::pair<std::size_t, std::size_t>>* batches;
+      const SearchOptions* search;
+      const internal::Search* resolved;
+      std::vector<TranslationResult>* results;
+      std::vector<Status>* status;
+      std::atomic<std::size_t> next{0};
+    } shared{this, &items, &texts, &order, &batches, &search, &resolved, &results, &status};
+    auto work = [](void* ctx, std::size_t w) {
+      Shared& sh = *static_cast<Shared*>(ctx);
+      Translator& tr = w == 0 ? *sh.self : *sh.self->impl_->workers[w - 1];
+      std::vector<const int32_t*> srcs;
+      std::vector<std::size_t> lens;
+      std::vector<NBestView> views;
+      for (std::size_t n; (n = sh.next.fetch_add(1)) < sh.batches->size();) {
+        const auto [begin, end] = (*sh.batches)[n];
+        const std::size_t first = (*sh.order)[begin];
+        if (!(*sh.items)[first].direct) {
+          (*sh.status)[first] = tr.translate((*sh.texts)[first], *sh.search, &(*sh.results)[first]);
+          continue;
+        }
+        srcs.clear();
+        lens.clear();
+        for (std::size_t k = begin; k < end; ++k) {
+          const Item& item = (*sh.items)[(*sh.order)[k]];
+          srcs.push_back(item.ids.data());
+          lens.push_back(item.ids.size());
+        }
+        views.assign(end - begin, NBestView());
+        Status st = internal::guarded([&] {
+          return tr.impl_->translate_ids_batch(srcs.data(), lens.data(), static_cast<int>(srcs.size()), *sh.resolved,
+                                               views.data());
+        });
+        for (std::size_t k = begin; k < end; ++k) {
+          const std::size_t i = (*sh.order)[k];
+          const Item& item = (*sh.items)[i];
+          (*sh.status)[i] =
+              st.ok() ? fill_result(tr.model(), item.ids, item.pieces, views[k - begin], *sh.search, item.plan,
+                                    &(*sh.results)[i])
+                      : st;
+        }
+      }
+    };
+    if (!impl_->workers.empty() && texts.size() > 1) {
       pthreadpool* pool = impl_->pool;
       impl_->pool = nullptr;
       pthreadpool_parallelize_1d(pool, work, &shared, impl_->workers.size() + 1, 0);
