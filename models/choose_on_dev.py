@@ -46,14 +46,19 @@ def convert(build, model_dir, sa):
          os.path.join(model_dir, "model.safetensors"), "-o", sa])
 
 
-def dev_bleu(build, sa, src_lines, refs, search):
+def translate(build, sa, src_lines, search):
+    """src_lines translated by `softalign translate` with the model file `sa` (no copy-through)."""
     cmd = [os.path.join(build, "bin", "softalign"), "translate", "-m", sa, "--no-copy-through", "--split-long"]
     cmd += search
     p = subprocess.run(cmd, input="\n".join(src_lines) + "\n", capture_output=True, text=True)
     hyps = p.stdout.split("\n")[:len(src_lines)]
     if len(hyps) != len(src_lines):
         sys.exit(f"{' '.join(cmd)}: {len(hyps)} lines for {len(src_lines)}\n{p.stderr[-2000:]}")
-    return E.score(hyps, refs)
+    return hyps
+
+
+def dev_bleu(build, sa, src_lines, refs, search):
+    return E.score(translate(build, sa, src_lines, search), refs)
 
 
 def main(argv=None):

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Smoke test of models/choose_on_dev.py: a tiny run (size 8) that keeps three snapshots,
 then the choice among its export and the means of its last 1 and 2 snapshots, and a
-two-point alpha/beta grid, through conversion and the CLI. It shows that the pipeline
-runs and that its output folder is a model with the chosen search; the figures mean nothing.
+two-point alpha/beta grid, through conversion and the CLI; then models/dev_curve.py's
+rows for the same snapshots and its export, by part of dev. It shows that the pipelines run and that the
+output folder is a model with the chosen search; the figures mean nothing.
 
   choose_on_dev_smoke.py --build-dir BUILD --root REPO
 """
@@ -54,7 +55,20 @@ def main():
             if os.path.isfile(os.path.join(run, "model", name)) and not os.path.isfile(os.path.join(out, name)):
                 print(f"{name} missing from the chosen folder", file=sys.stderr)
                 return 1
-        print(json.dumps({"chosen": chosen, "rows": weight_rows}, ensure_ascii=False))
+        # models/dev_curve.py on the same run: a row per kept snapshot, scores per part
+        curve = [sys.executable, os.path.join(a.root, "models", "dev_curve.py"), run, "--dev", corpus,
+                 "--src", "en", "--tgt", "fr", "--build-dir", a.build_dir]
+        p = subprocess.run(curve + ["--parts", "first:3,rest:5", "--model", os.path.join(run, "model")],
+                           capture_output=True, text=True)
+        rows = [ln for ln in p.stdout.splitlines() if ln.startswith("| step-") or ln.startswith(f"| {run}")]
+        if p.returncode != 0 or len(rows) != 4 or any(len(r.strip("|").split("|")) != 7 for r in rows):
+            print(p.stdout[-2000:], p.stderr[-4000:], file=sys.stderr)
+            return 1
+        bad = subprocess.run(curve + ["--parts", "first:3,rest:6"], capture_output=True, text=True)
+        if bad.returncode != 2 or "covers 9 lines" not in bad.stderr:
+            print(f"--parts past the end: exit {bad.returncode}, {bad.stderr[-500:]}", file=sys.stderr)
+            return 1
+        print(json.dumps({"chosen": chosen, "rows": weight_rows, "curve": rows}, ensure_ascii=False))
     return 0
 
 
