@@ -61,21 +61,31 @@ def dev_bleu(build, sa, src_lines, refs, search):
     return E.score(translate(build, sa, src_lines, search), refs)
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def run_dev_parser(doc):
+    """The command line a run's tools share: RUN_DIR --dev DIR --src --tgt [--build-dir]."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_dir")
     p.add_argument("--dev", required=True, help="folder with dev.SRC and dev.TGT")
     p.add_argument("--src", required=True)
     p.add_argument("--tgt", required=True)
+    p.add_argument("--build-dir", default=os.path.join(HERE, "..", "build"))
+    return p
+
+
+def read_dev(a):
+    """(source lines, references) of DEV/dev.SRC and dev.TGT."""
+    return E.read_lines(os.path.join(a.dev, f"dev.{a.src}")), E.read_lines(os.path.join(a.dev, f"dev.{a.tgt}"))
+
+
+def main(argv=None):
+    p = run_dev_parser(__doc__)
     p.add_argument("--out", required=True, help="the chosen model folder (created)")
     p.add_argument("--averages", default="1,2,3,4,6", help="numbers of last snapshots to average")
     p.add_argument("--grid", default="0.6:0,0.6:0.2,1.0:0,1.0:0.2,0.8:0.3,1.0:0.4",
                    help="alpha:beta pairs for the beam search")
     p.add_argument("--beam", type=int, default=5)
-    p.add_argument("--build-dir", default=os.path.join(HERE, "..", "build"))
     a = p.parse_args(argv)
-    src_lines = E.read_lines(os.path.join(a.dev, f"dev.{a.src}"))
-    refs = E.read_lines(os.path.join(a.dev, f"dev.{a.tgt}"))
+    src_lines, refs = read_dev(a)
     exported = os.path.join(a.run_dir, "model")
     if not os.path.isfile(os.path.join(exported, "model.safetensors")):
         sys.exit(f"choose_on_dev.py: no exported model in {exported}")

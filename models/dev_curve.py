@@ -13,7 +13,6 @@ another's: models/corpus/README.md); the trainer's own dev BLEU is on all lines 
 --model adds a row for a model folder scored the same way (e.g. the shipped one, for
 comparison). Prints a markdown table, one row a snapshot or model.
 """
-import argparse
 import os
 import sys
 import tempfile
@@ -21,7 +20,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from choose_on_dev import average, convert, translate  # noqa: E402
+from choose_on_dev import average, convert, read_dev, run_dev_parser, translate  # noqa: E402
 from softalign_ref import evaluate as E  # noqa: E402
 from softalign_ref.train import snapshot_dirs  # noqa: E402
 
@@ -41,18 +40,12 @@ def parse_parts(text, total):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("run_dir")
-    p.add_argument("--dev", required=True, help="folder with dev.SRC and dev.TGT")
-    p.add_argument("--src", required=True)
-    p.add_argument("--tgt", required=True)
+    p = run_dev_parser(__doc__)
     p.add_argument("--parts", default="", help="NAME:COUNT,... consecutive line ranges of dev")
     p.add_argument("--steps", default="", help="only these snapshot steps (comma-separated)")
     p.add_argument("--model", action="append", default=[], help="also score this model folder")
-    p.add_argument("--build-dir", default=os.path.join(HERE, "..", "build"))
     a = p.parse_args(argv)
-    src_lines = E.read_lines(os.path.join(a.dev, f"dev.{a.src}"))
-    refs = E.read_lines(os.path.join(a.dev, f"dev.{a.tgt}"))
+    src_lines, refs = read_dev(a)
     try:
         parts = parse_parts(a.parts, len(src_lines))
     except ValueError as e:
