@@ -3,9 +3,10 @@
 // activation). Compiled with -march=armv8.2-a+dotprod and called only when
 // cpuinfo reports the dot product, so this file keeps everything it uses to
 // itself (no shared inline helper could be emitted here with sdot in it;
-// row_ptrs.hpp's have internal linkage).
+// row_ptrs.hpp's and i8_block_neon.hpp's have internal linkage).
 #include <arm_neon.h>
 
+#include "kernels/neon/i8_block_neon.hpp"  // internal linkage: safe to share
 #include "kernels/neon/neon.hpp"
 #include "kernels/row_ptrs.hpp"  // internal linkage: safe to share
 
@@ -13,34 +14,12 @@ namespace softalign::kernels::neon {
 
 namespace {
 
-// out[r*M + i] = Σ_c w[r,c] x_i[c] for R rows and M inputs: 16 columns per
-// step, the remainder in scalar code.
-struct DotBlock {
-  using Acc = int32_t;
-  template <int R, int M>
-  static void run(const int8_t* const* w, int cols, const int8_t* x, int32_t* out) {
-    int32x4_t acc[R][M];
-    for (int r = 0; r < R; ++r)
-      for (int i = 0; i < M; ++i) acc[r][i] = vdupq_n_s32(0);
-    int c = 0;
-    for (; c + 16 <= cols; c += 16) {
-      int8x16_t xv[M];
-      for (int i = 0; i < M; ++i) xv[i] = vld1q_s8(x + static_cast<std::size_t>(i) * cols + c);
-      for (int r = 0; r < R; ++r) {
-        const int8x16_t wv = vld1q_s8(w[r] + c);
-        for (int i = 0; i < M; ++i) acc[r][i] = vdotq_s32(acc[r][i], wv, xv[i]);
-      }
-    }
-    for (int r = 0; r < R; ++r)
-      for (int i = 0; i < M; ++i) {
-        const int8_t* row = w[r];
-        const int8_t* xi = x + static_cast<std::size_t>(i) * cols;
-        int32_t s = vaddvq_s32(acc[r][i]);
-        for (int cc = c; cc < cols; ++cc) s += static_cast<int32_t>(row[cc]) * xi[cc];
-        out[r * M + i] = s;
-      }
-  }
+// 16 byte products into 4 int32 lanes by sdot.
+struct Sdot {
+  static int32x4_t add(int32x4_t acc, int8x16_t w, int8x16_t x) { return vdotq_s32(acc, w, x); }
+  static int32_t sum(int32x4_t v) { return vaddvq_s32(v); }
 };
+using DotBlock = I8BlockOf<Sdot>;
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 // lanes. Exact integer sums, so exactly the reference's floats.
 #include <fp16.h>
 
+#include "kernels/neon/i8_block_neon.hpp"
 #include "kernels/neon/math_neon.hpp"
 #include "kernels/neon/neon.hpp"
 #include "kernels/row_ptrs.hpp"
@@ -58,39 +59,16 @@ struct FloatBlock {
   }
 };
 
-// acc += Σ of 16 byte products, as 4 int32 lanes (smull, smlal, sadalp).
-inline int32x4_t dot16(int32x4_t acc, int8x16_t w, int8x16_t x) {
-  int16x8_t p = vmull_s8(vget_low_s8(w), vget_low_s8(x));
-  p = vmlal_s8(p, vget_high_s8(w), vget_high_s8(x));
-  return vpadalq_s16(acc, p);
-}
-
-struct I8Block {
-  using Acc = int32_t;
-  template <int R, int M>
-  static void run(const int8_t* const* w, int cols, const int8_t* x, int32_t* out) {
-    int32x4_t acc[R][M];
-    for (int r = 0; r < R; ++r)
-      for (int i = 0; i < M; ++i) acc[r][i] = vdupq_n_s32(0);
-    int c = 0;
-    for (; c + 16 <= cols; c += 16) {
-      int8x16_t xv[M];
-      for (int i = 0; i < M; ++i) xv[i] = vld1q_s8(x + static_cast<std::size_t>(i) * cols + c);
-      for (int r = 0; r < R; ++r) {
-        const int8x16_t wv = vld1q_s8(w[r] + c);
-        for (int i = 0; i < M; ++i) acc[r][i] = dot16(acc[r][i], wv, xv[i]);
-      }
-    }
-    for (int r = 0; r < R; ++r)
-      for (int i = 0; i < M; ++i) {
-        const int8_t* row = w[r];
-        const int8_t* xi = x + static_cast<std::size_t>(i) * cols;
-        int32_t s = hsum_s32(acc[r][i]);
-        for (int cc = c; cc < cols; ++cc) s += static_cast<int32_t>(row[cc]) * xi[cc];
-        out[r * M + i] = s;
-      }
+// 16 byte products into 4 int32 lanes by smull, smlal, sadalp.
+struct Smull {
+  static int32x4_t add(int32x4_t acc, int8x16_t w, int8x16_t x) {
+    int16x8_t p = vmull_s8(vget_low_s8(w), vget_low_s8(x));
+    p = vmlal_s8(p, vget_high_s8(w), vget_high_s8(x));
+    return vpadalq_s16(acc, p);
   }
+  static int32_t sum(int32x4_t v) { return hsum_s32(v); }
 };
+using I8Block = I8BlockOf<Smull>;
 
 // Blocks of 2 rows × kInputs inputs, then 4 rows × the inputs left over.
 template <typename W>
