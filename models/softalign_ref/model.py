@@ -89,7 +89,8 @@ class SourceGradients:
 
     def __init__(self, H):
         self.alphas, self.dcs = [], []
-        self.H = _SourceTap.apply(H, self)
+        # fp32, as context() computes (a no-op unless autocast made H lower precision)
+        self.H = _SourceTap.apply(H.float(), self)
 
     def context(self, alpha):
         """c_t = α_t H [B, 2n] (fp32), as context(alpha, H)."""
