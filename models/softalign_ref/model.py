@@ -85,20 +85,27 @@ class SourceGradients:
     added one by one (measured: these products and sums were a sixth of a bf16 training
     step, bahdanau, 384 units). Here the steps record (α_t, dc_t) in the backward pass and H
     gets Aᵀ dC, one batched product over all steps: the same sum in another order.
+
+    The graph's nodes hold this object and it holds no tensor of the graph (tap() returns
+    H rather than keeping it, record() keeps detached tensors and total() empties the lists),
+    so there is no reference cycle: everything is freed with the graph, not later by the
+    cyclic garbage collector.
     """
 
-    def __init__(self, H):
+    def __init__(self):
         self.alphas, self.dcs = [], []
-        # fp32, as context() computes (a no-op unless autocast made H lower precision)
-        self.H = _SourceTap.apply(H.float(), self)
 
-    def context(self, alpha):
-        """c_t = α_t H [B, 2n] (fp32), as context(alpha, H)."""
-        return _StepContext.apply(alpha, self.H, self)
+    def tap(self, H):
+        """H for context(), fp32 as context() computes (a no-op unless autocast lowered it)."""
+        return _SourceTap.apply(H.float(), self)
+
+    def context(self, alpha, H):
+        """c_t = α_t H [B, 2n] (fp32) for H from tap(), as context(alpha, H)."""
+        return _StepContext.apply(alpha, H, self)
 
     def record(self, alpha, dc):
-        self.alphas.append(alpha)
-        self.dcs.append(dc)
+        self.alphas.append(alpha.detach())
+        self.dcs.append(dc.detach())
 
     def total(self):
         A, dC = torch.stack(self.alphas, 1), torch.stack(self.dcs, 1)  # [B, T, S], [B, T, 2n]
@@ -479,11 +486,12 @@ class Seq2Seq(nn.Module):
             # In training, the faster forms of the scores and of H's gradient (above).
             fast = self.training and torch.is_grad_enabled()
             keys2 = 2.0 * enc.keys if fast else None
-            source = SourceGradients(enc.H) if fast else None
+            source = SourceGradients() if fast else None
+            H = source.tap(enc.H) if fast else None
             for t in range(T):
                 if fast:
                     alpha = self.attention.forward_doubled(hs[-1], keys2, enc.mask)
-                    c = source.context(alpha)
+                    c = source.context(alpha, H)
                 else:
                     alpha = self.attention(hs[-1], enc.keys, enc.mask)
                     c = context(alpha, enc.H)

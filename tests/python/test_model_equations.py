@@ -172,3 +172,36 @@ def test_training_forms_give_the_same_loss_and_gradients(name):
     for n in plain:  # fp32 rounding: sums in another order
         tol = 1e-5 * float(plain[n].abs().max()) + 1e-6
         assert float((fast[n] - plain[n]).abs().max()) <= tol, (name, n)
+
+
+def test_training_forms_leave_no_reference_cycle():
+    """The training forms' helper (SourceGradients) is freed with the graph after backward,
+    without the cyclic garbage collector (a cycle would keep each step's tensors alive
+    until the collector runs)."""
+    import gc
+    import weakref
+    from softalign_ref import model as M
+    cfg = make_config("bahdanau")
+    model = make_model("bahdanau").train()
+    src, src_len, tgt = random_batch(cfg, [9, 4, 12, 6], T=8)
+    pairs = [(src[i, :int(src_len[i])].tolist(), tgt[i, 1:].tolist()) for i in range(src.size(0))]
+    b = D.collate(pairs, list(range(len(pairs))))
+    made = []
+    init = M.SourceGradients.__init__
+
+    def tracked(self):
+        init(self)
+        made.append(weakref.ref(self))
+
+    gc.disable()
+    try:
+        M.SourceGradients.__init__ = tracked
+        for _ in range(3):
+            loss = batch_loss(model, b, 0.1)
+            loss.backward()
+            del loss
+    finally:
+        M.SourceGradients.__init__ = init
+        gc.enable()
+    assert len(made) == 3
+    assert all(r() is None for r in made)
