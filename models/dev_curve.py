@@ -61,16 +61,16 @@ def main(argv=None):
     print("| snapshot | " + " | ".join(f"{n} BLEU | {n} chrF2" for n in names) + " |")
     print("|---|" + "---:|" * (2 * len(names)))
     with tempfile.TemporaryDirectory() as work:
-        for row in snaps + a.model:
-            d, sa = os.path.join(work, "m"), os.path.join(work, "m.int8.softalign")
-            if row in snaps:
-                average([row], exported, d)
-            else:
-                d = row
-            convert(a.build_dir, d, sa)
+        sa = os.path.join(work, "m.int8.softalign")
+        rows = [(os.path.basename(s), s) for s in snaps] + [(m, m) for m in a.model]
+        for i, (label, folder) in enumerate(rows):
+            if i < len(snaps):  # a snapshot: weights only, the export's tokenizers
+                average([folder], exported, os.path.join(work, label))
+                folder = os.path.join(work, label)
+            convert(a.build_dir, folder, sa)
             hyps = translate(a.build_dir, sa, src_lines, ["--beam", "1"])
             scores = [E.score(hyps, refs)] + [E.score(hyps[b:e], refs[b:e]) for _, b, e in parts]
-            print(f"| {os.path.basename(row) if row in snaps else row} | " +
+            print(f"| {label} | " +
                   " | ".join(f"{s['bleu']:.2f} | {s['chrf']:.2f}" for s in scores) + " |", flush=True)
     return 0
 

@@ -483,18 +483,18 @@ class Seq2Seq(nn.Module):
         hs = list(state.hidden.unbind(0))  # L_d x [B, d]
         outs, ctxs, alphas = [], [], []
         if cfg.variant == "bahdanau":
-            # In training, the faster forms of the scores and of H's gradient (above).
-            fast = self.training and torch.is_grad_enabled()
-            keys2 = 2.0 * enc.keys if fast else None
-            source = SourceGradients() if fast else None
-            H = source.tap(enc.H) if fast else None
+            if self.training and torch.is_grad_enabled():
+                # the faster forms of the scores and of H's gradient (above)
+                keys2, source = 2.0 * enc.keys, SourceGradients()
+                H = source.tap(enc.H)
+                attend = lambda s: self.attention.forward_doubled(s, keys2, enc.mask)  # noqa: E731
+                read = lambda alpha: source.context(alpha, H)  # noqa: E731
+            else:
+                attend = lambda s: self.attention(s, enc.keys, enc.mask)  # noqa: E731
+                read = lambda alpha: context(alpha, enc.H)  # noqa: E731
             for t in range(T):
-                if fast:
-                    alpha = self.attention.forward_doubled(hs[-1], keys2, enc.mask)
-                    c = source.context(alpha, H)
-                else:
-                    alpha = self.attention(hs[-1], enc.keys, enc.mask)
-                    c = context(alpha, enc.H)
+                alpha = attend(hs[-1])
+                c = read(alpha)
                 hs = self._stack_step_list(gi_emb[t] + F.linear(c, w_rest), hs)
                 outs.append(hs[-1]); ctxs.append(c); alphas.append(alpha)
             Sx, C, A = torch.stack(outs, 1), torch.stack(ctxs, 1), torch.stack(alphas, 1)
