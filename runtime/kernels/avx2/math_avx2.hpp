@@ -1,62 +1,59 @@
-// Vector exp, sigmoid and tanh for the AVX2 kernels (Cephes' single-precision
-// polynomials: relative error of a few ulp). Include only from files compiled
-// with -mavx2 -mfma.
+// The AVX2 set's 8 float lanes (one __m256) and their operations, under the
+// names the NEON set gives its own (neon/math_neon.hpp), so that the float
+// kernels written once in kernels/simd8/ compile for both; exp, sigmoid and
+// tanh come from simd8/math.inc. Include only from files compiled with
+// -mavx2 -mfma -mf16c.
 #pragma once
 
 #include <immintrin.h>
 
+#include <cstdint>
+
 namespace softalign::kernels::avx2 {
 
-// exp(x), inputs clamped to [-87.3, 88.3] (so 2^n stays a normal float; below,
-// the result is ~1e-38 instead of 0, which no caller can tell apart).
-inline __m256 exp_ps(__m256 x) {
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-  const __m256 fx = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
-  x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), x);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(p, _mm256_mul_ps(x, x), _mm256_add_ps(x, _mm256_set1_ps(1.0f)));
-  const __m256i n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(n));
-}
+using f8 = __m256;
 
-inline __m256 sigmoid_ps(__m256 x) {
-  const __m256 one = _mm256_set1_ps(1.0f);
-  return _mm256_div_ps(one, _mm256_add_ps(one, exp_ps(_mm256_sub_ps(_mm256_setzero_ps(), x))));
+inline f8 load8(const float* p) { return _mm256_loadu_ps(p); }
+// fp16 widened exactly (F16C).
+inline f8 load8(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+inline void store8(float* p, f8 v) { _mm256_storeu_ps(p, v); }
+inline f8 dup8(float v) { return _mm256_set1_ps(v); }
+inline f8 zero8() { return _mm256_setzero_ps(); }
+inline f8 add(f8 a, f8 b) { return _mm256_add_ps(a, b); }
+inline f8 sub(f8 a, f8 b) { return _mm256_sub_ps(a, b); }
+inline f8 mul(f8 a, f8 b) { return _mm256_mul_ps(a, b); }
+inline f8 div(f8 a, f8 b) { return _mm256_div_ps(a, b); }
+inline f8 max(f8 a, f8 b) { return _mm256_max_ps(a, b); }
+inline f8 min(f8 a, f8 b) { return _mm256_min_ps(a, b); }
+// a * b + c, one rounding.
+inline f8 fmadd(f8 a, f8 b, f8 c) { return _mm256_fmadd_ps(a, b, c); }
+// c − a * b, one rounding.
+inline f8 fnmadd(f8 a, f8 b, f8 c) { return _mm256_fnmadd_ps(a, b, c); }
+// Round to nearest, ties to even.
+inline f8 round8(f8 x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+// 2^n for integral n in [-126, 127], built in the exponent field.
+inline f8 pow2(f8 n) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
 }
-
-// tanh: odd polynomial below |x| = 0.625 (no cancellation near 0),
-// 1 − 2 / (exp(2|x|) + 1) above, sign restored.
-inline __m256 tanh_ps(__m256 x) {
-  const __m256 sign = _mm256_and_ps(x, _mm256_set1_ps(-0.0f));
-  const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
-  const __m256 z = _mm256_mul_ps(x, x);
-  __m256 p = _mm256_set1_ps(-5.70498872745e-3f);
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(2.06390887954e-2f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-5.37397155531e-2f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(1.33314422036e-1f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-3.33332819422e-1f));
-  const __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(p, z), x, x);
-  const __m256 one = _mm256_set1_ps(1.0f);
-  const __m256 e = exp_ps(_mm256_add_ps(ax, ax));
-  const __m256 big = _mm256_or_ps(_mm256_sub_ps(one, _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, one))), sign);
-  return _mm256_blendv_ps(big, small, _mm256_cmp_ps(ax, _mm256_set1_ps(0.625f), _CMP_LT_OQ));
+inline f8 abs8(f8 x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
+// mag (≥ 0) with the sign bit of x.
+inline f8 with_sign_of(f8 mag, f8 x) { return _mm256_or_ps(mag, _mm256_and_ps(x, _mm256_set1_ps(-0.0f))); }
+// Per lane: a < b ? if_less : otherwise.
+inline f8 select_lt(f8 a, f8 b, f8 if_less, f8 otherwise) {
+  return _mm256_blendv_ps(otherwise, if_less, _mm256_cmp_ps(a, b, _CMP_LT_OQ));
 }
+// Whether any lane of a is greater than b's.
+inline bool any_greater(f8 a, f8 b) { return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ)) != 0; }
 
-inline float hsum_ps(__m256 v) {
+// Horizontal sum in the order (l0+l4 + l2+l6) + (l1+l5 + l3+l7).
+inline float hsum(f8 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
   s = _mm_add_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
 }
 
-inline float hmax_ps(__m256 v) {
+inline float hmax(f8 v) {
   __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_max_ps(s, _mm_movehl_ps(s, s));
   s = _mm_max_ss(s, _mm_movehdup_ps(s));
@@ -69,5 +66,7 @@ inline int hsum_epi32(__m256i v) {
   s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
   return _mm_cvtsi128_si32(s);
 }
+
+#include "kernels/simd8/math.inc"
 
 }  // namespace softalign::kernels::avx2

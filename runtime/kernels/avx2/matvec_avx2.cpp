@@ -19,38 +19,9 @@ namespace softalign::kernels::avx2 {
 
 namespace {
 
-inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
-inline __m256 load8(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
-inline float widen(float v) { return v; }
-inline float widen(uint16_t v) { return fp16_ieee_to_fp32_value(v); }
+constexpr int kInputs = 4;  // 2 rows × 4 inputs: 8 of the 16 ymm registers
 
-// out[r*M + i] = W[r]·X[i] for R rows starting at w (row stride cols).
-struct FloatBlock {
-  using Acc = float;
-  template <int R, int M, typename W>
-  static void run(const W* const* w, int cols, const float* x, float* out) {
-    __m256 acc[R][M];
-    for (int r = 0; r < R; ++r)
-      for (int i = 0; i < M; ++i) acc[r][i] = _mm256_setzero_ps();
-    int c = 0;
-    for (; c + 8 <= cols; c += 8) {
-      __m256 xv[M];
-      for (int i = 0; i < M; ++i) xv[i] = _mm256_loadu_ps(x + static_cast<std::size_t>(i) * cols + c);
-      for (int r = 0; r < R; ++r) {
-        const __m256 wv = load8(w[r] + c);
-        for (int i = 0; i < M; ++i) acc[r][i] = _mm256_fmadd_ps(wv, xv[i], acc[r][i]);
-      }
-    }
-    for (int r = 0; r < R; ++r)
-      for (int i = 0; i < M; ++i) {
-        float s = hsum_ps(acc[r][i]);
-        const W* row = w[r];
-        const float* xi = x + static_cast<std::size_t>(i) * cols;
-        for (int cc = c; cc < cols; ++cc) s += widen(row[cc]) * xi[cc];
-        out[r * M + i] = s;
-      }
-  }
-};
+#include "kernels/simd8/float_block.inc"
 
 // The four sums of a, b, c, d at once (cheaper than four hsum_epi32).
 inline __m128i hsum4_epi32(__m256i a, __m256i b, __m256i c, __m256i d) {
@@ -97,38 +68,8 @@ struct I8Block {
   }
 };
 
-// Blocks of 2 rows × 4 inputs, then 4 rows × the inputs left over.
-template <typename W>
-void matmat_float(const W* w, const int32_t* row_ids, int rows, int cols, const float* x, int m, const float* bias, float* y, int ldy) {
-  for_each_block<2, 4, 4, FloatBlock>(w, row_ids, rows, cols, x, m, PutFloat{row_ids, bias, y, ldy});
-}
-
 }  // namespace
 
-void matmat_f32(const float* w, const int32_t* row_ids, int rows, int cols, const float* x, int m, const float* bias, float* y, int ldy) {
-  matmat_float(w, row_ids, rows, cols, x, m, bias, y, ldy);
-}
-
-void matmat_f16(const uint16_t* w, const int32_t* row_ids, int rows, int cols, const float* x, int m, const float* bias, float* y, int ldy) {
-  matmat_float(w, row_ids, rows, cols, x, m, bias, y, ldy);
-}
-
-void matvec_f32(const float* w, int rows, int cols, const float* x, const float* bias, float* y) {
-  matmat_float(w, nullptr, rows, cols, x, 1, bias, y, rows);
-}
-
-void matvec_f16(const uint16_t* w, int rows, int cols, const float* x, const float* bias, float* y) {
-  matmat_float(w, nullptr, rows, cols, x, 1, bias, y, rows);
-}
-
-void matmat_i8(const int8_t* w, const int32_t* row_ids, const float* row_scales, int rows, int cols, const int8_t* xq, const float* x_scales,
-               int m, const float* bias, float* y, int ldy) {
-  for_each_block<2, 4, 4, I8Block>(w, row_ids, rows, cols, xq, m, PutI8<>{row_ids, row_scales, x_scales, nullptr, bias, y, ldy});
-}
-
-void matvec_i8(const int8_t* w, const float* row_scales, int rows, int cols, const int8_t* xq, float x_scale,
-               const float* bias, float* y) {
-  matmat_i8(w, nullptr, row_scales, rows, cols, xq, &x_scale, 1, bias, y, rows);
-}
+#include "kernels/simd8/row_products.inc"
 
 }  // namespace softalign::kernels::avx2

@@ -16,7 +16,7 @@ float quantize_i8(const float* x, int n, int8_t* xq) {
   __m256 vmax = _mm256_setzero_ps();
   int i = 0;
   for (; i + 8 <= n; i += 8) vmax = _mm256_max_ps(vmax, _mm256_and_ps(_mm256_loadu_ps(x + i), abs_mask));
-  float amax = hmax_ps(vmax);
+  float amax = hmax(vmax);
   for (; i < n; ++i) amax = std::fmax(amax, std::fabs(x[i]));
   if (!(amax > 0.0f)) {
     for (i = 0; i < n; ++i) xq[i] = 0;
@@ -47,8 +47,7 @@ float quantize_i8(const float* x, int n, int8_t* xq) {
 
 void row_f16(const uint16_t* src, int n, float* dst) {
   int i = 0;
-  for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+  for (; i + 8 <= n; i += 8) store8(dst + i, load8(src + i));
   for (; i < n; ++i) dst[i] = fp16_ieee_to_fp32_value(src[i]);
 }
 

@@ -1,10 +1,10 @@
-// Vectors of 8 floats as two NEON registers, and the vector exp, sigmoid and
-// tanh of the NEON kernels. They are the AVX2 set's (math_avx2.hpp) operation
-// for operation: the same Cephes polynomials, the same fused multiply-adds,
-// the same order of the 8 lanes in horizontal sums, the same split between
-// vector blocks of 8 and the scalar remainder. So on AArch64 a NEON kernel
-// gives the AVX2 kernel's floats bit for bit, and a model translates the same
-// on both (tests/models). 32-bit ARM: NEON has no division or round-to-nearest
+// Vectors of 8 floats as two NEON registers and their operations, under the
+// names the AVX2 set gives its own (avx2/math_avx2.hpp): the float kernels
+// written once in kernels/simd8/ (exp, sigmoid, tanh in simd8/math.inc) run
+// the same operations in the same order on both sets, with the same order of
+// the 8 lanes in horizontal sums. So on AArch64 a NEON kernel gives the AVX2
+// kernel's floats bit for bit, and a model translates the same on both
+// (tests/models). 32-bit ARM: NEON has no division or round-to-nearest
 // there (done per lane / with the 1.5·2^23 trick, both exact) and flushes
 // subnormals to zero (results differ from AArch64 only below ~1e-38).
 #pragma once
@@ -35,6 +35,7 @@ inline f8 add(f8 a, f8 b) { return {vaddq_f32(a.lo, b.lo), vaddq_f32(a.hi, b.hi)
 inline f8 sub(f8 a, f8 b) { return {vsubq_f32(a.lo, b.lo), vsubq_f32(a.hi, b.hi)}; }
 inline f8 mul(f8 a, f8 b) { return {vmulq_f32(a.lo, b.lo), vmulq_f32(a.hi, b.hi)}; }
 inline f8 max(f8 a, f8 b) { return {vmaxq_f32(a.lo, b.lo), vmaxq_f32(a.hi, b.hi)}; }
+inline f8 min(f8 a, f8 b) { return {vminq_f32(a.lo, b.lo), vminq_f32(a.hi, b.hi)}; }
 // a * b + c, one rounding (AVX2's _mm256_fmadd_ps(a, b, c)).
 inline f8 fmadd(f8 a, f8 b, f8 c) { return {vfmaq_f32(c.lo, a.lo, b.lo), vfmaq_f32(c.hi, a.hi, b.hi)}; }
 // c − a * b, one rounding (_mm256_fnmadd_ps(a, b, c)).
@@ -63,6 +64,37 @@ inline float32x4_t round4(float32x4_t x) {
 #endif
 }
 
+inline f8 round8(f8 x) { return {round4(x.lo), round4(x.hi)}; }
+
+// 2^n for integral n in [-126, 127], built in the exponent field (vcvt
+// truncates, exact for an integral n).
+inline float32x4_t pow2_4(float32x4_t n) {
+  return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
+inline f8 pow2(f8 n) { return {pow2_4(n.lo), pow2_4(n.hi)}; }
+inline f8 abs8(f8 x) { return {vabsq_f32(x.lo), vabsq_f32(x.hi)}; }
+// mag (≥ 0) with the sign bit of x.
+inline float32x4_t with_sign_of4(float32x4_t mag, float32x4_t x) {
+  const uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(0x80000000u));
+  return vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(mag), sign));
+}
+inline f8 with_sign_of(f8 mag, f8 x) { return {with_sign_of4(mag.lo, x.lo), with_sign_of4(mag.hi, x.hi)}; }
+// Per lane: a < b ? if_less : otherwise.
+inline f8 select_lt(f8 a, f8 b, f8 if_less, f8 otherwise) {
+  return {vbslq_f32(vcltq_f32(a.lo, b.lo), if_less.lo, otherwise.lo),
+          vbslq_f32(vcltq_f32(a.hi, b.hi), if_less.hi, otherwise.hi)};
+}
+// Whether any lane of a is greater than b's.
+inline bool any_greater(f8 a, f8 b) {
+  const uint32x4_t gt = vorrq_u32(vcgtq_f32(a.lo, b.lo), vcgtq_f32(a.hi, b.hi));
+#if defined(__aarch64__)
+  return vmaxvq_u32(gt) != 0;
+#else
+  const uint32x2_t m = vorr_u32(vget_low_u32(gt), vget_high_u32(gt));
+  return (vget_lane_u32(m, 0) | vget_lane_u32(m, 1)) != 0;
+#endif
+}
+
 // The AVX2 horizontal sum's order: (l0+l4 + l2+l6) + (l1+l5 + l3+l7).
 inline float hsum(f8 v) {
   const float32x4_t s = vaddq_f32(v.lo, v.hi);
@@ -85,47 +117,6 @@ inline int32_t hsum_s32(int32x4_t v) {
 #endif
 }
 
-// exp(x), inputs clamped to [-87.3, 88.3] (math_avx2.hpp's exp_ps).
-inline float32x4_t exp4(float32x4_t x) {
-  x = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-87.3f)), vdupq_n_f32(88.3f));
-  const float32x4_t fx = round4(vmulq_f32(x, vdupq_n_f32(1.44269504088896341f)));
-  x = vfmsq_f32(x, fx, vdupq_n_f32(0.693359375f));
-  x = vfmsq_f32(x, fx, vdupq_n_f32(-2.12194440e-4f));
-  float32x4_t p = vdupq_n_f32(1.9875691500e-4f);
-  p = vfmaq_f32(vdupq_n_f32(1.3981999507e-3f), p, x);
-  p = vfmaq_f32(vdupq_n_f32(8.3334519073e-3f), p, x);
-  p = vfmaq_f32(vdupq_n_f32(4.1665795894e-2f), p, x);
-  p = vfmaq_f32(vdupq_n_f32(1.6666665459e-1f), p, x);
-  p = vfmaq_f32(vdupq_n_f32(5.0000001201e-1f), p, x);
-  p = vfmaq_f32(vaddq_f32(x, vdupq_n_f32(1.0f)), p, vmulq_f32(x, x));
-  const int32x4_t n = vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(fx), vdupq_n_s32(127)), 23);
-  return vmulq_f32(p, vreinterpretq_f32_s32(n));
-}
-inline f8 exp8(f8 x) { return {exp4(x.lo), exp4(x.hi)}; }
-
-inline float32x4_t sigmoid4(float32x4_t x) {
-  const float32x4_t one = vdupq_n_f32(1.0f);
-  return div4(one, vaddq_f32(one, exp4(vsubq_f32(vdupq_n_f32(0.0f), x))));
-}
-inline f8 sigmoid8(f8 x) { return {sigmoid4(x.lo), sigmoid4(x.hi)}; }
-
-// tanh: odd polynomial below |x| = 0.625, 1 − 2 / (exp(2|x|) + 1) above.
-inline float32x4_t tanh4(float32x4_t x) {
-  const uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(0x80000000u));
-  const float32x4_t ax = vabsq_f32(x);
-  const float32x4_t z = vmulq_f32(x, x);
-  float32x4_t p = vdupq_n_f32(-5.70498872745e-3f);
-  p = vfmaq_f32(vdupq_n_f32(2.06390887954e-2f), p, z);
-  p = vfmaq_f32(vdupq_n_f32(-5.37397155531e-2f), p, z);
-  p = vfmaq_f32(vdupq_n_f32(1.33314422036e-1f), p, z);
-  p = vfmaq_f32(vdupq_n_f32(-3.33332819422e-1f), p, z);
-  const float32x4_t small = vfmaq_f32(x, vmulq_f32(p, z), x);
-  const float32x4_t one = vdupq_n_f32(1.0f);
-  const float32x4_t e = exp4(vaddq_f32(ax, ax));
-  const float32x4_t mag = vsubq_f32(one, div4(vdupq_n_f32(2.0f), vaddq_f32(e, one)));
-  const float32x4_t big = vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(mag), sign));
-  return vbslq_f32(vcltq_f32(ax, vdupq_n_f32(0.625f)), small, big);
-}
-inline f8 tanh8(f8 x) { return {tanh4(x.lo), tanh4(x.hi)}; }
+#include "kernels/simd8/math.inc"
 
 }  // namespace softalign::kernels::neon
