@@ -10,6 +10,13 @@ of the members' log-probabilities) for the first 1, 2 and 4 seeds, greedy and be
 the BLEU table (markdown). --train-only SEEDS trains those seeds and stops (one process per
 seed uses several cores). Settings of reproduce.py that do not apply here (--speed-*, --no-write) are
 ignored.
+
+--members A,B,... takes trained model folders instead (model.safetensors + tokenizers, e.g. the
+shipped models/en-fr and runs of its recipe with other seeds: `train.py --set training.seed=N`),
+converted at --precision (f32 or int8, no shortlist), translated with --search's settings:
+
+  .venv/bin/python models/ensemble.py --members models/en-fr,runs/member-2/final,... \
+      --precision int8 --beams 1,5 --search alpha=0.6,beta=0.2
 """
 import os
 import sys
@@ -28,18 +35,32 @@ def main():
     ap.add_argument("--seeds", default="1,2,3,4", help="comma-separated training seeds, one member each")
     ap.add_argument("--recipe", default="bahdanau")
     ap.add_argument("--beams", default="1,4")
+    ap.add_argument("--members", help="comma-separated model folders to ensemble instead of training members")
+    ap.add_argument("--precision", choices=["f32", "int8"], default="f32")
+    ap.add_argument("--search", default="", help="KEY=VALUE,... of the CLI's search options (alpha, beta)")
     a = ap.parse_args()
     R.BUILD_DIR[0] = a.build_dir
-    seeds = [int(s) for s in (a.train_only or a.seeds).split(",")]
-    root = a.out
-    members = []
-    for seed in seeds:
-        a.seed, a.out = seed, os.path.join(root, f"seed-{seed}")
-        out, _ = R.train(a.recipe, a)
-        members.append(out)
-    if a.train_only:
-        return
-    members = [R.convert(out, "f32") for out in members]
+    extra = [x for kv in filter(None, a.search.split(",")) for x in ("--" + kv.split("=")[0], kv.split("=")[1])]
+    if a.members:
+        folders = a.members.split(",")
+        names = [os.path.relpath(f, R.ROOT) for f in folders]
+        members = [R.convert(os.path.join(a.out, f"member-{i + 1}"), a.precision, os.path.join(f, "model.safetensors"))
+                   for i, f in enumerate(folders)]
+        what = f"members {', '.join(names)}; softalign {a.precision}"
+    else:
+        seeds = [int(s) for s in (a.train_only or a.seeds).split(",")]
+        names = [f"seed {s}" for s in seeds]
+        root = a.out
+        members = []
+        for seed in seeds:
+            a.seed, a.out = seed, os.path.join(root, f"seed-{seed}")
+            out, _ = R.train(a.recipe, a)
+            members.append(out)
+        if a.train_only:
+            return
+        members = [R.convert(out, "f32") for out in members]
+        what = (f"{a.recipe} members of size {a.size}, {a.steps} steps each (models/reproduce.py's settings), "
+                f"seeds {a.seeds}; softalign f32")
     srcs = E.read_lines(os.path.join(a.corpus, f"test.{a.src}"))
     refs = E.read_lines(os.path.join(a.corpus, f"test.{a.tgt}"))
     beams = [int(b) for b in a.beams.split(",")]
@@ -51,13 +72,13 @@ def main():
         for g in groups:
             cells = []
             for beam in beams:
-                hyps, failed, lines_s, _ = R.softalign(g, srcs, beam=beam)
+                hyps, failed, lines_s, _ = R.softalign(g, srcs, extra=extra, beam=beam)
                 cells.append(f"{E.score(hyps, refs)['bleu']:.2f}" + (f" ({failed} failed)" if failed else ""))
-            label = f"{k} (seed{'s' if k > 1 else ''} {', '.join(str(seeds[members.index(m)]) for m in g)})"
+            label = f"{k} ({' + '.join(names[members.index(m)] for m in g)})"
             rows.append(f"| {label} | " + " | ".join(cells) + " |")
             print(rows[-1], flush=True)
-    print(f"\n{a.src}→{a.tgt} test set ({len(srcs)} sentences), {a.recipe} members of size {a.size}, "
-          f"{a.steps} steps each (models/reproduce.py's settings), seeds {a.seeds}; softalign fp32.\n")
+    print(f"\n{a.src}→{a.tgt} test set ({len(srcs)} sentences), {what}"
+          + (f", search {a.search}" if a.search else "") + ".\n")
     print("| members | " + " | ".join("greedy" if b == 1 else f"beam {b}" for b in beams) + " |")
     print("|---|" + "---:|" * len(beams))
     print("\n".join(rows))

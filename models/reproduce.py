@@ -100,9 +100,12 @@ def train(name, a):
     return out, last
 
 
-def convert(out, prec):
+def convert(out, prec, src=None):
+    """out/model.PREC.softalign from src (default: the run's export, out/model/), made again when
+    the weights are newer; no shortlist."""
     path = os.path.join(out, f"model.{prec}.softalign")
-    src = os.path.join(out, "model", "model.safetensors")
+    src = src or os.path.join(out, "model", "model.safetensors")
+    os.makedirs(out, exist_ok=True)
     if not os.path.isfile(path) or os.path.getmtime(path) < os.path.getmtime(src):
         flags = ["--int8"] if prec == "int8" else []
         run([os.path.join(BUILD_DIR[0], "bin", "softalign-convert"), *flags, src, "-o", path],
