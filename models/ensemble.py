@@ -43,7 +43,7 @@ def main():
     extra = [x for kv in filter(None, a.search.split(",")) for x in ("--" + kv.split("=")[0], kv.split("=")[1])]
     if a.members:
         folders = a.members.split(",")
-        names = [os.path.relpath(f, R.ROOT) for f in folders]
+        names = [os.path.relpath(f, R.ROOT) if os.path.abspath(f).startswith(R.ROOT + os.sep) else f for f in folders]
         members = [R.convert(os.path.join(a.out, f"member-{i + 1}"), a.precision, os.path.join(f, "model.safetensors"))
                    for i, f in enumerate(folders)]
         what = f"members {', '.join(names)}; softalign {a.precision}"

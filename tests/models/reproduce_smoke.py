@@ -2,7 +2,8 @@
 """Smoke test of models/reproduce.py: all nine models, tiny (size 8), 2 training steps
 each, on a toy corpus made of this folder's en-fr sentences and their expected outputs,
 through training, conversion (fp32 and int8), translation by the CLI, scoring and both
-tables. It shows that the pipeline runs for every variant; the figures mean nothing.
+tables; then models/ensemble.py --members over two of them. It shows that the pipeline runs
+for every variant; the figures mean nothing.
 
   reproduce_smoke.py --build-dir BUILD --root REPO
 """
@@ -36,6 +37,19 @@ def main():
             assert len(r["by_length"]) == 6 and sum(b["n"] for b in r["by_length"]) == n_pairs, r
         assert "| RNNencdec (no attention) |" in p.stdout and "| local-p (general) |" in p.stdout, p.stdout
         print(f"reproduce.py: {len(rows)} models trained, converted, translated and tabulated")
+        # models/ensemble.py over trained model folders (two of the above: they share the tokenizers).
+        members = ",".join(os.path.join(out, name, "model") for name in ("bahdanau", "encdec"))
+        p = subprocess.run([sys.executable, os.path.join(a.root, "models", "ensemble.py"), "--members", members,
+                            "--corpus", corpus, "--out", os.path.join(tmp, "ensemble"), "--build-dir", a.build_dir,
+                            "--precision", "int8", "--beams", "1,2", "--search", "alpha=0.6,beta=0.2"],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            print(p.stderr[-4000:], file=sys.stderr)
+            return 1
+        table = p.stdout.split("| members |")[-1].splitlines()[2:]
+        table = [line for line in table if line.startswith("|")]
+        assert len(table) == 3 and all(len(line.split("|")) == 5 for line in table), p.stdout
+        print("ensemble.py --members: 1 and 2 members translated and tabulated")
     return 0
 
 
