@@ -123,6 +123,27 @@ std::vector<std::string> texts_of(const py::object& input) {
   throw py::type_error("text must be a str or a list of str");
 }
 
+// The results for `input`, a str (one result; *single set) or a list of str
+// (one each, in order), translated without the GIL, one thread at a time.
+std::vector<softalign::TranslationResult> translate_input(PyTranslator& pt, const py::object& input,
+                                                          const softalign::SearchOptions& s, bool* single) {
+  *single = py::isinstance<py::str>(input);
+  std::vector<std::string> texts = *single ? std::vector<std::string>{input.cast<std::string>()} : texts_of(input);
+  std::vector<softalign::TranslationResult> rs(*single ? 1 : 0);
+  softalign::Status st;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(pt.mutex);
+    st = *single ? pt.translator->translate(texts[0], s, &rs[0]) : pt.translator->translate_batch(texts, s, &rs);
+  }
+  check(st);
+  return rs;
+}
+
+std::string best_text(const softalign::TranslationResult& r) {
+  return r.hypotheses.empty() ? std::string() : r.hypotheses[0].text;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(softalign, m) {
@@ -284,29 +305,11 @@ PYBIND11_MODULE(softalign, m) {
              std::optional<float> beta, std::optional<float> max_len_a,
              std::optional<float> max_len_b) -> py::object {
             softalign::SearchOptions s = search_options(beam, 1, alpha, beta, max_len_a, max_len_b);
-            if (py::isinstance<py::str>(input)) {
-              std::string text = input.cast<std::string>();
-              softalign::TranslationResult r;
-              softalign::Status st;
-              {
-                py::gil_scoped_release release;
-                std::lock_guard<std::mutex> lock(pt.mutex);
-                st = pt.translator->translate(text, s, &r);
-              }
-              check(st);
-              return py::str(r.hypotheses.empty() ? std::string() : r.hypotheses[0].text);
-            }
-            std::vector<std::string> texts = texts_of(input);
-            std::vector<softalign::TranslationResult> rs;
-            softalign::Status st;
-            {
-              py::gil_scoped_release release;
-              std::lock_guard<std::mutex> lock(pt.mutex);
-              st = pt.translator->translate_batch(texts, s, &rs);
-            }
-            check(st);
+            bool single = false;
+            const std::vector<softalign::TranslationResult> rs = translate_input(pt, input, s, &single);
+            if (single) return py::str(best_text(rs[0]));
             py::list out;
-            for (const auto& r : rs) out.append(py::str(r.hypotheses.empty() ? std::string() : r.hypotheses[0].text));
+            for (const auto& r : rs) out.append(py::str(best_text(r)));
             return std::move(out);
           },
           py::arg("text"), py::kw_only(), py::arg("beam") = py::none(), py::arg("alpha") = py::none(),
@@ -321,27 +324,9 @@ PYBIND11_MODULE(softalign, m) {
             s.return_attention = attention;
             s.return_alignment = alignment;
             s.target_prefix = prefix;
-            if (py::isinstance<py::str>(input)) {
-              std::string text = input.cast<std::string>();
-              softalign::TranslationResult r;
-              softalign::Status st;
-              {
-                py::gil_scoped_release release;
-                std::lock_guard<std::mutex> lock(pt.mutex);
-                st = pt.translator->translate(text, s, &r);
-              }
-              check(st);
-              return py::cast(std::move(r));
-            }
-            std::vector<std::string> texts = texts_of(input);
-            std::vector<softalign::TranslationResult> rs;
-            softalign::Status st;
-            {
-              py::gil_scoped_release release;
-              std::lock_guard<std::mutex> lock(pt.mutex);
-              st = pt.translator->translate_batch(texts, s, &rs);
-            }
-            check(st);
+            bool single = false;
+            std::vector<softalign::TranslationResult> rs = translate_input(pt, input, s, &single);
+            if (single) return py::cast(std::move(rs[0]));
             return py::cast(std::move(rs));
           },
           py::arg("text"), py::kw_only(), py::arg("nbest") = py::none(), py::arg("beam") = py::none(),
