@@ -14,7 +14,9 @@ to it; luong-global-dot keeps d = 2n, as its dot score needs), the same tokenize
 (--tokenizers), the same training pairs (the first --train-limit pairs whose source has at
 most --max-words words: the papers' "-30" models) and the same budget (--steps batches of
 the recipe's 3,000 target tokens, constant learning rate, seed 1); the model after the last
-step is evaluated. Test sentences are translated by softalign (greedy, the whole test set,
+step is evaluated. --seeds 1,2 trains every model once per seed (seed 1 in OUT/NAME, seed N in
+OUT/NAME-seedN) and the tables then give each seed's figures and say which differences lie
+beyond seed noise: where the seeds' ranges of two models do not overlap. Test sentences are translated by softalign (greedy, the whole test set,
 long sources split at sentence ends as the CLI's --split-long does); speed is softalign int8
 greedy, 1 thread, on the first --speed-sentences test sentences, all models measured one after
 the other at the end (best of --speed-runs).
@@ -79,8 +81,18 @@ def describe(name):
     return f"{m.get('scope', 'global')} ({m['score']}){feed}"
 
 
-def train(name, a):
-    out = os.path.join(a.out, name)
+def eval_every(steps):
+    """Dev figures every 1,000 steps (a learning curve) when the budget is a multiple of it, else once."""
+    return 1000 if steps > 1000 and steps % 1000 == 0 else steps
+
+
+def run_dir(a, name, seed):
+    return os.path.join(a.out, name if seed == 1 else f"{name}-seed{seed}")
+
+
+def train(name, a, out=None):
+    """Trains (or resumes, or reuses) recipe `name` at a.seed into `out` (default OUT/NAME)."""
+    out = out or os.path.join(a.out, name)
     model = recipe_model(name)
     # The recipes are written for size 256 (luong-global-dot's d = 2n); scale them all alike.
     sets = [f"model.{k}={model[k] * a.size // 256}" for k in SIZE_KEYS if model.get(k, 0)]  # 0: unused
@@ -89,7 +101,7 @@ def train(name, a):
     cmd = [sys.executable, os.path.join(HERE, "train.py"), "--recipe", recipe_path(name),
            "--corpus", a.corpus, "--src", a.src, "--tgt", a.tgt, "--out", out,
            "--tokenizers", a.tokenizers, "--train-limit", str(a.train_limit), "--max-steps", str(a.steps),
-           "--eval-every", str(a.steps), "--threads", str(a.threads)]
+           "--eval-every", str(eval_every(a.steps)), "--threads", str(a.threads)]
     for s in sets:
         cmd += ["--set", s]
     run(cmd, stdout=subprocess.DEVNULL)
@@ -130,10 +142,13 @@ def softalign(model, lines, extra=(), beam=1):
     return hyps, int(m.group(2)), float(m.group(3)), float(m.group(4))
 
 
-def evaluate(name, a, srcs, refs):
-    out, last = train(name, a)
-    row = {"name": name, "label": describe(name), "dev_ppl": last["dev_ppl"], "dev_bleu": last["dev_bleu"],
-           "train_seconds": last["train_seconds"]}
+def evaluate(name, a, srcs, refs, seed=1):
+    a.seed = seed
+    out, last = train(name, a, run_dir(a, name, seed))
+    with open(os.path.join(out, "metrics.jsonl"), encoding="utf-8") as f:
+        curve = [{k: m[k] for k in ("step", "dev_ppl", "dev_bleu")} for m in (json.loads(x) for x in f if x.strip())]
+    row = {"name": name, "seed": seed, "label": describe(name), "dev_ppl": last["dev_ppl"],
+           "dev_bleu": last["dev_bleu"], "train_seconds": last["train_seconds"], "dev_curve": curve}
     for prec in ("f32", "int8"):
         hyps, failed, _, _ = softalign(convert(out, prec), srcs)
         s = E.score(hyps, refs)
@@ -145,8 +160,12 @@ def evaluate(name, a, srcs, refs):
 
 
 def measure_speed(rows, a, srcs):
+    """Speed of each model's first seed (the seed changes the weights, not the work)."""
     for r in rows:
-        model = os.path.join(a.out, r["name"], "model.int8.softalign")
+        if r["seed"] != a.seed_list[0]:
+            r["int8_lines_per_s"] = r["int8_pieces_per_s"] = None
+            continue
+        model = os.path.join(run_dir(a, r["name"], r["seed"]), "model.int8.softalign")
         runs = [softalign(model, srcs[:a.speed_sentences]) for _ in range(a.speed_runs)]
         r["int8_lines_per_s"] = max(x[2] for x in runs)
         r["int8_pieces_per_s"] = max(x[3] for x in runs)
@@ -157,10 +176,29 @@ def fmt(v, nd=2):
 
 
 def setup_text(a, n_test):
+    seeds = ("the same tokenizers and seed" if len(a.seed_list) == 1
+             else f"the same tokenizers, seeds {', '.join(map(str, a.seed_list))}")
     return (f"{a.tgt_name} test set ({n_test} sentences), models of size {a.size} (m = n = {a.size}), "
             f"trained on the first {a.train_limit} pairs of the training split whose source has at most "
-            f"{a.max_words} words, {a.steps} steps of 3,000 target tokens each, the same tokenizers and seed; "
+            f"{a.max_words} words, {a.steps} steps of 3,000 target tokens each, {seeds}; "
             f"translated by softalign, greedy.")
+
+
+def by_seed(rows, key):
+    """{name: [row[key] for each seed, in seed order]}, names in first-seen order."""
+    out = {}
+    for r in rows:
+        out.setdefault(r["name"], []).append(r[key])
+    return out
+
+
+def cells(values, nd=2):
+    return " / ".join(fmt(v, nd) for v in values)
+
+
+def separated(x, y):
+    """Whether two models' seed ranges do not overlap (the difference is beyond seed noise)."""
+    return min(x) > max(y) or min(y) > max(x)
 
 
 def fig2_markdown(rows, a, n_test):
@@ -169,9 +207,23 @@ def fig2_markdown(rows, a, n_test):
            "| model | " + " | ".join(buckets) + " | all |",
            "|---|" + "---:|" * (len(buckets) + 1),
            "| sentences | " + " | ".join(str(b["n"]) for b in rows[0]["by_length"]) + f" | {n_test} |"]
+    several = len({r["seed"] for r in rows}) > 1
     for r in rows:
-        out.append(f"| {r['label']} | " + " | ".join(fmt(b["bleu"]) for b in r["by_length"])
+        label = r["label"] + (f", seed {r['seed']}" if several else "")
+        out.append(f"| {label} | " + " | ".join(fmt(b["bleu"]) for b in r["by_length"])
                    + f" | {fmt(r['bleu_f32'])} |")
+    if several:
+        enc = [r for r in rows if r["name"] == "encdec"]
+        att = [r for r in rows if r["name"] == "bahdanau"]
+        gaps, verdicts = [], []
+        for k, bucket in enumerate(buckets + ["all"]):
+            e = [r["by_length"][k]["bleu"] if k < len(buckets) else r["bleu_f32"] for r in enc]
+            s = [r["by_length"][k]["bleu"] if k < len(buckets) else r["bleu_f32"] for r in att]
+            empty = k < len(buckets) and rows[0]["by_length"][k]["n"] == 0
+            gaps.append("–" if empty else cells([y - x for x, y in zip(e, s)]))
+            verdicts.append("–" if empty else "yes" if separated(s, e) else "no")
+        out += ["| RNNsearch − RNNencdec (per seed) | " + " | ".join(gaps) + " |",
+                "| beyond seed noise (ranges apart) | " + " | ".join(verdicts) + " |"]
     out += ["", "![BLEU by source length](figures/bahdanau-fig2.png)"]
     return "\n".join(out)
 
@@ -181,10 +233,32 @@ def table4_markdown(rows, a, n_test):
            f"test sentences, best of {a.speed_runs}.", "",
            "| attention | dev ppl | test BLEU fp32 | test BLEU int8 | int8 sentences/s | int8 target pieces/s |",
            "|---|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        out.append(f"| {r['label']} | {fmt(r['dev_ppl'])} | {fmt(r['bleu_f32'])} | {fmt(r['bleu_int8'])} | "
-                   f"{fmt(r['int8_lines_per_s'], 1)} | {fmt(r['int8_pieces_per_s'], 0)} |")
+    if len({r["seed"] for r in rows}) == 1:
+        for r in rows:
+            out.append(f"| {r['label']} | {fmt(r['dev_ppl'])} | {fmt(r['bleu_f32'])} | {fmt(r['bleu_int8'])} | "
+                       f"{fmt(r['int8_lines_per_s'], 1)} | {fmt(r['int8_pieces_per_s'], 0)} |")
+        return "\n".join(out)
+    # Several seeds: each cell lists the seeds' figures in order; the ordering below by mean BLEU.
+    out[2] = out[2].replace("| dev ppl | test BLEU fp32 |", "| dev ppl | test BLEU fp32 | mean |")
+    out[3] = out[3] + "---:|"
+    label = {r["name"]: r["label"] for r in rows}
+    ppl, f32, i8 = by_seed(rows, "dev_ppl"), by_seed(rows, "bleu_f32"), by_seed(rows, "bleu_int8")
+    speed = {r["name"]: r for r in rows if r["int8_lines_per_s"] is not None}
+    for n in ppl:
+        out.append(f"| {label[n]} | {cells(ppl[n])} | {cells(f32[n])} | {fmt(sum(f32[n]) / len(f32[n]))} | "
+                   f"{cells(i8[n])} | {fmt(speed[n]['int8_lines_per_s'], 1)} | "
+                   f"{fmt(speed[n]['int8_pieces_per_s'], 0)} |")
+    out += ["", "Neighbours in order, `>` where their seed ranges do not overlap (beyond seed noise), `≈` "
+            "where they do:", "", "- by mean test BLEU (fp32, higher first): " + ordering(f32, label, -1) + ";",
+            "- by mean dev perplexity (lower first): " + ordering(ppl, label, 1) + "."]
     return "\n".join(out)
+
+
+def ordering(values, label, sign):
+    """The models in order of sign · mean of their seeds' values, each neighbour pair marked."""
+    order = sorted(values, key=lambda n: sign * sum(values[n]) / len(values[n]))
+    return " ".join([label[order[0]]] + [f"{'>' if separated(values[x], values[y]) else '≈'} {label[y]}"
+                                         for x, y in zip(order, order[1:])])
 
 
 def replace_section(text, key, body):
@@ -222,6 +296,7 @@ def build_parser(what=True):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     if what:
         ap.add_argument("what", choices=["fig2", "table4", "all"])
+        ap.add_argument("--seeds", default="1", help="comma-separated training seeds: every model once per seed")
     ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "data", "ddtp", "en-fr"))
     ap.add_argument("--src", default="en")
     ap.add_argument("--tgt", default="fr")
@@ -232,7 +307,6 @@ def build_parser(what=True):
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--train-limit", type=int, default=61537)
     ap.add_argument("--max-words", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--speed-sentences", type=int, default=500)
     ap.add_argument("--speed-runs", type=int, default=3)
@@ -246,17 +320,19 @@ def build_parser(what=True):
 
 def main():
     a = build_parser().parse_args()
+    a.seed_list = [int(x) for x in a.seeds.split(",")]
     BUILD_DIR[0] = a.build_dir
     if a.train_only:
         for n in a.train_only.split(","):
-            train(n, a)
+            for seed in a.seed_list:
+                a.seed = seed
+                train(n, a, run_dir(a, n, seed))
         return
     a.tgt_name = f"{a.src}→{a.tgt}"
     srcs = E.read_lines(os.path.join(a.corpus, f"test.{a.src}"))
     refs = E.read_lines(os.path.join(a.corpus, f"test.{a.tgt}"))
     names = (FIG2 if a.what in ("fig2", "all") else []) + (TABLE4 if a.what in ("table4", "all") else [])
-    rows = [evaluate(n, a, srcs, refs) for n in names]
-    by = {r["name"]: r for r in rows}
+    rows = [evaluate(n, a, srcs, refs, seed) for n in names for seed in a.seed_list]
     measure_speed(rows, a, srcs)
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "results.json"), "w", encoding="utf-8") as f:
@@ -265,13 +341,14 @@ def main():
         json.dump({"args": args, "rows": rows}, f, indent=1)
     text = open(README, encoding="utf-8").read()
     if a.what in ("fig2", "all"):
-        md = fig2_markdown([by[n] for n in FIG2], a, len(srcs))
+        fig2 = [r for r in rows if r["name"] in FIG2]
+        md = fig2_markdown(fig2, a, len(srcs))
         print(md + "\n")
         text = replace_section(text, "fig2", md)
         if not a.no_write:
-            plot_fig2([by[n] for n in FIG2], FIGURE)
+            plot_fig2([r for r in fig2 if r["seed"] == a.seed_list[0]], FIGURE)
     if a.what in ("table4", "all"):
-        t4 = [by[n] for n in TABLE4] + ([by["bahdanau"]] if "bahdanau" in by else [])
+        t4 = [r for r in rows if r["name"] in TABLE4] + [r for r in rows if r["name"] == "bahdanau"]
         md = table4_markdown(t4, a, len(srcs))
         print(md)
         text = replace_section(text, "table4", md)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Smoke test of models/reproduce.py: all nine models, tiny (size 8), 2 training steps
-each, on a toy corpus made of this folder's en-fr sentences and their expected outputs,
+"""Smoke test of models/reproduce.py: all nine models at two seeds, tiny (size 8), 2 training
+steps each, on a toy corpus made of this folder's en-fr sentences and their expected outputs,
 through training, conversion (fp32 and int8), translation by the CLI, scoring and both
 tables; then models/ensemble.py --members over two of them. It shows that the pipeline runs
 for every variant; the figures mean nothing.
@@ -24,19 +24,24 @@ def main():
         out = os.path.join(tmp, "runs")
         p = subprocess.run([sys.executable, os.path.join(a.root, "models", "reproduce.py"), "all",
                             "--corpus", corpus, "--out", out, "--build-dir", a.build_dir, "--size", "8",
-                            "--steps", "2", "--speed-sentences", "4", "--speed-runs", "1", "--no-write"],
+                            "--steps", "2", "--seeds", "1,2", "--speed-sentences", "4", "--speed-runs", "1",
+                            "--no-write"],
                            capture_output=True, text=True)
         if p.returncode != 0:
             print(p.stderr[-4000:], file=sys.stderr)
             return 1
         rows = json.load(open(os.path.join(out, "results.json"), encoding="utf-8"))["rows"]
-        names = [r["name"] for r in rows]
-        assert len(names) == 9 and names[:2] == ["encdec", "bahdanau"], names
+        names = [(r["name"], r["seed"]) for r in rows]
+        assert len(names) == 18 and names[:4] == [("encdec", 1), ("encdec", 2), ("bahdanau", 1), ("bahdanau", 2)], names
         for r in rows:
-            assert r["int8_pieces_per_s"] > 0 and r["dev_ppl"] > 1, r
+            assert r["dev_ppl"] > 1 and r["dev_curve"][-1]["step"] == 2, r
+            assert (r["int8_pieces_per_s"] or 0) > 0 if r["seed"] == 1 else r["int8_pieces_per_s"] is None, r
             assert len(r["by_length"]) == 6 and sum(b["n"] for b in r["by_length"]) == n_pairs, r
-        assert "| RNNencdec (no attention) |" in p.stdout and "| local-p (general) |" in p.stdout, p.stdout
-        print(f"reproduce.py: {len(rows)} models trained, converted, translated and tabulated")
+        assert os.path.isdir(os.path.join(out, "bahdanau-seed2")), os.listdir(out)
+        for line in ("| RNNencdec (no attention), seed 2 |", "| RNNsearch − RNNencdec (per seed) |",
+                     "| beyond seed noise (ranges apart) |", "| local-p (general) |", "- by mean test BLEU", "- by mean dev perplexity"):
+            assert line in p.stdout, (line, p.stdout)
+        print(f"reproduce.py: {len(rows)} models (9 recipes, 2 seeds) trained, converted, translated and tabulated")
         # models/ensemble.py over trained model folders (two of the above: they share the tokenizers).
         members = ",".join(os.path.join(out, name, "model") for name in ("bahdanau", "encdec"))
         p = subprocess.run([sys.executable, os.path.join(a.root, "models", "ensemble.py"), "--members", members,
