@@ -337,7 +337,7 @@ TEST_CASE("kernel sets: top-k equals the reference, ties included") {
       }
 }
 
-// The NEON kernels are the AVX2 ones operation for operation (math_neon.hpp):
+// The NEON kernels are the AVX2 ones operation for operation (kernels/simd8/):
 // on fixed inputs both give the same floats, bit for bit. The digests below
 // are the avx2 set's (x86-64); every set of that family must reproduce them
 // where it runs (avx2 natively, neon / neon_dot on AArch64 under qemu). Sizes
