@@ -55,7 +55,7 @@ def main(argv=None):
     if a.steps:
         wanted = {f"step-{s.strip()}" for s in a.steps.split(",")}
         snaps = [s for s in snaps if os.path.basename(s) in wanted]
-    if not snaps:
+    if not snaps and not a.model:
         sys.exit(f"dev_curve.py: no snapshots to score in {a.run_dir}/snapshots")
     names = ["all"] + [n for n, _, _ in parts]
     print("| snapshot | " + " | ".join(f"{n} BLEU | {n} chrF2" for n in names) + " |")
