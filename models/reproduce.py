@@ -16,8 +16,9 @@ most --max-words words: the papers' "-30" models) and the same budget (--steps b
 the recipe's 3,000 target tokens, constant learning rate, seed 1); the model after the last
 step is evaluated. --seeds 1,2 trains every model once per seed (seed 1 in OUT/NAME, seed N in
 OUT/NAME-seedN) and the tables then give each seed's figures and say which differences lie
-beyond seed noise: where the seeds' ranges of two models do not overlap. Test sentences are translated by softalign (greedy, the whole test set,
-long sources split at sentence ends as the CLI's --split-long does); speed is softalign int8
+beyond seed noise: where the seeds' ranges of two models do not overlap. Test sentences are
+translated by softalign (greedy, the whole test set, long sources split at sentence ends as
+the CLI's --split-long does); speed is softalign int8
 greedy, 1 thread, on the first --speed-sentences test sentences, all models measured one after
 the other at the end (best of --speed-runs).
 
@@ -216,7 +217,7 @@ def fig2_markdown(rows, a, n_test):
         enc = [r for r in rows if r["name"] == "encdec"]
         att = [r for r in rows if r["name"] == "bahdanau"]
         gaps, verdicts = [], []
-        for k, bucket in enumerate(buckets + ["all"]):
+        for k in range(len(buckets) + 1):  # each bucket, then all
             e = [r["by_length"][k]["bleu"] if k < len(buckets) else r["bleu_f32"] for r in enc]
             s = [r["by_length"][k]["bleu"] if k < len(buckets) else r["bleu_f32"] for r in att]
             empty = k < len(buckets) and rows[0]["by_length"][k]["n"] == 0
