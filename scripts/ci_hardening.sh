@@ -6,7 +6,7 @@
 # Usage: scripts/ci_hardening.sh [asan] [tsan] [fuzz]   (default: all three)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup_hardening.sh || exit 1
+bash scripts/setup.sh hardening || exit 1
 STAGES=("$@")
 [ ${#STAGES[@]} -gt 0 ] || STAGES=(asan tsan fuzz)
 times=()

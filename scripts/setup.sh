@@ -8,6 +8,10 @@
 #                                   PyTorch and the Python tools, pybind11, Vulkan
 #                                   tools, and the project venv (.venv) for the
 #                                   PyPI packages Debian lacks; what scripts/test.sh uses
+#   bash scripts/setup.sh hardening clang 14 with its runtime libraries (libFuzzer,
+#                                   ASan/UBSan for clang), on top of full; what
+#                                   scripts/ci_hardening.sh adds (gcc's ASan/UBSan/TSan
+#                                   runtimes come with build-essential)
 #
 # The first run downloads from Debian's archive (and, for full, PyPI); the
 # README gives each profile's download size and time on a fresh machine.
@@ -29,10 +33,12 @@ FULL_DEBS=(
   python3-matplotlib python3-pytest
   libvulkan-dev glslc mesa-vulkan-drivers
 )
+HARDENING_DEBS=(clang libclang-rt-14-dev)
 case "$profile" in
   runtime) DEBS=("${RUNTIME_DEBS[@]}") ;;
   full) DEBS=("${FULL_DEBS[@]}") ;;
-  *) echo "usage: $0 [runtime|full]" >&2; exit 2 ;;
+  hardening) DEBS=("${HARDENING_DEBS[@]}") ;;
+  *) echo "usage: $0 [runtime|full|hardening]" >&2; exit 2 ;;
 esac
 
 missing=()
