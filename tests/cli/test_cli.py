@@ -9,15 +9,16 @@ Environment (set by ctest): SOFTALIGN_CLI (the program), SOFTALIGN_GOLDEN_BIN_DI
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-import sentencepiece as spm
-
 CLI = os.environ.get("SOFTALIGN_CLI", "build/bin/softalign")
 BIN_DIR = Path(os.environ.get("SOFTALIGN_GOLDEN_BIN_DIR", "build/golden"))
 SRC_DIR = Path(os.environ.get("SOFTALIGN_GOLDEN_SRC_DIR", "tests/golden"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "golden"))
+from golden_outputs import GoldenOutputs  # noqa: E402
 
 # The golden searches' length limit (golden.json "searches"), given explicitly
 # so the tests do not depend on the model's stored defaults.
@@ -28,24 +29,12 @@ def run(*args, stdin=None):
     return subprocess.run([CLI, *args], input=stdin, capture_output=True, text=True, timeout=60)
 
 
-class Golden:
+class Golden(GoldenOutputs):
+    """A golden model's reference outputs and its converted f32 file."""
+
     def __init__(self, name):
+        super().__init__(SRC_DIR / name)
         self.model = str(BIN_DIR / f"{name}.f32.softalign")
-        d = SRC_DIR / name
-        self.data = json.loads((d / "golden.json").read_text(encoding="utf-8"))
-        spm_file = d / ("spm.model" if (d / "spm.model").exists() else "tgt.spm.model")
-        self.sp = spm.SentencePieceProcessor(model_file=str(spm_file))
-        self.sentences = self.data["sentences"]
-        self.sources = [s["src_text"] for s in self.sentences]
-
-    def hyps(self, i, search):
-        return next(r for r in self.sentences[i]["search"] if r["name"] == search)["hyps"]
-
-    def text(self, ids):
-        return self.sp.decode(ids)
-
-    def greedy_text(self, i):
-        return self.text(self.hyps(i, "greedy")[0]["ids"])
 
 
 def argmax_links(attn, n_ids, src_len):

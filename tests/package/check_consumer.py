@@ -5,24 +5,18 @@ SentencePiece itself), how it links libsoftalign, and its error path.
 
     check_consumer.py PROGRAM MODEL.softalign GOLDEN_DIR shared|static
 """
-import json
 import subprocess
 import sys
 from pathlib import Path
 
-import sentencepiece as spm
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "golden"))
+from golden_outputs import GoldenOutputs  # noqa: E402
 
 
 def main() -> int:
     program, model, golden_dir, kind = sys.argv[1], sys.argv[2], Path(sys.argv[3]), sys.argv[4]
-    golden = json.loads((golden_dir / "golden.json").read_text(encoding="utf-8"))
-    spm_file = golden_dir / ("spm.model" if (golden_dir / "spm.model").exists() else "tgt.spm.model")
-    sp = spm.SentencePieceProcessor(model_file=str(spm_file))
-    sources, expected = [], []
-    for s in golden["sentences"]:
-        greedy = next(run for run in s["search"] if run["name"] == "greedy")
-        sources.append(s["src_text"])
-        expected.append(sp.decode(greedy["hyps"][0]["ids"]))
+    golden = GoldenOutputs(golden_dir)
+    sources, expected = golden.sources, golden.greedy_texts()
 
     checks = []
     proc = subprocess.run([program, model, *sources], capture_output=True, text=True, timeout=120)
