@@ -301,8 +301,9 @@ def build_parser(what=True):
     ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "data", "ddtp", "en-fr"))
     ap.add_argument("--src", default="en")
     ap.add_argument("--tgt", default="fr")
-    ap.add_argument("--tokenizers", default=os.path.join(HERE, "en-fr", "training"),
-                    help="folder with src.spm.model and tgt.spm.model (default: the shipped en-fr ones)")
+    ap.add_argument("--tokenizers", default=os.path.join(HERE, "tokenizers", "ddtp-en-fr"),
+                    help="folder with src.spm.model and tgt.spm.model (default: the DDTP en-fr ones, "
+                         "models/tokenizers/README.md)")
     ap.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce"))
     ap.add_argument("--size", type=int, default=128)
     ap.add_argument("--steps", type=int, default=1000)
