@@ -11,11 +11,14 @@ the BLEU table (markdown). --train-only SEEDS trains those seeds and stops (one 
 seed uses several cores). Settings of reproduce.py that do not apply here (--speed-*, --no-write) are
 ignored.
 
---members A,B,... takes trained model folders instead (model.safetensors + tokenizers, e.g. the
-shipped models/en-fr and runs of its recipe with other seeds: `train.py --set training.seed=N`),
-converted at --precision (f32 or int8, no shortlist), translated with --search's settings:
+--members A,B,... takes trained model folders instead (model.safetensors + tokenizers; the members
+must share the target vocabulary), e.g. the DDTP-only en-fr model shipped until 9b5ea56 and runs of
+its recipe with other seeds (`train.py --set training.seed=N`), converted at --precision (f32 or
+int8, no shortlist), translated with --search's settings:
 
-  .venv/bin/python models/ensemble.py --members models/en-fr,runs/member-2/final,... \
+  mkdir -p runs/ddtp-en-fr && for f in model.safetensors src.spm.model tgt.spm.model; do
+    git show 9b5ea56:models/en-fr/$f > runs/ddtp-en-fr/$f; done
+  .venv/bin/python models/ensemble.py --members runs/ddtp-en-fr,runs/member-2/final,... \
       --precision int8 --beams 1,5 --search alpha=0.6,beta=0.2
 """
 import os

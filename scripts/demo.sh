@@ -19,4 +19,6 @@ printf '%s\n' \
   "A simple text editor for the GNOME desktop." \
   "This package provides the documentation in HTML format." \
   "Command-line tool to convert images between formats." \
+  "Open file" \
+  "Please restart the computer to finish the installation." \
   | build/bin/softalign translate -m "$model" --beam 4 --stats
