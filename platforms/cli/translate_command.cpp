@@ -182,9 +182,10 @@ int run(const TranslateArgs& a) {
   // Each worker decodes its share of a batch together (each step one product,
   // or on a GPU one dispatch, over all their rows), except beam search on the
   // CPU: there, with the shipped files' shortlists, 32 sentences together ran
-  // at 0.86x the sentences/s of one by one (each sentence's shortlist rows
-  // leave the caches between its steps), while greedy ran 1.35x with AVX-512
-  // and 0.97x with AVX2, for about 11 MB more memory (tests/bench/README.md).
+  // at 0.87x the sentences/s of one by one with the 256-wide en-fr file and
+  // 1.04x with the 384-wide joint one (each sentence's shortlist rows leave the
+  // caches between its steps), for 11-25 MB more memory, while greedy ran
+  // 1.17-1.35x with AVX-512 and 0.97x with AVX2 (tests/bench/README.md).
   const int beam = options.search.beam_size.value_or(models[0]->config().decoding.beam);
   const bool together = options.backend != Backend::kCpu || beam == 1;
   options.max_batch = together ? std::min((a.batch + a.workers - 1) / a.workers, TranslatorOptions::kMaxBatch) : 1;
