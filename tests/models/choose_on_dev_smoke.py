@@ -23,7 +23,7 @@ def main():
     from softalign_ref import export
     with tempfile.TemporaryDirectory() as tmp:
         corpus = os.path.join(tmp, "corpus")
-        write_toy_corpus(a.root, corpus, ("train", "dev"))
+        n_dev = write_toy_corpus(a.root, corpus, ("train", "dev"))
         recipe = load_recipe(os.path.join(a.root, "models", "recipes", "bahdanau.yaml"), [
             "model.emb_size=8", "model.enc_hidden=8", "model.dec_hidden=8", "model.att_hidden=8",
             "model.maxout_size=4", "tokenizer.src_vocab=60", "tokenizer.tgt_vocab=60", "training.threads=1",
@@ -58,14 +58,14 @@ def main():
         # models/dev_curve.py on the same run: a row per kept snapshot, scores per part
         curve = [sys.executable, os.path.join(a.root, "models", "dev_curve.py"), run, "--dev", corpus,
                  "--src", "en", "--tgt", "fr", "--build-dir", a.build_dir]
-        p = subprocess.run(curve + ["--parts", "first:3,rest:5", "--model", os.path.join(run, "model")],
+        p = subprocess.run(curve + ["--parts", f"first:3,rest:{n_dev - 3}", "--model", os.path.join(run, "model")],
                            capture_output=True, text=True)
         rows = [ln for ln in p.stdout.splitlines() if ln.startswith("| step-") or ln.startswith(f"| {run}")]
         if p.returncode != 0 or len(rows) != 4 or any(len(r.strip("|").split("|")) != 7 for r in rows):
             print(p.stdout[-2000:], p.stderr[-4000:], file=sys.stderr)
             return 1
-        bad = subprocess.run(curve + ["--parts", "first:3,rest:6"], capture_output=True, text=True)
-        if bad.returncode != 2 or "covers 9 lines" not in bad.stderr:
+        bad = subprocess.run(curve + ["--parts", f"first:3,rest:{n_dev - 2}"], capture_output=True, text=True)
+        if bad.returncode != 2 or f"covers {n_dev + 1} lines" not in bad.stderr:
             print(f"--parts past the end: exit {bad.returncode}, {bad.stderr[-500:]}", file=sys.stderr)
             return 1
         print(json.dumps({"chosen": chosen, "rows": weight_rows, "curve": rows}, ensure_ascii=False))
