@@ -379,7 +379,9 @@ class Trainer:
         path = os.path.join(model_dir, "model.safetensors")
         model, cfg = export.load(path)
         ours = self.cfg.to_dict()
-        diff = sorted(k for k, v in cfg.to_dict().items() if k != "dropout" and ours.get(k) != v)
+        # dropout is a training setting and decoding the search defaults (a shipped folder carries the
+        # search chosen on dev, not the recipe's): neither is part of the weights
+        diff = sorted(k for k, v in cfg.to_dict().items() if k not in ("dropout", "decoding") and ours.get(k) != v)
         if diff:
             raise RecipeError(f"{path}: its model differs from the recipe's in {', '.join(diff)}")
         self.model.load_state_dict(model.state_dict())
