@@ -36,6 +36,7 @@ def main():
     ap.description = __doc__
     ap.set_defaults(out=os.path.join(R.ROOT, "runs", "ensemble"))
     ap.add_argument("--seeds", default="1,2,3,4", help="comma-separated training seeds, one member each")
+    ap.add_argument("--train-only", metavar="SEEDS", help="comma-separated seeds: only train these members")
     ap.add_argument("--recipe", default="bahdanau")
     ap.add_argument("--beams", default="1,4")
     ap.add_argument("--members", help="comma-separated model folders to ensemble instead of training members")

@@ -23,14 +23,26 @@ greedy, 1 thread, on the first --speed-sentences test sentences, all models meas
 the other at the end (best of --speed-runs).
 
 Running the command again resumes unfinished trainings (train.py checkpoints) and skips
-finished ones. Writes OUT/results.json, the two tables into models/README.md (between the
-`reproduce:` markers) and the figure to models/figures/bahdanau-fig2.png.
+finished ones. Each evaluated model's figures are kept in --results (default
+models/reproduce-results/NAME-seedN.json, small enough to commit) with a fingerprint of what
+made them (the settings above, the recipe, the tokenizers and the corpus files): a later run
+with the same fingerprint takes them from there and needs neither the training nor the model,
+so a reproduction too long for one sitting goes on in the next one from the committed figures.
+Speed is measured again at the end for every model whose int8 file is still in OUT; a model
+known only from its result file keeps the speed measured right after its evaluation, and the
+table says on which CPUs its speed figures were measured. --only NAMES trains and evaluates
+just those models (for a second process on a second core) and writes no table.
+Writes OUT/results.json, the two tables into models/README.md (between the `reproduce:`
+markers) and the figure to models/figures/bahdanau-fig2.png.
 Needs build/bin/softalign and build/bin/softalign-convert (scripts/test.sh builds them).
 """
 import argparse
+import functools
+import hashlib
 import json
 import math
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -48,6 +60,7 @@ TABLE4 = ["luong-global-location", "luong-global-dot", "luong-global-general", "
           "luong-local-m-general", "luong-local-p-general", "luong-global-general-nofeed"]
 SIZE_KEYS = ["emb_size", "enc_hidden", "dec_hidden", "att_hidden", "maxout_size"]
 README = os.path.join(HERE, "README.md")
+RESULTS = os.path.join(HERE, "reproduce-results")
 FIGURE = os.path.join(HERE, "figures", "bahdanau-fig2.png")
 BUILD_DIR = [os.path.join(ROOT, "build")]  # --build-dir
 
@@ -143,8 +156,61 @@ def softalign(model, lines, extra=(), beam=1):
     return hyps, int(m.group(2)), float(m.group(3)), float(m.group(4))
 
 
+@functools.lru_cache(maxsize=None)
+def file_digest(paths):
+    """sha256 over the files' sha256s (a tuple of paths)."""
+    h = hashlib.sha256()
+    for p in paths:
+        with open(p, "rb") as f:
+            h.update(hashlib.sha256(f.read()).digest())
+    return h.hexdigest()
+
+
+def fingerprint(name, a):
+    """What a model's figures depend on, besides the code: a result file with another one is not used."""
+    splits = [os.path.join(a.corpus, f"{split}.{lang}") for split in ("train", "dev", "test") for lang in (a.src, a.tgt)]
+    return {"recipe": name, "recipe_sha256": file_digest((recipe_path(name),)), "seed": a.seed, "size": a.size,
+            "steps": a.steps, "train_limit": a.train_limit, "max_words": a.max_words, "src": a.src, "tgt": a.tgt,
+            "corpus_sha256": file_digest(tuple(splits)),
+            "tokenizers_sha256": file_digest(tuple(os.path.join(a.tokenizers, f"{s}.spm.model") for s in ("src", "tgt")))}
+
+
+def result_path(a, name, seed):
+    return os.path.join(a.results, f"{name}-seed{seed}.json")
+
+
+def cpu_name():
+    """This CPU in a few words (the speed figures' machine)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.split(":")[0].strip() in ("model name", "Model"):
+                    return f"{line.split(':', 1)[1].strip()} ({platform.machine()})"
+    except OSError:
+        pass
+    return platform.machine() or "unknown"
+
+
+def speed(model, a, srcs):
+    """softalign int8 greedy on the first --speed-sentences test sentences, best of --speed-runs:
+    (sentences/s, target pieces/s)."""
+    runs = [softalign(model, srcs[:a.speed_sentences]) for _ in range(a.speed_runs)]
+    return max(x[2] for x in runs), max(x[3] for x in runs)
+
+
 def evaluate(name, a, srcs, refs, seed=1):
+    """Model `name` at `seed`: its figures from its result file when the fingerprint matches, else
+    trained (or resumed), translated, scored and written there."""
     a.seed = seed
+    made_by = fingerprint(name, a)
+    path = result_path(a, name, seed)
+    if os.path.isfile(path):
+        with open(path, encoding="utf-8") as f:
+            kept = json.load(f)
+        if kept["fingerprint"] == made_by:
+            log(f"{name} seed {seed}: figures from {os.path.relpath(path, ROOT)}")
+            return kept["row"]
+        log(f"{name} seed {seed}: {os.path.relpath(path, ROOT)} was made with other settings; training")
     out, last = train(name, a, run_dir(a, name, seed))
     with open(os.path.join(out, "metrics.jsonl"), encoding="utf-8") as f:
         curve = [{k: m[k] for k in ("step", "dev_ppl", "dev_bleu")} for m in (json.loads(x) for x in f if x.strip())]
@@ -157,19 +223,26 @@ def evaluate(name, a, srcs, refs, seed=1):
         if prec == "f32":
             row["bleu_signature"] = s["bleu_signature"]
             row["by_length"] = E.bleu_by_length(srcs, hyps, refs)
+    row["int8_lines_per_s"], row["int8_pieces_per_s"] = speed(convert(out, "int8"), a, srcs)
+    row["speed_cpu"] = cpu_name()
+    os.makedirs(a.results, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"fingerprint": made_by, "row": row}, f, indent=1)
+        f.write("\n")
     return row
 
 
 def measure_speed(rows, a, srcs):
-    """Speed of each model's first seed (the seed changes the weights, not the work)."""
+    """Speed of each model's first seed (the seed changes the weights, not the work), measured again
+    one model after the other where its int8 file is still there (else the figure of its result file)."""
     for r in rows:
         if r["seed"] != a.seed_list[0]:
             r["int8_lines_per_s"] = r["int8_pieces_per_s"] = None
             continue
         model = os.path.join(run_dir(a, r["name"], r["seed"]), "model.int8.softalign")
-        runs = [softalign(model, srcs[:a.speed_sentences]) for _ in range(a.speed_runs)]
-        r["int8_lines_per_s"] = max(x[2] for x in runs)
-        r["int8_pieces_per_s"] = max(x[3] for x in runs)
+        if os.path.isfile(model):
+            r["int8_lines_per_s"], r["int8_pieces_per_s"] = speed(model, a, srcs)
+            r["speed_cpu"] = cpu_name()
 
 
 def fmt(v, nd=2):
@@ -230,8 +303,10 @@ def fig2_markdown(rows, a, n_test):
 
 
 def table4_markdown(rows, a, n_test):
+    cpus = sorted({r["speed_cpu"] for r in rows if r.get("int8_lines_per_s") is not None})
     out = [setup_text(a, n_test) + f" Speed: softalign int8, greedy, 1 thread, first {a.speed_sentences} "
-           f"test sentences, best of {a.speed_runs}.", "",
+           f"test sentences, best of {a.speed_runs}, on {' and on '.join(cpus) or 'no CPU'}"
+           + (" (compare speeds measured on one CPU only)." if len(cpus) > 1 else "."), "",
            "| attention | dev ppl | test BLEU fp32 | test BLEU int8 | int8 sentences/s | int8 target pieces/s |",
            "|---|---:|---:|---:|---:|---:|"]
     if len({r["seed"] for r in rows}) == 1:
@@ -314,9 +389,12 @@ def build_parser(what=True):
     ap.add_argument("--speed-runs", type=int, default=3)
     ap.add_argument("--build-dir", default=BUILD_DIR[0], help="where bin/softalign and bin/softalign-convert are")
     ap.add_argument("--no-write", action="store_true", help="only print; don't touch models/README.md and the figure")
-    ap.add_argument("--train-only", metavar="NAMES",
-                    help="comma-separated recipe names: only train these (e.g. in a second process, "
-                         "ahead of the main one, to use a second core)")
+    ap.add_argument("--results", default=RESULTS,
+                    help="folder of the models' result files (default models/reproduce-results)")
+    if what:
+        ap.add_argument("--only", metavar="NAMES",
+                        help="comma-separated recipe names: only train and evaluate these, writing their result "
+                             "files, no table (e.g. in a second process, to use a second core)")
     return ap
 
 
@@ -324,21 +402,20 @@ def main():
     a = build_parser().parse_args()
     a.seed_list = [int(x) for x in a.seeds.split(",")]
     BUILD_DIR[0] = a.build_dir
-    if a.train_only:
-        for n in a.train_only.split(","):
-            for seed in a.seed_list:
-                a.seed = seed
-                train(n, a, run_dir(a, n, seed))
-        return
     a.tgt_name = f"{a.src}→{a.tgt}"
     srcs = E.read_lines(os.path.join(a.corpus, f"test.{a.src}"))
     refs = E.read_lines(os.path.join(a.corpus, f"test.{a.tgt}"))
+    if a.only:
+        for n in a.only.split(","):
+            for seed in a.seed_list:
+                evaluate(n, a, srcs, refs, seed)
+        return
     names = (FIG2 if a.what in ("fig2", "all") else []) + (TABLE4 if a.what in ("table4", "all") else [])
     rows = [evaluate(n, a, srcs, refs, seed) for n in names for seed in a.seed_list]
     measure_speed(rows, a, srcs)
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "results.json"), "w", encoding="utf-8") as f:
-        args = {k: os.path.relpath(v, ROOT) if k in ("corpus", "tokenizers", "out", "build_dir") else v
+        args = {k: os.path.relpath(v, ROOT) if k in ("corpus", "tokenizers", "out", "build_dir", "results") else v
                 for k, v in vars(a).items()}  # paths relative to the repository
         json.dump({"args": args, "rows": rows}, f, indent=1)
     text = open(README, encoding="utf-8").read()

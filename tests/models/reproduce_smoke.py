@@ -2,13 +2,15 @@
 """Smoke test of models/reproduce.py: all nine models at two seeds, tiny (size 8), 2 training
 steps each, on a toy corpus made of this folder's en-fr sentences and their expected outputs,
 through training, conversion (fp32 and int8), translation by the CLI, scoring and both
-tables; then models/ensemble.py --members over two of them. It shows that the pipeline runs
-for every variant; the figures mean nothing.
+tables; then models/ensemble.py --members over two of them; then reproduce.py again with the
+trained models gone, which must take every model's figures from its result file and train
+nothing. It shows that the pipeline runs for every variant; the figures mean nothing.
 
   reproduce_smoke.py --build-dir BUILD --root REPO
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,12 +23,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         corpus = os.path.join(tmp, "corpus")
         n_pairs = write_toy_corpus(a.root, corpus)
-        out = os.path.join(tmp, "runs")
-        p = subprocess.run([sys.executable, os.path.join(a.root, "models", "reproduce.py"), "all",
-                            "--corpus", corpus, "--out", out, "--build-dir", a.build_dir, "--size", "8",
-                            "--steps", "2", "--seeds", "1,2", "--speed-sentences", "4", "--speed-runs", "1",
-                            "--no-write"],
-                           capture_output=True, text=True)
+        out, results = os.path.join(tmp, "runs"), os.path.join(tmp, "results")
+        reproduce = [sys.executable, os.path.join(a.root, "models", "reproduce.py"), "all",
+                     "--corpus", corpus, "--out", out, "--results", results, "--build-dir", a.build_dir, "--size", "8",
+                     "--steps", "2", "--seeds", "1,2", "--speed-sentences", "4", "--speed-runs", "1", "--no-write"]
+        p = subprocess.run(reproduce, capture_output=True, text=True)
         if p.returncode != 0:
             print(p.stderr[-4000:], file=sys.stderr)
             return 1
@@ -55,6 +56,19 @@ def main():
         table = [line for line in table if line.startswith("|")]
         assert len(table) == 3 and all(len(line.split("|")) == 5 for line in table), p.stdout
         print("ensemble.py --members: 1 and 2 members translated and tabulated")
+        # Again without the trained models: every figure from its result file, nothing trained.
+        assert len(os.listdir(results)) == 18, os.listdir(results)
+        shutil.rmtree(out)
+        p = subprocess.run(reproduce, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(p.stderr[-4000:], file=sys.stderr)
+            return 1
+        again = json.load(open(os.path.join(out, "results.json"), encoding="utf-8"))["rows"]
+        assert "train.py" not in p.stderr and p.stderr.count("figures from") == 18, p.stderr[-4000:]
+        assert [(r["name"], r["seed"], r["bleu_f32"], r["by_length"]) for r in again] == \
+            [(r["name"], r["seed"], r["bleu_f32"], r["by_length"]) for r in rows], "result files changed the figures"
+        assert all((r["int8_pieces_per_s"] or 0) > 0 for r in again if r["seed"] == 1), again
+        print("reproduce.py again: 18 models' figures from their result files, nothing trained")
     return 0
 
 
