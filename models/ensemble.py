@@ -5,9 +5,9 @@
 
 Trains (or resumes, or reuses) one model per seed with the settings of models/reproduce.py (its
 --size, --steps, training subset and tokenizers; recipe --recipe, default bahdanau), each in
-OUT/seed-N, then translates the test set with softalign (fp32, the CLI's -m A -m B ...: the mean
+OUT/seed-N, then translates the test set (--split dev: the dev set) with softalign (fp32, the CLI's -m A -m B ...: the mean
 of the members' log-probabilities) for the first 1, 2 and 4 seeds, greedy and beam 4, and prints
-the BLEU table (markdown). --train-only SEEDS trains those seeds and stops (one process per
+the BLEU / chrF table (markdown). --train-only SEEDS trains those seeds and stops (one process per
 seed uses several cores). Settings of reproduce.py that do not apply here (--speed-*, --no-write) are
 ignored.
 
@@ -42,6 +42,7 @@ def main():
     ap.add_argument("--members", help="comma-separated model folders to ensemble instead of training members")
     ap.add_argument("--precision", choices=["f32", "int8"], default="f32")
     ap.add_argument("--search", default="", help="KEY=VALUE,... of the CLI's search options (alpha, beta)")
+    ap.add_argument("--split", default="test", choices=["test", "dev"], help="the corpus split translated")
     a = ap.parse_args()
     R.BUILD_DIR[0] = a.build_dir
     extra = [x for kv in filter(None, a.search.split(",")) for x in ("--" + kv.split("=")[0], kv.split("=")[1])]
@@ -65,8 +66,8 @@ def main():
         members = [R.convert(out, "f32") for out in members]
         what = (f"{a.recipe} members of size {a.size}, {a.steps} steps each (models/reproduce.py's settings), "
                 f"seeds {a.seeds}; softalign f32")
-    srcs = E.read_lines(os.path.join(a.corpus, f"test.{a.src}"))
-    refs = E.read_lines(os.path.join(a.corpus, f"test.{a.tgt}"))
+    srcs = E.read_lines(os.path.join(a.corpus, f"{a.split}.{a.src}"))
+    refs = E.read_lines(os.path.join(a.corpus, f"{a.split}.{a.tgt}"))
     beams = [int(b) for b in a.beams.split(",")]
     rows = []
     for k in sorted({1, 2, 4, len(members)}):
@@ -77,12 +78,13 @@ def main():
             cells = []
             for beam in beams:
                 hyps, failed, lines_s, _ = R.softalign(g, srcs, extra=extra, beam=beam)
-                cells.append(f"{E.score(hyps, refs)['bleu']:.2f}" + (f" ({failed} failed)" if failed else ""))
+                score = E.score(hyps, refs)
+                cells.append(f"{score['bleu']:.2f} / {score['chrf']:.2f}" + (f" ({failed} failed)" if failed else ""))
             label = f"{k} ({' + '.join(names[members.index(m)] for m in g)})"
             rows.append(f"| {label} | " + " | ".join(cells) + " |")
             print(rows[-1], flush=True)
-    print(f"\n{a.src}→{a.tgt} test set ({len(srcs)} sentences), {what}"
-          + (f", search {a.search}" if a.search else "") + ".\n")
+    print(f"\n{a.src}→{a.tgt} {a.split} set ({len(srcs)} sentences), {what}"
+          + (f", search {a.search}" if a.search else "") + "; BLEU / chrF.\n")
     print("| members | " + " | ".join("greedy" if b == 1 else f"beam {b}" for b in beams) + " |")
     print("|---|" + "---:|" * len(beams))
     print("\n".join(rows))
