@@ -44,6 +44,16 @@ void CpuEngine::layout(Arena& a) {
   gi_b_ = a.take<float>(s * 3 * n_);
   gh_ = a.take<float>(3 * std::max(n_, d_));
   h_ = a.take<float>(std::max(n_, d_));
+  if (B_ > 1) {
+    enc_x_ = a.take<float>(b * std::max(e_, 2 * n_));
+    enc_gi_ = a.take<float>(b * 3 * n_);
+    enc_gh_ = a.take<float>(b * 3 * n_);
+    enc_hq_ = a.take<float>(b * n_);
+    enc_h_ = a.take<float>(b * n_);
+    enc_rows_ = a.take<int32_t>(b);
+    enc_pos_ = a.take<int32_t>(b);
+    if (c_.enc_layers > 1) enc_all_ = a.take<float>(b * s * 2 * n_);
+  }
   ann_all_ = a.take<float>(b * s * 2 * n_);
   keys_all_ = a.take<float>(b * s * std::max(key_dim_, 1));
   fixed_all_ = a.take<float>(b * 2 * n_);
@@ -88,10 +98,12 @@ int CpuEngine::use_sentence(int b) {
 
 void CpuEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   nonfinite_ = false;
+  if (n > 1) encode_together(srcs, lens, n);
   for (int b = 0; b < n; ++b) {
     src_len_[b] = lens[b];
     use_sentence(b);
-    encode(srcs[b], lens[b]);
+    if (n == 1) encode(srcs[b], lens[b]);
+    encoder_outputs(lens[b]);
     init_state(state_cur_ + static_cast<std::size_t>(b) * state_size_);
   }
 }

@@ -47,7 +47,11 @@ class CpuEngine final : public Engine {
  private:
   // Points ann_, keys_buf_ and fixed_ctx_ at sentence b's; returns its length.
   int use_sentence(int b);
+  // One sentence's annotations into ann_ (use_sentence's).
   void encode(const int32_t* src, int s);
+  // Sentences 0..n together into ann_all_.
+  void encode_together(const int32_t* const* srcs, const int* lens, int n);
+  void encoder_outputs(int s);
   void init_state(float* state);
   // The decoder for `count` rows: tokens[i], state_cur_ rows → state_next_
   // rows (row i of sentence row_sent_[i]), attention rows att_step_, logits
@@ -86,6 +90,15 @@ class CpuEngine final : public Engine {
   float* gi_b_ = nullptr;
   float* gh_ = nullptr;      // [3 max(n, d)]
   float* h_ = nullptr;       // [max(n, d)]
+  // encode_together's rows, one per sentence still running ([B, ...]).
+  float* enc_x_ = nullptr;   // [B, max(e, 2n)] inputs
+  float* enc_gi_ = nullptr;  // [B, 3n]
+  float* enc_gh_ = nullptr;  // [B, 3n]
+  float* enc_hq_ = nullptr;  // [B, n] previous states, gathered
+  float* enc_h_ = nullptr;   // [B, n] each sentence's state
+  int32_t* enc_rows_ = nullptr;  // [B] the sentence of each row
+  int32_t* enc_pos_ = nullptr;   // [B] its position
+  float* enc_all_ = nullptr;     // [B, S, 2n] the other layer's outputs (enc_layers > 1 only)
   // Per sentence of the batch: annotations, attention keys, encdec context,
   // source length; and the current sentence's (use_sentence).
   float* ann_all_ = nullptr;    // [B, S, 2n]

@@ -1,5 +1,6 @@
 // The encoder: source embeddings, L_e bidirectional GRU layers, the attention
 // keys and the bridge (initial decoder state).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -31,6 +32,61 @@ void CpuEngine::encode(const int32_t* src, int s) {
     std::swap(in, out);
   }
   std::memcpy(ann_, in, sizeof(float) * s * 2 * n_);  // this sentence's annotations [s, 2n]
+}
+
+// The recurrences of n sentences run side by side: at each position step one
+// product over the sentences still running (their input projections, then
+// their recurrent products), so each weight row is read once per step for the
+// batch instead of once per sentence and position. Each row gets the numbers
+// encode() gives it (Linear and rows_product compute every row as alone).
+// Layer outputs go straight to the sentences' annotations (ann_all_); a
+// deeper encoder ping-pongs with enc_all_ so that the last layer lands there.
+void CpuEngine::encode_together(const int32_t* const* srcs, const int* lens, int n) {
+  const Weights& w = m_.w;
+  const std::size_t per_sentence = static_cast<std::size_t>(S_) * 2 * n_;
+  int longest = 0;
+  for (int b = 0; b < n; ++b) longest = std::max(longest, lens[b]);
+  for (int layer = 0; layer < c_.enc_layers; ++layer) {
+    float* out = (c_.enc_layers - 1 - layer) % 2 == 0 ? ann_all_ : enc_all_;
+    const float* in = layer == 0 ? nullptr : (out == ann_all_ ? enc_all_ : ann_all_);
+    const int in_width = layer == 0 ? e_ : 2 * n_;
+    for (int dir = 0; dir < 2; ++dir) {
+      const GruWeights& g = dir == 0 ? w.enc_fwd[layer] : w.enc_bwd[layer];
+      const Linear& proj = dir == 0 ? *cw_.enc_proj_fwd[layer] : *cw_.enc_proj_bwd[layer];
+      std::memset(enc_h_, 0, sizeof(float) * n * n_);
+      for (int step = 0; step < longest; ++step) {
+        int count = 0;
+        for (int b = 0; b < n; ++b) {
+          if (lens[b] <= step) continue;
+          const int j = dir == 0 ? step : lens[b] - 1 - step;
+          float* x = enc_x_ + static_cast<std::size_t>(count) * in_width;
+          if (layer == 0)
+            kernels::get_row(k_, w.src_emb, srcs[b][j], x);
+          else
+            std::memcpy(x, in + b * per_sentence + static_cast<std::size_t>(j) * 2 * n_, sizeof(float) * in_width);
+          std::memcpy(enc_hq_ + static_cast<std::size_t>(count) * n_, enc_h_ + static_cast<std::size_t>(b) * n_,
+                      sizeof(float) * n_);
+          enc_rows_[count] = b;
+          enc_pos_[count] = j;
+          ++count;
+        }
+        proj.run(k_, enc_x_, count, enc_gi_, xq_, xs_, *pool_);
+        rows_product(g.w_hh, enc_hq_, count, g.b_hh, enc_gh_);
+        for (int i = 0; i < count; ++i) {
+          float* h = enc_h_ + static_cast<std::size_t>(enc_rows_[i]) * n_;
+          k_.gru_cell(enc_gi_ + static_cast<std::size_t>(i) * 3 * n_, enc_gh_ + static_cast<std::size_t>(i) * 3 * n_,
+                      enc_hq_ + static_cast<std::size_t>(i) * n_, n_, h);
+          std::memcpy(out + enc_rows_[i] * per_sentence + static_cast<std::size_t>(enc_pos_[i]) * 2 * n_ + dir * n_, h,
+                      sizeof(float) * n_);
+        }
+      }
+    }
+  }
+}
+
+// What the decoder reads besides the annotations: the attention keys, and
+// encdec's fixed context (use_sentence's buffers).
+void CpuEngine::encoder_outputs(int s) {
   if (key_dim_ > 0) cw_.keys.run(k_, ann_, s, keys_buf_, xq_, xs_, *pool_);
   if (c_.variant == Variant::kEncDec) {
     std::memcpy(fixed_ctx_, ann_ + static_cast<std::size_t>(s - 1) * 2 * n_, sizeof(float) * n_);
