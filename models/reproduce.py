@@ -27,7 +27,9 @@ finished ones. Each evaluated model's figures are kept in --results (default
 models/reproduce-results/NAME-seedN.json, small enough to commit) with a fingerprint of what
 made them (the settings above, the recipe, the tokenizers and the corpus files): a later run
 with the same fingerprint takes them from there and needs neither the training nor the model,
-so a reproduction too long for one sitting goes on in the next one from the committed figures.
+so a reproduction too long for one sitting goes on in the next one from the committed figures
+(the fingerprint does not cover the code: after a change to the trainer or the runtime that
+moves the figures, delete the files to redo them).
 Speed is measured again at the end for every model whose int8 file is still in OUT; a model
 known only from its result file keeps the speed measured right after its evaluation, and the
 table says on which CPUs its speed figures were measured. --only NAMES trains and evaluates
