@@ -5,8 +5,8 @@
 
 Trains (or resumes, or reuses) one model per seed with the settings of models/reproduce.py (its
 --size, --steps, training subset and tokenizers; recipe --recipe, default bahdanau), each in
-OUT/seed-N, then translates the test set (--split dev: the dev set) with softalign (fp32, the CLI's -m A -m B ...: the mean
-of the members' log-probabilities) for the first 1, 2 and 4 seeds, greedy and beam 4, and prints
+OUT/seed-N, then translates the test set (--split dev: the dev set) with softalign (--precision f32 or
+int8, the CLI's -m A -m B ...: the mean of the members' log-probabilities) for the first 1, 2 and 4 seeds, greedy and beam 4, and prints
 the BLEU / chrF table (markdown). --train-only SEEDS trains those seeds and stops (one process per
 seed uses several cores). Settings of reproduce.py that do not apply here (--speed-*, --no-write) are
 ignored.
@@ -63,9 +63,9 @@ def main():
             members.append(out)
         if a.train_only:
             return
-        members = [R.convert(out, "f32") for out in members]
+        members = [R.convert(out, a.precision) for out in members]
         what = (f"{a.recipe} members of size {a.size}, {a.steps} steps each (models/reproduce.py's settings), "
-                f"seeds {a.seeds}; softalign f32")
+                f"seeds {a.seeds}; softalign {a.precision}")
     srcs = E.read_lines(os.path.join(a.corpus, f"{a.split}.{a.src}"))
     refs = E.read_lines(os.path.join(a.corpus, f"{a.split}.{a.tgt}"))
     beams = [int(b) for b in a.beams.split(",")]
