@@ -351,21 +351,30 @@ def replace_section(text, key, body):
 
 
 def plot_fig2(rows, path):
+    """One line per model through its seeds' mean BLEU per bucket, and a band over their range."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
-    for r, style in zip(rows, ["s--", "o-"]):
-        pts = [(k, b["bleu"]) for k, b in enumerate(r["by_length"]) if b["n"]]
-        ax.plot([k for k, _ in pts], [v for _, v in pts], style, label=r["label"])
+    for name, style in zip(FIG2, ["s--", "o-"]):
+        runs = [r for r in rows if r["name"] == name]
+        if not runs:
+            continue
+        ks = [k for k, b in enumerate(runs[0]["by_length"]) if b["n"]]
+        per_k = [[r["by_length"][k]["bleu"] for r in runs] for k in ks]
+        seeds = ", ".join(str(r["seed"]) for r in runs)
+        label = runs[0]["label"] + (f" (mean of seeds {seeds}; band: their range)" if len(runs) > 1 else "")
+        line, = ax.plot(ks, [sum(v) / len(v) for v in per_k], style, label=label)
+        if len(runs) > 1:
+            ax.fill_between(ks, [min(v) for v in per_k], [max(v) for v in per_k], color=line.get_color(), alpha=0.2)
     labels = [f"{b['bucket']}\n(n={b['n']})" for b in rows[0]["by_length"]]
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, fontsize=8)
     ax.set_xlabel("source sentence length (words)")
     ax.set_ylabel("test BLEU")
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, metadata={"Software": None})  # no version string: same figure, same bytes
     plt.close(fig)
@@ -429,7 +438,7 @@ def main():
         print(md + "\n")
         text = replace_section(text, "fig2", md)
         if not a.no_write:
-            plot_fig2([r for r in fig2 if r["seed"] == a.seed_list[0]], FIGURE)
+            plot_fig2(fig2, FIGURE)
     if a.what in ("table4", "all"):
         t4 = [r for r in rows if r["name"] in TABLE4] + [r for r in rows if r["name"] == "bahdanau"]
         md = table4_markdown(t4, a, len(srcs))
