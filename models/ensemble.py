@@ -5,9 +5,9 @@
 
 Trains (or resumes, or reuses) one model per seed with the settings of models/reproduce.py (its
 --size, --steps, training subset and tokenizers; recipe --recipe, default bahdanau), each in
-OUT/seed-N, then translates the test set (--split dev: the dev set) with softalign (--precision f32 or
-int8, the CLI's -m A -m B ...: the mean of the members' log-probabilities) for the first 1, 2 and 4 seeds, greedy and beam 4, and prints
-the BLEU / chrF table (markdown). --train-only SEEDS trains those seeds and stops (one process per
+OUT/seed-N, then translates the test set (--split dev: the dev set) with softalign (--precision f32
+or int8, the CLI's -m A -m B ...: the mean of the members' log-probabilities) for the first 1, 2
+and 4 seeds, greedy and beam 4, and prints the BLEU / chrF table (markdown). --train-only SEEDS trains those seeds and stops (one process per
 seed uses several cores). Settings of reproduce.py that do not apply here (--speed-*, --no-write) are
 ignored.
 
