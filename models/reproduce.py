@@ -30,9 +30,10 @@ with the same fingerprint takes them from there and needs neither the training n
 so a reproduction too long for one sitting goes on in the next one from the committed figures
 (the fingerprint does not cover the code: after a change to the trainer or the runtime that
 moves the figures, delete the files to redo them).
-Speed is measured again at the end for every model whose int8 file is still in OUT; a model
-known only from its result file keeps the speed measured right after its evaluation, and the
-table says on which CPUs its speed figures were measured. --only NAMES trains and evaluates
+Speed is measured again at the end, one model after the other, on the int8 file of any of the
+model's seeds still in OUT (the seed changes the weights, not the work); a model with none left
+keeps the speed its result file holds, measured right after its evaluation, and the table marks
+it. The table says on which CPUs its speed figures were measured. --only NAMES trains and evaluates
 just those models (for a second process on a second core) and writes no table.
 Writes OUT/results.json, the two tables into models/README.md (between the `reproduce:`
 markers) and the figure to models/figures/bahdanau-fig2.png.
@@ -237,16 +238,21 @@ def evaluate(name, a, srcs, refs, seed=1):
 
 
 def measure_speed(rows, a, srcs):
-    """Speed of each model's first seed (the seed changes the weights, not the work), measured again
-    one model after the other where its int8 file is still there (else the figure of its result file)."""
-    for r in rows:
-        if r["seed"] != a.seed_list[0]:
+    """One speed per model, measured again one model after the other on the int8 file of any of its
+    seeds still in OUT (the seed changes the weights, not the work) and kept in its first seed's
+    row; a model with no int8 file left keeps the figure of its first seed's result file, measured
+    right after that evaluation (row["speed_at_end"] False: the table marks it)."""
+    for name in dict.fromkeys(r["name"] for r in rows):
+        runs = [r for r in rows if r["name"] == name]
+        for r in runs[1:]:
             r["int8_lines_per_s"] = r["int8_pieces_per_s"] = None
-            continue
-        model = os.path.join(run_dir(a, r["name"], r["seed"]), "model.int8.softalign")
-        if os.path.isfile(model):
-            r["int8_lines_per_s"], r["int8_pieces_per_s"] = speed(model, a, srcs)
-            r["speed_cpu"] = cpu_name()
+        runs[0]["speed_at_end"] = False
+        for r in runs:
+            model = os.path.join(run_dir(a, name, r["seed"]), "model.int8.softalign")
+            if os.path.isfile(model):
+                runs[0]["int8_lines_per_s"], runs[0]["int8_pieces_per_s"] = speed(model, a, srcs)
+                runs[0]["speed_cpu"], runs[0]["speed_at_end"] = cpu_name(), True
+                break
 
 
 def fmt(v, nd=2):
@@ -306,28 +312,41 @@ def fig2_markdown(rows, a, n_test):
     return "\n".join(out)
 
 
+def speed_cells(r):
+    """The two speed cells of a model's row, marked * where the figure is not from this run's
+    measurement at the end (measure_speed)."""
+    if r is None or r.get("int8_lines_per_s") is None:
+        return "– | –"
+    mark = "" if r.get("speed_at_end", True) else "\\*"
+    return f"{fmt(r['int8_lines_per_s'], 1)}{mark} | {fmt(r['int8_pieces_per_s'], 0)}{mark}"
+
+
 def table4_markdown(rows, a, n_test):
-    cpus = sorted({r["speed_cpu"] for r in rows if r.get("int8_lines_per_s") is not None})
+    timed = [r for r in rows if r.get("int8_lines_per_s") is not None]
+    cpus = sorted({r["speed_cpu"] for r in timed})
     out = [setup_text(a, n_test) + f" Speed: softalign int8, greedy, 1 thread, first {a.speed_sentences} "
            f"test sentences, best of {a.speed_runs}, on {' and on '.join(cpus) or 'no CPU'}"
-           + (" (compare speeds measured on one CPU only)." if len(cpus) > 1 else "."), "",
+           + (" (compare speeds measured on one CPU only)" if len(cpus) > 1 else "")
+           + ", all models one after the other at the end of the run"
+           + ("; \\* marks a model whose int8 file was gone by then: its speed was measured right after its "
+              "evaluation, when other trainings may have shared the machine, and compares with the others "
+              "only roughly." if any(not r.get("speed_at_end", True) for r in timed) else "."), "",
            "| attention | dev ppl | test BLEU fp32 | test BLEU int8 | int8 sentences/s | int8 target pieces/s |",
            "|---|---:|---:|---:|---:|---:|"]
     if len({r["seed"] for r in rows}) == 1:
         for r in rows:
             out.append(f"| {r['label']} | {fmt(r['dev_ppl'])} | {fmt(r['bleu_f32'])} | {fmt(r['bleu_int8'])} | "
-                       f"{fmt(r['int8_lines_per_s'], 1)} | {fmt(r['int8_pieces_per_s'], 0)} |")
+                       f"{speed_cells(r)} |")
         return "\n".join(out)
     # Several seeds: each cell lists the seeds' figures in order; the ordering below by mean BLEU.
     out[2] = out[2].replace("| dev ppl | test BLEU fp32 |", "| dev ppl | test BLEU fp32 | mean |")
     out[3] = out[3] + "---:|"
     label = {r["name"]: r["label"] for r in rows}
     ppl, f32, i8 = by_seed(rows, "dev_ppl"), by_seed(rows, "bleu_f32"), by_seed(rows, "bleu_int8")
-    speed = {r["name"]: r for r in rows if r["int8_lines_per_s"] is not None}
+    speed = {r["name"]: r for r in timed}
     for n in ppl:
         out.append(f"| {label[n]} | {cells(ppl[n])} | {cells(f32[n])} | {fmt(sum(f32[n]) / len(f32[n]))} | "
-                   f"{cells(i8[n])} | {fmt(speed[n]['int8_lines_per_s'], 1)} | "
-                   f"{fmt(speed[n]['int8_pieces_per_s'], 0)} |")
+                   f"{cells(i8[n])} | {speed_cells(speed.get(n))} |")
     out += ["", "Neighbours in order, `>` where their seed ranges do not overlap (beyond seed noise), `≈` "
             "where they do:", "", "- by mean test BLEU (fp32, higher first): " + ordering(f32, label, -1) + ";",
             "- by mean dev perplexity (lower first): " + ordering(ppl, label, 1) + "."]
