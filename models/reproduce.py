@@ -443,8 +443,7 @@ def main():
                 evaluate(n, a, srcs, refs, seed)
         return
     # Table 4 ends with RNNsearch as the reference row, so table4 alone evaluates it too.
-    names = (FIG2 if a.what in ("fig2", "all") else TABLE4 + ["bahdanau"] if a.what == "table4" else []) \
-        + (TABLE4 if a.what == "all" else [])
+    names = {"fig2": FIG2, "table4": TABLE4 + ["bahdanau"], "all": FIG2 + TABLE4}[a.what]
     rows = [evaluate(n, a, srcs, refs, seed) for n in names for seed in a.seed_list]
     measure_speed(rows, a, srcs)
     os.makedirs(a.out, exist_ok=True)

@@ -4,7 +4,8 @@ steps each, on a toy corpus made of this folder's en-fr sentences and their expe
 through training, conversion (fp32 and int8), translation by the CLI, scoring and both
 tables; then models/ensemble.py --members over two of them; then reproduce.py again with the
 trained models gone but one, which must take every model's figures from its result file, train
-nothing, and mark the speeds it could not measure again. It shows that the pipeline runs for every variant; the figures mean nothing.
+nothing, and mark the speeds it could not measure again. It shows that the pipeline runs for
+every variant; the figures mean nothing.
 
   reproduce_smoke.py --build-dir BUILD --root REPO
 """
@@ -42,6 +43,7 @@ def main():
         for line in ("| RNNencdec (no attention), seed 2 |", "| RNNsearch − RNNencdec (per seed) |",
                      "| beyond seed noise (ranges apart) |", "| local-p (general) |", "- by mean test BLEU", "- by mean dev perplexity"):
             assert line in p.stdout, (line, p.stdout)
+        assert "\\*" not in p.stdout, "every speed was measured at the end of the run"
         print(f"reproduce.py: {len(rows)} models (9 recipes, 2 seeds) trained, converted, translated and tabulated")
         # models/ensemble.py over trained model folders (two of the above: they share the tokenizers).
         members = ",".join(os.path.join(out, name, "model") for name in ("bahdanau", "encdec"))
@@ -56,15 +58,18 @@ def main():
         table = [line for line in table if line.startswith("|")]
         assert len(table) == 3 and all(len(line.split("|")) == 5 for line in table), p.stdout
         print("ensemble.py --members: 1 and 2 members translated and tabulated")
-        assert "\\*" not in p.stdout, "every speed was measured at the end of the run"
         # Again without the trained models but one: every figure from its result file, nothing
         # trained; the speed measured again on the one int8 file left (a second seed's), the others
         # kept from their result files and marked.
         assert len(os.listdir(results)) == 18, os.listdir(results)
         for entry in os.listdir(out):
-            if entry != "luong-global-dot-seed2":
-                shutil.rmtree(os.path.join(out, entry)) if os.path.isdir(os.path.join(out, entry)) \
-                    else os.remove(os.path.join(out, entry))
+            path = os.path.join(out, entry)
+            if entry == "luong-global-dot-seed2":
+                continue
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            else:
+                os.remove(path)
         p = subprocess.run(reproduce, capture_output=True, text=True)
         if p.returncode != 0:
             print(p.stderr[-4000:], file=sys.stderr)
