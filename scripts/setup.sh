@@ -30,7 +30,7 @@ FULL_DEBS=(
   build-essential doctest-dev file  # file: cpack -G DEB (dpkg-shlibdeps) needs it
   python3 python3-venv python3-pip python3-dev pybind11-dev python3-torch libopenblas0-pthread
   python3-sentencepiece sentencepiece python3-numpy python3-yaml python3-tqdm
-  python3-matplotlib python3-pytest
+  python3-matplotlib python3-pytest python3-flatbuffers
   libvulkan-dev glslc mesa-vulkan-drivers
 )
 HARDENING_DEBS=(clang libclang-rt-14-dev)

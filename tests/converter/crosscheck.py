@@ -16,9 +16,12 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
-from safetensors.numpy import load_file
-from safetensors import safe_open
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models"))
+from softalign_ref import deps  # noqa: E402  (a missing module below fails with one line)
+
+import numpy as np  # noqa: E402
+from safetensors.numpy import load_file  # noqa: E402
+from safetensors import safe_open  # noqa: E402
 
 
 def main():

@@ -3,13 +3,31 @@ import os
 import sys
 
 import pytest
-import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 for p in (os.path.join(ROOT, "models"), os.path.join(ROOT, "tests", "golden")):
     if p not in sys.path:
         sys.path.insert(0, p)
+
+from softalign_ref.deps import missing_module_line  # noqa: E402
+
+try:
+    import torch  # noqa: E402
+except ModuleNotFoundError as e:
+    pytest.exit(missing_module_line(e.name) or str(e), returncode=1)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_exception_interact(node, call, report):
+    """A test module or test that cannot import what it needs fails with one line
+    naming the setup step that provides it (softalign_ref/deps.py)."""
+    exc = call.excinfo.value if call.excinfo is not None else None
+    while exc is not None and not isinstance(exc, ModuleNotFoundError):
+        exc = exc.__cause__ or exc.__context__  # a module's import error comes wrapped in a CollectError
+    line = missing_module_line(exc.name) if exc is not None else None
+    if line is not None:
+        report.longrepr = line
 
 from softalign_ref.config import ModelConfig  # noqa: E402
 from softalign_ref.model import build_model  # noqa: E402
