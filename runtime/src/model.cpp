@@ -19,6 +19,7 @@
 #include "guard.hpp"
 #include "model_impl.hpp"
 #include "softalign_format.h"
+#include "embedded_spm.hpp"
 
 namespace softalign {
 
@@ -268,27 +269,9 @@ Status bind_weights(const fb::Model& m, ModelImpl* impl) {
   return st;
 }
 
-// SentencePiece reports most damage as a status, but some (piece strings that
-// break its trie builder, darts_clone) as an exception: both are a bad file.
-Status load_spm_bytes(std::string_view proto, const char* side,
-                      std::unique_ptr<sentencepiece::SentencePieceProcessor>* out) {
-  const std::string what = std::string("embedded ") + side + " SentencePiece model: ";
-  try {
-    auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
-    const auto st = sp->LoadFromSerializedProto(proto);
-    if (!st.ok()) return invalid(what + st.ToString());
-    *out = std::move(sp);
-    return Status::Ok();
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const std::exception& e) {
-    return invalid(what + e.what());
-  }
-}
-
 Status load_spm(const flatbuffers::Vector<uint8_t>* bytes, const char* side,
                 std::unique_ptr<sentencepiece::SentencePieceProcessor>* out) {
-  return load_spm_bytes(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), side, out);
+  return load_embedded_spm(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), side, out);
 }
 
 // The target processor only turns ids into text (decode_target), which never
@@ -306,7 +289,7 @@ Status load_decoder_spm(const flatbuffers::Vector<uint8_t>* bytes, const char* s
   static constexpr char kCharModel[] = {0x12, 0x02, 0x18, 0x04};
   std::string proto(reinterpret_cast<const char*>(bytes->data()), bytes->size());
   proto.append(kCharModel, sizeof kCharModel);
-  if (load_spm_bytes(proto, side, out).ok()) return Status::Ok();
+  if (load_embedded_spm(proto, side, out).ok()) return Status::Ok();
   return load_spm(bytes, side, out);
 }
 
@@ -318,7 +301,7 @@ Status ModelImpl::target_encoder(const sentencepiece::SentencePieceProcessor** o
     return Status::Ok();
   }
   std::call_once(tgt_encoder_once, [&] {
-    tgt_encoder_status = guarded([&] { return load_spm_bytes(tgt_spm_bytes, "target", &tgt_encoder); });
+    tgt_encoder_status = guarded([&] { return load_embedded_spm(tgt_spm_bytes, "target", &tgt_encoder); });
   });
   *out = tgt_encoder.get();
   return tgt_encoder_status;
