@@ -7,6 +7,7 @@
 #include "guard.hpp"
 #include "model_impl.hpp"
 #include "text.hpp"
+#include "tokenize.hpp"
 
 namespace softalign::internal {
 
@@ -147,7 +148,7 @@ std::string replacement(std::string_view orig, std::string_view span, char befor
 }
 
 Status encode_for_copy(const Model& model, std::string_view text, bool on, std::vector<int32_t>* ids,
-                       std::vector<std::string>* pieces, CopyPlan* plan) {
+                       std::vector<std::string>* pieces, CopyPlan* plan, std::size_t max_span_pieces) {
   if (!on) return model.encode_source(text, ids, pieces);
   return guarded([&]() -> Status {
     if (ids == nullptr || pieces == nullptr || plan == nullptr)
@@ -155,25 +156,40 @@ Status encode_for_copy(const Model& model, std::string_view text, bool on, std::
     if (find_invalid_utf8(text) != std::string_view::npos)
       return Status(StatusCode::kInvalidUtf8, "the text is not valid UTF-8");
     const ModelImpl& m = ModelAccess::impl(model);
-    const sentencepiece::ImmutableSentencePieceText spt = m.src_spm->EncodeAsImmutableProto(text);
+    std::vector<SourcePiece> source;
+    const Status st = tokenize_source(*m.src_spm, text, &source);
+    if (!st.ok()) return st;
     *plan = CopyPlan();
     plan->active = true;
     plan->text = text;
     plan->spans = find_protected_spans(text);
     ids->clear();
     pieces->clear();
-    std::size_t k = 0;  // the first span that may hold the next piece
-    for (std::size_t i = 0; i < spt.pieces_size(); ++i) {
-      const auto p = spt.pieces(static_cast<int>(i));
-      const TextRange bytes{std::min<std::size_t>(p.begin(), text.size()),
-                            std::min<std::size_t>(p.end(), text.size())};
+    // Pieces per span, to find the spans too long to enter the model in pieces.
+    std::vector<std::size_t> span_pieces(plan->spans.size(), 0);
+    std::vector<int> piece_span(source.size(), -1);
+    for (std::size_t i = 0, k = 0; i < source.size(); ++i) {  // k: the first span that may hold piece i
+      const TextRange bytes = source[i].bytes;
       while (k < plan->spans.size() && plan->spans[k].end <= bytes.begin) ++k;
-      int span = -1;
-      if (k < plan->spans.size() && bytes.begin < plan->spans[k].end && bytes.end > plan->spans[k].begin)
-        span = static_cast<int>(k);
-      ids->push_back(static_cast<int32_t>(p.id()));
-      pieces->push_back(p.piece());
-      plan->piece_bytes.push_back(bytes);
+      if (k < plan->spans.size() && bytes.begin < plan->spans[k].end && bytes.end > plan->spans[k].begin) {
+        piece_span[i] = static_cast<int>(k);
+        ++span_pieces[k];
+      }
+    }
+    for (std::size_t i = 0; i < source.size(); ++i) {
+      const int span = piece_span[i];
+      if (span >= 0 && span_pieces[span] > max_span_pieces) {
+        // The whole span as one <unk> piece, at its first piece.
+        if (i > 0 && piece_span[i - 1] == span) continue;
+        ids->push_back(m.config.unk_id);
+        pieces->push_back(m.src_spm->IdToPiece(m.config.unk_id));
+        plan->piece_bytes.push_back(plan->spans[span]);
+        plan->piece_span.push_back(span);
+        continue;
+      }
+      ids->push_back(source[i].id);
+      pieces->push_back(std::move(source[i].piece));
+      plan->piece_bytes.push_back(source[i].bytes);
       plan->piece_span.push_back(span);
     }
     ids->push_back(m.config.eos_id);

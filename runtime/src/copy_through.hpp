@@ -29,8 +29,12 @@ struct CopyPlan {
 };
 
 // Tokenises `text` as Model::encode_source does and, when `on`, fills `plan`.
+// With `on`, a protected span of more than `max_span_pieces` pieces (a long
+// URL: more than the model can take, so a split would cut it) enters the
+// model as one <unk> piece instead, which copy_through() puts back whole.
 Status encode_for_copy(const Model& model, std::string_view text, bool on, std::vector<int32_t>* ids,
-                       std::vector<std::string>* pieces, CopyPlan* plan);
+                       std::vector<std::string>* pieces, CopyPlan* plan,
+                       std::size_t max_span_pieces = static_cast<std::size_t>(-1));
 
 // Rewrites h->text (decoded from `v`, whose pieces are h->pieces): each
 // protected span missing from it replaces the target words aligned to it

@@ -7,6 +7,7 @@
 #include "guard.hpp"
 #include "model_impl.hpp"
 #include "softalign/model.hpp"
+#include "tokenize.hpp"
 
 namespace softalign {
 
@@ -227,13 +228,14 @@ Status Model::encode_source(std::string_view text, std::vector<int32_t>* ids, st
     if (ids == nullptr) return Status(StatusCode::kInvalidArgument, "ids is null");
     if (internal::find_invalid_utf8(text) != std::string_view::npos)
       return Status(StatusCode::kInvalidUtf8, "the text is not valid UTF-8");
-    std::vector<int> raw;
-    const auto st = impl_->src_spm->Encode(text, &raw);
-    if (!st.ok()) return Status(StatusCode::kInvalidArgument, "SentencePiece: " + st.ToString());
-    ids->assign(raw.begin(), raw.end());
-    if (pieces != nullptr) {
-      pieces->clear();
-      for (int id : raw) pieces->push_back(impl_->src_spm->IdToPiece(id));
+    std::vector<internal::SourcePiece> source;
+    const Status st = internal::tokenize_source(*impl_->src_spm, text, &source);
+    if (!st.ok()) return st;
+    ids->clear();
+    if (pieces != nullptr) pieces->clear();
+    for (internal::SourcePiece& p : source) {
+      ids->push_back(p.id);
+      if (pieces != nullptr) pieces->push_back(std::move(p.piece));
     }
     ids->push_back(impl_->config.eos_id);
     return Status::Ok();

@@ -69,6 +69,11 @@ SearchOptions merge(const SearchOptions& call, const SearchOptions& prepared) {
   return s;
 }
 
+// The most pieces a protected span may enter the model as (more would not fit
+// in one source with its EOS, so a split would cut the span): a longer span
+// enters as one <unk> piece that copy-through puts back whole.
+std::size_t max_span_pieces(const internal::TranslatorImpl& impl) { return static_cast<std::size_t>(impl.S) - 1; }
+
 // A text target prefix becomes ids (in `ids`, which the options then view).
 Status tokenise_prefix(const Model& model, SearchOptions* search, std::vector<int32_t>* ids) {
   if (search->target_prefix.empty()) return Status::Ok();
@@ -190,6 +195,10 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
     std::vector<int32_t> prefix;
     Status st = tokenise_prefix(*impl_->model, &search, &prefix);
     if (!st.ok()) return st;
+    if (text.size() > impl_->options.max_line_bytes)
+      return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(text.size()) +
+                                                   " bytes, more than max_line_bytes " +
+                                                   std::to_string(impl_->options.max_line_bytes));
     std::string fixed;
     if (internal::find_invalid_utf8(text) != std::string_view::npos) {
       if (impl_->options.invalid_utf8 == InvalidUtf8Policy::kError)
@@ -202,7 +211,8 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
     std::vector<int32_t> ids;
     std::vector<std::string> pieces;
     internal::CopyPlan plan;
-    st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &ids, &pieces, &plan);
+    st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &ids, &pieces, &plan,
+                                  max_span_pieces(*impl_));
     if (!st.ok()) return st;
     if (ids.size() <= static_cast<std::size_t>(impl_->S) ||
         impl_->options.long_input == LongInputPolicy::kError)
@@ -272,9 +282,12 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
     std::vector<Item> items(texts.size());
     for (std::size_t i = 0; i < texts.size(); ++i) {
       const std::string& text = texts[i];
-      if (internal::find_invalid_utf8(text) != std::string_view::npos || internal::is_blank(text)) continue;
+      // Those go one by one through translate()'s path (its error, replacement or split).
+      if (text.size() > impl_->options.max_line_bytes ||
+          internal::find_invalid_utf8(text) != std::string_view::npos || internal::is_blank(text))
+        continue;
       Status st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &items[i].ids,
-                                            &items[i].pieces, &items[i].plan);
+                                            &items[i].pieces, &items[i].plan, max_span_pieces(*impl_));
       if (!st.ok()) return Status(st.code(), "sentence " + std::to_string(i) + ": " + st.message());
       items[i].direct = items[i].ids.size() <= static_cast<std::size_t>(impl_->S);
     }

@@ -110,6 +110,13 @@ struct TranslatorOptions {
   // larger plan (long sources x wide beams x long targets) fails with
   // kResourceExhausted instead of reserving memory the device may not have.
   std::size_t max_arena_bytes = std::size_t{256} << 20;
+  // The longest text one translate() call (or one sentence of
+  // translate_batch) takes, in bytes; a longer one fails with kInputTooLong
+  // before it is tokenised. Working memory for text grows with the line
+  // (its pieces and their offsets: about 60 bytes per byte of English), so
+  // this bounds it; the default, 1 MiB, is a few hundred pages of prose.
+  // Time is linear in the line's length whatever its script.
+  std::size_t max_line_bytes = std::size_t{1} << 20;
   // Kernel set: "" = the best for this CPU (or $SOFTALIGN_KERNELS), "ref" = reference kernels.
   std::string kernels;
 };
