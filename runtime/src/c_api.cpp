@@ -131,8 +131,9 @@ const char* softalign_version(void) { return softalign::version_string(); }
 const char* softalign_last_error(void) { return g_last_error.c_str(); }
 
 const char* softalign_status_name(softalign_status status) {
-  if (status < SOFTALIGN_OK || status > SOFTALIGN_RESOURCE_EXHAUSTED) return "unknown";
-  return softalign::status_code_name(static_cast<StatusCode>(status));
+  const int32_t value = status;  // any int32_t: the header fixes the enum's type for C++
+  if (value < SOFTALIGN_OK || value > SOFTALIGN_RESOURCE_EXHAUSTED) return "unknown";
+  return softalign::status_code_name(static_cast<StatusCode>(value));
 }
 
 // ---- Model ------------------------------------------------------------------

@@ -275,7 +275,12 @@ static void test_null_arguments(const char* model_path) {
   CHECK(strcmp(softalign_status_name(SOFTALIGN_INVALID_MODEL), "invalid_model") == 0);
   CHECK(strcmp(softalign_status_name(SOFTALIGN_RESOURCE_EXHAUSTED), "resource_exhausted") == 0);
   CHECK(SOFTALIGN_OUT_OF_MEMORY == SOFTALIGN_RESOURCE_EXHAUSTED);
+  /* Any int a C caller passes gets a name, without undefined behaviour in the
+     library (UBSan's enum check: these are outside the C++ enum's range). */
   CHECK(strcmp(softalign_status_name((softalign_status)77), "unknown") == 0);
+  CHECK(strcmp(softalign_status_name((softalign_status)-5), "unknown") == 0);
+  CHECK(strcmp(softalign_status_name((softalign_status)1000), "unknown") == 0);
+  CHECK(strcmp(softalign_status_name((softalign_status)11), "unknown") == 0);
 }
 
 static void test_bad_files(const char* model_path) {

@@ -61,8 +61,15 @@
 extern "C" {
 #endif
 
-/* Result of every fallible call. The values equal softalign::StatusCode's. */
-typedef enum softalign_status {
+/* Result of every fallible call. The values equal softalign::StatusCode's.
+   In C++ the type is fixed at int32_t: then every int a C caller may pass
+   (softalign_status_name((softalign_status)-5)) is a value of the type, and
+   the library reading it is not undefined behaviour. */
+typedef enum softalign_status
+#ifdef __cplusplus
+    : int32_t
+#endif
+{
   SOFTALIGN_OK = 0,
   SOFTALIGN_INVALID_ARGUMENT = 1,    /* NULL pointer, bad option value, id out of range */
   SOFTALIGN_NOT_FOUND = 2,           /* a file that does not exist */
@@ -87,7 +94,7 @@ SOFTALIGN_API const char* softalign_version(void);
 /* Message of the last failed call on this thread ("" if none yet). */
 SOFTALIGN_API const char* softalign_last_error(void);
 
-/* Name of a status code, e.g. "invalid_model". Static storage. */
+/* Name of a status code, e.g. "invalid_model"; "unknown" for any other value. Static storage. */
 SOFTALIGN_API const char* softalign_status_name(softalign_status status);
 
 /* ---- Model ---------------------------------------------------------------- */
