@@ -52,6 +52,19 @@ CLI::Validator at_least(double min) {
       "", "at least " + bound);
 }
 
+// "must be in [min, max]" for an integer option.
+CLI::Validator in_range(int min, int max) {
+  const std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  return CLI::Validator(
+      [min, max, range](std::string& value) -> std::string {
+        long long v = 0;
+        if (!CLI::detail::lexical_cast(value, v)) return "'" + value + "' is not an integer";
+        if (v < min || v > max) return "must be in " + range + ", got " + value;
+        return "";
+      },
+      "", "in " + range);
+}
+
 // One line on stderr: text from the input or the file is escaped.
 void error(const std::string& message) {
   std::cerr << "softalign: error: " << internal::escape_controls(message) << "\n";
@@ -188,7 +201,9 @@ int run(const TranslateArgs& a) {
   // 1.17-1.35x with AVX-512 and 0.97x with AVX2 (tests/bench/README.md).
   const int beam = options.search.beam_size.value_or(models[0]->config().decoding.beam);
   const bool together = options.backend != Backend::kCpu || beam == 1;
-  options.max_batch = together ? std::min((a.batch + a.workers - 1) / a.workers, TranslatorOptions::kMaxBatch) : 1;
+  // Each worker's share of a batch, in size_t: --batch may be INT_MAX.
+  const std::size_t share = (static_cast<std::size_t>(a.batch) + a.workers - 1) / a.workers;
+  options.max_batch = together ? static_cast<int>(std::min<std::size_t>(share, TranslatorOptions::kMaxBatch)) : 1;
   options.copy_through = !a.no_copy_through;
   // One translator per worker; they share the models.
   const Clock::time_point t_prepare = Clock::now();
@@ -307,9 +322,10 @@ std::function<int()> add_translate_command(CLI::App& app) {
   cmd->add_option("--threads", a->threads, "Threads inside one translation")
       ->capture_default_str()
       ->check(at_least(1));
+  // One translator (and thread) each, so as many as a translator's threads.
   cmd->add_option("--workers", a->workers, "Translators working on a batch's sentences in parallel")
       ->capture_default_str()
-      ->check(at_least(1));
+      ->check(in_range(1, TranslatorOptions::kMaxThreads));
   auto* split_opt = cmd->add_flag("--split-long", a->split_long,
                                   "Split sources longer than --max-src-len (the default; kept for old scripts)");
   cmd->add_flag("--no-split-long", a->no_split_long,

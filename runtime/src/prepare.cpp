@@ -100,7 +100,8 @@ Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& 
   if (opts.max_source_tokens < 0 || opts.max_source_tokens > longest)
     return bad("max_source_tokens must be in [0, " + std::to_string(longest) + "] (0 = the model's " +
                std::to_string(max_src_len) + "), got " + std::to_string(opts.max_source_tokens));
-  if (opts.threads < 1 || opts.threads > 256) return bad("threads must be in [1, 256]");
+  if (opts.threads < 1 || opts.threads > TranslatorOptions::kMaxThreads)
+    return bad("threads must be in [1, " + std::to_string(TranslatorOptions::kMaxThreads) + "]");
   constexpr int kMaxBatch = TranslatorOptions::kMaxBatch;
   if (opts.max_batch < 1 || opts.max_batch > kMaxBatch)
     return bad("max_batch must be in [1, " + std::to_string(kMaxBatch) + "], got " + std::to_string(opts.max_batch));

@@ -228,6 +228,13 @@ class Translate(unittest.TestCase):
         self.assertEqual(len(p.stdout.split("\n")), 2)
         self.assertTrue(p.stdout.strip())
 
+    def test_huge_batch_with_workers(self):
+        # Each worker's share of a --batch near INT_MAX: computed without overflow (an int
+        # overflowed into a negative max_batch, refused as a bad argument).
+        p = self.translate("--beam", "1", *LEN, "--batch", "2147483647", "--workers", "2", *self.g.sources)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split("\n")[:-1], [self.g.greedy_text(i) for i in range(len(self.g.sources))])
+
     def test_stats(self):
         p = self.translate("--beam", "1", *LEN, "--stats", *self.g.sources)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -374,6 +381,16 @@ class Errors(unittest.TestCase):
         for args in (["--beam", "0"], ["--beam", "abc"], ["--alpha", "-1"], ["--batch", "0"],
                      ["--threads", "0"], ["--workers", "0"], ["--nbest", "0"], ["--max-len-a", "x"], ["--no-such-option"]):
             self.assert_error(run("translate", "-m", self.model, *args, "x"))
+
+    def test_workers_beyond_the_limit(self):
+        # One translator each: more than 256 (TranslatorOptions::threads' limit too) is a bad argument,
+        # before any is made (2147483647 of them once reserved 16 GiB of pointers).
+        for workers in ("257", "2147483647"):
+            p = run("translate", "-m", self.model, "--workers", workers, "x")
+            err = self.assert_error(p, "--workers", "256")
+            self.assertEqual(p.returncode, 2, err)
+            self.assertEqual(len(err.split("\n")), 1, err)
+        self.assertEqual(run("translate", "-m", self.model, "--workers", "256", "x").returncode, 0)
 
     def test_values_the_model_refuses_are_bad_arguments(self):
         # Exit status 2, one line, whether the parser or the runtime refuses the value.

@@ -88,6 +88,7 @@ struct TranslatorOptions {
   static constexpr int kMaxEnsemble = 32;
   int max_batch = 1;
   // Threads for the intra-sentence work (XNNPACK's thread pool); 1 = the calling thread only.
+  static constexpr int kMaxThreads = 256;
   int threads = 1;
   // Where the numbers are computed. kAuto: a Vulkan GPU (integrated or
   // discrete) when this build has the Vulkan backend, one is present, its
