@@ -375,6 +375,10 @@ Model::Model(std::unique_ptr<internal::ModelImpl> impl) : impl_(std::move(impl))
 Model::~Model() = default;
 
 Status Model::load(const std::string& path, std::shared_ptr<const Model>* out) {
+  return load(path, LoadMode::kMap, out);
+}
+
+Status Model::load(const std::string& path, LoadMode mode, std::shared_ptr<const Model>* out) {
   return internal::guarded([&]() -> Status {
     if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -394,11 +398,35 @@ Status Model::load(const std::string& path, std::shared_ptr<const Model>* out) {
       ::close(fd);
       return Status(StatusCode::kInvalidModel, path + ": not a softalign model file (too short)");
     }
-    void* p = mmap(nullptr, storage->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    ::close(fd);
-    if (p == MAP_FAILED) return Status(StatusCode::kIoError, "cannot map " + path + ": " + std::strerror(errno));
-    storage->map = p;
-    storage->data = static_cast<const uint8_t*>(p);
+    if (mode == LoadMode::kCopy) {
+      storage->owned = std::aligned_alloc(64, (storage->size + 63) / 64 * 64);
+      if (storage->owned == nullptr) {
+        ::close(fd);
+        return Status(StatusCode::kResourceExhausted, "cannot allocate " + std::to_string(storage->size) +
+                                                          " bytes to copy " + path);
+      }
+      // Read until the size fstat gave; a file that shrinks meanwhile is an I/O error.
+      std::size_t done = 0;
+      while (done < storage->size) {
+        const ssize_t n = ::read(fd, static_cast<char*>(storage->owned) + done, storage->size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          const int e = errno;
+          ::close(fd);
+          return Status(StatusCode::kIoError, "cannot read " + path + ": " +
+                                                  (n == 0 ? std::string("it shrank while being read") : std::strerror(e)));
+        }
+        done += static_cast<std::size_t>(n);
+      }
+      ::close(fd);
+      storage->data = static_cast<const uint8_t*>(storage->owned);
+    } else {
+      void* p = mmap(nullptr, storage->size, PROT_READ, MAP_PRIVATE, fd, 0);
+      ::close(fd);
+      if (p == MAP_FAILED) return Status(StatusCode::kIoError, "cannot map " + path + ": " + std::strerror(errno));
+      storage->map = p;
+      storage->data = static_cast<const uint8_t*>(p);
+    }
     std::unique_ptr<internal::ModelImpl> impl;
     Status st = internal::load_impl(std::move(storage), &impl);
     if (!st.ok()) st = Status(st.code(), path + ": " + st.message());

@@ -273,3 +273,22 @@ TEST_CASE("validate_config: the limits the runtime and the converter share") {
   CHECK(with([](ModelConfig& c) { c.decoding.beam = 1025; }).message().find("decoding.beam") != std::string::npos);
   CHECK(with([](ModelConfig& c) { c.eos_id = c.bos_id; }).message() == "special ids must be distinct");
 }
+
+TEST_CASE("a model loaded with LoadMode::kCopy survives its file being truncated in place") {
+  // With the default kMap the same truncation raises SIGBUS on the next read
+  // of the mapped weights (the README's Guarantees: replace files by rename).
+  const auto shipped = golden::source_dir() / ".." / ".." / "models" / "en-fr" / "en-fr.int8.softalign";
+  const auto copy = golden::fs::temp_directory_path() / "softalign_load_copy_test.softalign";
+  golden::fs::copy_file(shipped, copy, golden::fs::copy_options::overwrite_existing);
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(copy.string(), LoadMode::kCopy, &model).ok());
+  golden::fs::resize_file(copy, 100);  // rewritten in place, as an app updating it carelessly would
+  std::unique_ptr<Translator> tr;
+  REQUIRE(Translator::prepare(model, {}, &tr).ok());
+  TranslationResult r;
+  REQUIRE(tr->translate("This package contains the documentation.", &r).ok());
+  CHECK(!r.hypotheses.at(0).text.empty());
+  std::shared_ptr<const Model> again;
+  CHECK(Model::load(copy.string(), LoadMode::kCopy, &again).code() == StatusCode::kInvalidModel);
+  golden::fs::remove(copy);
+}

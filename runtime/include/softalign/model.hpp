@@ -25,10 +25,21 @@ struct ModelImpl;
 struct ModelAccess;
 }
 
+// How Model::load reads its file. kMap maps it (read-only, zero copy: pages
+// are read on demand and shared by every process that maps the file); the
+// file must then stay unchanged while the model lives — replace it by writing
+// a new file and renaming it over the old one, never by rewriting it in place
+// (a file truncated under a mapping raises SIGBUS on the next read). kCopy
+// reads it whole into memory the model owns: the file may then change or go
+// at any time, for the cost of its size in memory (20.6 MiB for a shipped
+// file, private to the process) and of reading it all at load.
+enum class LoadMode { kMap, kCopy };
+
 class Model {
  public:
-  // Maps the file at `path` (read-only, zero copy).
+  // Maps the file at `path` (LoadMode::kMap).
   SOFTALIGN_API static Status load(const std::string& path, std::shared_ptr<const Model>* out);
+  SOFTALIGN_API static Status load(const std::string& path, LoadMode mode, std::shared_ptr<const Model>* out);
   // Copies `size` bytes into an aligned buffer owned by the model.
   SOFTALIGN_API static Status load_from_bytes(const void* data, std::size_t size, std::shared_ptr<const Model>* out);
   // Uses `size` bytes in place: the caller keeps them alive and unchanged for
