@@ -197,17 +197,48 @@ std::vector<AlignmentLink> word_alignment(const std::vector<AlignmentLink>& piec
   return out;
 }
 
+namespace {
+
+// The characters beyond ASCII that escape_controls escapes: the C1 controls
+// (U+0085 breaks a line, U+009B starts a terminal's escape sequence), the line
+// and paragraph separators, and Unicode's Bidi_Control characters (marks,
+// embeddings, overrides, isolates), which reorder the text shown after them.
+bool is_escaped_code_point(uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+         (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+}  // namespace
+
 std::string escape_controls(std::string_view s) {
   static const char* const kHex = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
-    else out += ch;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c == '\n') out += "\\n";
+      else if (c == '\r') out += "\\r";
+      else if (c == '\t') out += "\\t";
+      else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+      else out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // A UTF-8 character, or a byte that does not start one (written as \xHH).
+    const std::size_t len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (len == 0 || find_invalid_utf8(s.substr(i, len)) != std::string_view::npos) {
+      out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+      ++i;
+      continue;
+    }
+    uint32_t cp = c & (0x7f >> len);
+    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+    if (is_escaped_code_point(cp))  // all below U+10000: four digits
+      out += std::string("\\u") + kHex[cp >> 12] + kHex[(cp >> 8) & 15] + kHex[(cp >> 4) & 15] + kHex[cp & 15];
+    else
+      out.append(s.substr(i, len));
+    i += len;
   }
   return out;
 }

@@ -506,6 +506,21 @@ class Info(unittest.TestCase):
             self.assertIn("  note: bell\\x07\\x1b[31mred\n", p.stdout)
             self.assertNotIn("\x1b", p.stdout)
 
+    def test_info_escapes_c1_controls_and_bidi_overrides(self):
+        # A C1 control (U+0085 breaks a line, U+009B starts an escape sequence) or a bidi
+        # override/isolate/mark (it reorders what follows on the terminal) is written as \uXXXX.
+        convert = Path(CLI).with_name("softalign-convert")
+        src = SRC_DIR / "bahdanau"
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d) / "m.softalign"
+            c = subprocess.run([convert, src / "model.safetensors", "-o", out, "--meta",
+                                "note=a\u0085b\u009b31m \u202eevil\u202c \u2066x\u2069\u200f caf\u00e9"],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(c.returncode, 0, c.stderr)
+            p = run("info", str(out))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("  note: a\\u0085b\\u009b31m \\u202eevil\\u202c \\u2066x\\u2069\\u200f caf\u00e9\n", p.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()

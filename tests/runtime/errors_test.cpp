@@ -305,3 +305,22 @@ TEST_CASE("long inputs split at sentence ends, then clauses, then halves") {
   o.max_source_tokens = loc->config().max_src_len + 1;
   CHECK(Translator::prepare(loc, o, &tr).code() == StatusCode::kInvalidArgument);
 }
+
+TEST_CASE("escape_controls writes every character that moves or reorders a terminal's text as an escape") {
+  using internal::escape_controls;
+  // C0 controls and DEL.
+  CHECK(escape_controls("a\nb\tc\rd\x1b[31m\x7f") == "a\\nb\\tc\\rd\\x1b[31m\\x7f");
+  // C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F): U+0085 is a line break, U+009B a CSI.
+  CHECK(escape_controls("a\xc2\x85" "b\xc2\x9b" "31m\xc2\x80\xc2\x9f") == "a\\u0085b\\u009b31m\\u0080\\u009f");
+  // Bidirectional marks, embeddings, overrides and isolates; line and paragraph separators.
+  CHECK(escape_controls("x\xe2\x80\xae" "cod\xe2\x81\xa6" "y\xe2\x81\xa9\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c") ==
+        "x\\u202ecod\\u2066y\\u2069\\u200e\\u200f\\u061c");
+  CHECK(escape_controls("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad\xe2\x81\xa7\xe2\x81\xa8") ==
+        "\\u202a\\u202b\\u202c\\u202d\\u2067\\u2068");
+  CHECK(escape_controls("1\xe2\x80\xa8" "2\xe2\x80\xa9" "3") == "1\\u20282\\u20293");
+  // A byte that is not UTF-8 is written as its value (a lone 0x9b is a CSI to an 8-bit terminal).
+  CHECK(escape_controls("a\x9b" "b\xff\xc2") == "a\\x9bb\\xff\\xc2");
+  // Other text, ASCII or not, is unchanged; its neighbours of the escaped ranges too.
+  CHECK(escape_controls("caf\xc3\xa9 \xe2\x98\x83 \xc2\xa0 \xe2\x80\x8d \xe2\x80\xaf \xe2\x81\xaa \xf0\x9f\x98\x80 \\x") ==
+        "caf\xc3\xa9 \xe2\x98\x83 \xc2\xa0 \xe2\x80\x8d \xe2\x80\xaf \xe2\x81\xaa \xf0\x9f\x98\x80 \\x");
+}
