@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <numeric>
+#include <set>
 
 #include "copy_through.hpp"
 #include "protect.hpp"
@@ -75,12 +76,38 @@ SearchOptions merge(const SearchOptions& call, const SearchOptions& prepared) {
 std::size_t max_span_pieces(const internal::TranslatorImpl& impl) { return static_cast<std::size_t>(impl.S) - 1; }
 
 // A text target prefix becomes ids (in `ids`, which the options then view).
+// One with a character the target vocabulary lacks is refused: that would be
+// <unk>, which copy-through replaces with a source word, so the translation
+// would not begin with the prefix as typed.
 Status tokenise_prefix(const Model& model, SearchOptions* search, std::vector<int32_t>* ids) {
   if (search->target_prefix.empty()) return Status::Ok();
   if (!search->target_prefix_ids.empty())
     return Status(StatusCode::kInvalidArgument, "both target_prefix and target_prefix_ids are set: give one");
-  Status st = model.encode_target(search->target_prefix, ids);
+  const std::string& prefix = search->target_prefix;
+  Status st = model.encode_target(prefix, ids);
   if (!st.ok()) return Status(st.code(), "target prefix: " + st.message());
+  const int32_t unk = model.config().unk_id;
+  if (std::find(ids->begin(), ids->end(), unk) != ids->end()) {
+    // Name the characters (the prefix is valid UTF-8 here) that alone encode
+    // to <unk>: each distinct one encoded once, the first kNamed named.
+    constexpr std::size_t kNamed = 8;
+    std::set<std::string> seen;
+    std::string names;
+    std::size_t named = 0, i = 0;
+    std::vector<int32_t> one;
+    while (i < prefix.size() && named < kNamed) {
+      std::size_t len = 1;
+      while (i + len < prefix.size() && (static_cast<unsigned char>(prefix[i + len]) & 0xc0) == 0x80) ++len;
+      const std::string ch = prefix.substr(i, len);
+      i += len;
+      if (!seen.insert(ch).second) continue;
+      if (model.encode_target(ch, &one).ok() && std::find(one.begin(), one.end(), unk) != one.end())
+        names += (named++ == 0 ? "\"" : ", \"") + internal::escape_controls(ch) + "\"";
+    }
+    if (named == 0) names = "some of its characters";
+    else if (i < prefix.size()) names += ", ...";
+    return Status(StatusCode::kInvalidArgument, "target prefix: the target vocabulary lacks " + names);
+  }
   search->target_prefix.clear();
   search->target_prefix_ids = Span<const int32_t>(ids->data(), ids->size());
   return Status::Ok();

@@ -296,6 +296,16 @@ class EnsembleAndPrefix(unittest.TestCase):
             for h in json.loads(p.stdout)["hypotheses"]:
                 self.assertTrue(h["text"].startswith(prefix), (h["text"], prefix))
 
+    def test_a_prefix_the_vocabulary_cannot_write(self):
+        # U+2603 would be <unk>, which copy-through would replace with a source word: refused, named,
+        # and the bidi override in the message escaped.
+        p = run("translate", "-m", self.g.model, "--prefix", "le \u2603\u202e", "--beam", "1", *LEN,
+                self.g.sources[0])
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stdout, "\n")
+        self.assertEqual(p.stderr, 'softalign: error: line 1: invalid_argument: target prefix: the target '
+                                   'vocabulary lacks "\u2603", "\\u202e"\n')
+
     def test_incompatible_models_and_a_long_prefix(self):
         p = run("translate", "-m", self.g.model, "-m", str(BIN_DIR / "bahdanau_shared.f32.softalign"), "x")
         self.assertEqual(p.returncode, 2)

@@ -7,15 +7,19 @@
 //                    vtable (root, config, decoding, metadata, shortlist, each
 //                    tensor), every vector's and string's length prefix, the
 //                    tensors' offset vector, each tensor's name and shape, the
-//                    first 16 bytes of each SentencePiece model;
+//                    first 16 bytes of each SentencePiece model and the size
+//                    header of its normaliser table (precompiled_charsmap);
 //   sampled bytes  - positions spread over each tensor's data and scales, both
-//                    SentencePiece models and the shortlist's vectors.
+//                    SentencePiece models, their normaliser tables and the
+//                    shortlist's vectors.
 // Every dense byte is XORed with 0xFF and has each of its 8 bits flipped (9
 // cases); every sampled byte is XORed with 0xFF and has one bit flipped (2
 // cases); one element of each float tensor (f32/f16 data, int8 scales) is
-// also set to NaN and one to +Inf. Each mutated copy goes through
+// also set to NaN and one to +Inf, and sampled 4-byte units of each normaliser
+// table are set to 0x7FFFFFF0. Each mutated copy goes through
 // Model::load_from_bytes and, when it loads, Translator::prepare with the
-// model's defaults and the translation of one sentence (with attention).
+// model's defaults and the translation (with attention) of an ASCII sentence
+// and of one the normaliser rewrites (full-width, ligature, circled, CJK, emoji).
 //
 // Cases run in forked children, --batch (256) per child, so that every failing
 // case is listed, not just the first, and each case has a time budget
@@ -58,6 +62,7 @@
 #include <thread>
 #include <vector>
 
+#include "embedded_spm.hpp"
 #include "softalign/softalign.hpp"
 #include "softalign_format.h"
 
@@ -65,7 +70,8 @@ using namespace softalign;
 
 namespace {
 
-enum class Mut { kXorFF, kBit, kNaN32, kInf32, kNaN16, kInf16 };
+// kFarUnit: a 4-byte unit set to 0x7FFFFFF0 (a darts-clone offset or leaf value far outside the table).
+enum class Mut { kXorFF, kBit, kNaN32, kInf32, kNaN16, kInf16, kFarUnit };
 
 struct Case {
   std::string region;
@@ -83,6 +89,7 @@ std::string describe(const Case& c) {
     case Mut::kInf32: std::snprintf(buf, sizeof buf, "f32 +Inf"); break;
     case Mut::kNaN16: std::snprintf(buf, sizeof buf, "f16 NaN"); break;
     case Mut::kInf16: std::snprintf(buf, sizeof buf, "f16 +Inf"); break;
+    case Mut::kFarUnit: std::snprintf(buf, sizeof buf, "unit = 0x7ffffff0"); break;
   }
   return c.region + " @" + std::to_string(c.offset) + " " + buf;
 }
@@ -104,6 +111,11 @@ void apply(const Case& c, std::vector<uint8_t>* bytes) {
     }
     case Mut::kNaN16: p[0] = 0x00; p[1] = 0x7E; break;
     case Mut::kInf16: p[0] = 0x00; p[1] = 0x7C; break;
+    case Mut::kFarUnit: {
+      const uint32_t v = 0x7FFFFFF0u;
+      std::memcpy(p, &v, 4);
+      break;
+    }
   }
 }
 
@@ -223,6 +235,18 @@ class Planner {
     prefix(region, v);
     dense(region + " start", off(v->Data()), std::min<size_t>(16, v->size()));
     samples(region, off(v->Data()), v->size(), p_.spm_samples);
+    // Its normaliser tables, which SentencePiece reads by offsets taken from
+    // them: the size header densely, sampled bytes, and sampled units set far.
+    const std::string_view proto(reinterpret_cast<const char*>(v->Data()), v->size());
+    for (const auto& [begin, length] : internal::precompiled_charsmap_ranges(proto)) {
+      const std::string table = region + " normaliser table";
+      dense(table + " size header", off(v->Data()) + begin, 4);
+      samples(table, off(v->Data()) + begin + 4, length - 4, p_.spm_samples);
+      const size_t units = (length - 4) / 4;
+      for (int i = 0; i < p_.spm_samples && units > 0; ++i)
+        special_.push_back(Case{table + " unit", off(v->Data()) + begin + 4 + 4 * (units * i / p_.spm_samples),
+                                Mut::kFarUnit, 0});
+    }
   }
 
   const uint8_t* buf_;
@@ -249,10 +273,17 @@ int run_case(const std::vector<uint8_t>& bytes, bool verbose) {
   SearchOptions so;
   so.return_attention = true;
   TranslationResult r;
-  st = tr->translate("This is a small test of the translation.", so, &r);
-  if (verbose) {
-    std::fprintf(stderr, "translate: %s\n", st.to_string().c_str());
-    if (st.ok() && !r.hypotheses.empty()) std::fprintf(stderr, "text: %s\n", r.hypotheses[0].text.c_str());
+  // ASCII, then text the normaliser rewrites: full-width forms, a ligature,
+  // circled and enclosed forms, a compatibility unit, combining marks, CJK, emoji.
+  for (const char* text : {"This is a small test of the translation.",
+                           "\xEF\xBC\xA1\xEF\xBC\xA2\xEF\xBC\xA3 \xEF\xAC\x81le \xE2\x91\xA0 \xE2\x92\xB6 "
+                           "\xE3\x8E\x8F cafe\xCC\x81 \xE4\xB8\xAD\xE6\x96\x87 \xF0\x9F\x98\x80"}) {
+    st = tr->translate(text, so, &r);
+    if (verbose) {
+      std::fprintf(stderr, "translate: %s\n", st.to_string().c_str());
+      if (st.ok() && !r.hypotheses.empty()) std::fprintf(stderr, "text: %s\n", r.hypotheses[0].text.c_str());
+    }
+    if (!st.ok()) break;
   }
   return st.ok() ? kTranslated : kTranslateError;
 }

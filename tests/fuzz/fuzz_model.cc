@@ -1,6 +1,6 @@
 // Fuzz target: a whole model file from bytes. Model::load_from_bytes, then,
-// when it loads, prepare (bounded options, see below), translate one sentence
-// with and without attention/alignments, translate_ids, decode_target and (for
+// when it loads, prepare (bounded options, see below), translate an ASCII and a
+// non-ASCII sentence, one with and without attention/alignments, translate_ids, decode_target and (for
 // small vocabularies) force_decode. Every outcome must be a Status or a
 // translation: a crash, an abort, a sanitizer report, a timeout or an
 // out-of-memory is a finding. Seeds: every golden model in every precision
@@ -37,6 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   TranslationResult r;
   (void)tr->translate("This is a test.", &r);
+  // Text the normaliser rewrites (full-width, ligature, circled, combining, CJK, emoji).
+  (void)tr->translate("\xEF\xBC\xA1\xEF\xBC\xA2 \xEF\xAC\x81le \xE2\x91\xA0 cafe\xCC\x81 \xE4\xB8\xAD\xE6\x96\x87 \xF0\x9F\x98\x80", &r);
   SearchOptions so;
   so.beam_size = 1;
   so.return_alignment = true;

@@ -8,6 +8,7 @@
 
 #include "golden_util.hpp"
 #include "protect.hpp"
+#include "shipped_model.hpp"
 #include "text.hpp"
 
 using namespace softalign;
@@ -323,4 +324,29 @@ TEST_CASE("escape_controls writes every character that moves or reorders a termi
   // Other text, ASCII or not, is unchanged; its neighbours of the escaped ranges too.
   CHECK(escape_controls("caf\xc3\xa9 \xe2\x98\x83 \xc2\xa0 \xe2\x80\x8d \xe2\x80\xaf \xe2\x81\xaa \xf0\x9f\x98\x80 \\x") ==
         "caf\xc3\xa9 \xe2\x98\x83 \xc2\xa0 \xe2\x80\x8d \xe2\x80\xaf \xe2\x81\xaa \xf0\x9f\x98\x80 \\x");
+}
+
+TEST_CASE("a target prefix with characters the target vocabulary lacks is refused, naming them") {
+  // Each would be <unk>, which copy-through replaces with a source word: the
+  // translation would not begin with the prefix as typed.
+  const auto model = golden::shipped_en_fr();
+  std::unique_ptr<Translator> tr;
+  REQUIRE(Translator::prepare(model, TranslatorOptions{}, &tr).ok());
+  TranslationResult r;
+  SearchOptions so;
+  so.target_prefix = "Un \xe2\x98\x83 et \xe2\x99\x9e \xe2\x98\x83";  // U+2603 SNOWMAN, U+265E BLACK CHESS KNIGHT
+  Status st = tr->translate("A snowman and a knight.", so, &r);
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK_MESSAGE(st.message() == "target prefix: the target vocabulary lacks \"\xe2\x98\x83\", \"\xe2\x99\x9e\"",
+                st.message());
+  // In a batch too; a NUL is a character like any other, escaped in the message.
+  so.target_prefix = std::string("Un\0", 3);
+  std::vector<TranslationResult> rs;
+  st = tr->translate_batch({"A snowman.", "Open file"}, so, &rs);
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK_MESSAGE(st.message() == "target prefix: the target vocabulary lacks \"\\x00\"", st.message());
+  // A prefix the vocabulary covers begins the translation.
+  so.target_prefix = "Un bonhomme";
+  REQUIRE(tr->translate("A snowman.", so, &r).ok());
+  CHECK_MESSAGE(r.hypotheses[0].text.rfind("Un bonhomme", 0) == 0, r.hypotheses[0].text);
 }

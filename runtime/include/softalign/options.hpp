@@ -35,10 +35,12 @@ struct SearchOptions {
   // other piece's, its pieces are part of the result's ids, text and
   // attention rows, and the length penalty counts them. It must be shorter
   // than the source's max target length (max_len_a/b, EOS included), else
-  // kInvalidArgument. A call with a prefix decodes over the whole vocabulary
-  // (no shortlist). Either field, not both; empty: no prefix. translate()
-  // does not split a long source that has a prefix (kInputTooLong), and an
-  // empty source still gives one empty hypothesis.
+  // kInvalidArgument; so is a text prefix with a character the target
+  // vocabulary lacks (it would be <unk>, which copy-through replaces; the
+  // message names the characters). A call with a prefix decodes over the
+  // whole vocabulary (no shortlist). Either field, not both; empty: no
+  // prefix. translate() does not split a long source that has a prefix
+  // (kInputTooLong), and an empty source still gives one empty hypothesis.
   std::string target_prefix;  // text, tokenised with the target SentencePiece model (translate, translate_batch)
   Span<const int32_t> target_prefix_ids;  // target ids, no BOS/EOS, read during the call (every call)
 };
