@@ -124,6 +124,8 @@ Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& 
   options.search.max_len_a = s.max_len_a;
   options.search.max_len_b = s.max_len_b;
 
+  // The lookup reads the name as a C string: a NUL would cut it ("\0bogus" was "", the default set).
+  if (opts.kernels.find('\0') != std::string::npos) return bad("kernels holds a NUL character");
   k = kernels::select_kernels(opts.kernels.c_str());
   if (k == nullptr)
     return bad("unknown or unsupported kernel set \"" + std::string(kernels::requested_kernels(opts.kernels.c_str())) +

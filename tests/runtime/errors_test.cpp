@@ -142,6 +142,9 @@ TEST_CASE("bad translator options") {
   Status bad_set = prepare([](TranslatorOptions& o) { o.kernels = "no-such-isa"; });
   CHECK(bad_set.code() == StatusCode::kInvalidArgument);
   CHECK(bad_set.message().find("\"no-such-isa\" (options.kernels)") != std::string::npos);
+  // A NUL is refused, not an end of the name ("\0bogus" gave the default set).
+  CHECK(prepare([](TranslatorOptions& o) { o.kernels = std::string("\0bogus", 6); }).code() ==
+        StatusCode::kInvalidArgument);
   CHECK(Translator::prepare(nullptr, {}, &tr).code() == StatusCode::kInvalidArgument);
 }
 
