@@ -7,7 +7,7 @@
 //   model = softalign.Model.load("models/en-fr/en-fr.int8.softalign")
 //   tr = softalign.Translator(model, beam=4, threads=1)
 //   tr.translate("A simple text editor.")            # -> str
-//   tr.translate(["One.", "Two."])                    # -> list[str]
+//   tr.translate(["One.", "Two."])                    # -> list[str] (a failed item: a softalign.Error)
 //   r = tr.translate_nbest("One.", nbest=4, attention=True)  # -> Result
 //   r.hypotheses[0].text, .score, .attention (rows x source pieces + EOS)
 //   softalign.Translator([model_a, model_b])          # an ensemble
@@ -36,6 +36,12 @@ struct StatusError : std::runtime_error {
 void check(const softalign::Status& st) {
   if (!st.ok()) throw StatusError(st.to_string());
 }
+
+// softalign.Error (set when the module is made; the module keeps it alive).
+py::handle g_error_type;
+
+// A softalign.Error for a failed item of a list: returned in its place, not raised.
+py::object error_object(const softalign::Status& st) { return g_error_type(st.to_string()); }
 
 struct PyModel {
   std::shared_ptr<const softalign::Model> model;
@@ -123,21 +129,42 @@ std::vector<std::string> texts_of(const py::object& input) {
   throw py::type_error("text must be a str or a list of str");
 }
 
-// The results for `input`, a str (one result; *single set) or a list of str
-// (one each, in order), translated without the GIL, one thread at a time.
-std::vector<softalign::TranslationResult> translate_input(PyTranslator& pt, const py::object& input,
-                                                          const softalign::SearchOptions& s, bool* single) {
-  *single = py::isinstance<py::str>(input);
-  std::vector<std::string> texts = *single ? std::vector<std::string>{input.cast<std::string>()} : texts_of(input);
-  std::vector<softalign::TranslationResult> rs(*single ? 1 : 0);
-  softalign::Status st;
+// The results for `input`, a str (one) or a list of str (one each, in
+// order), translated without the GIL, one thread at a time.
+struct Outcome {
+  bool single = false;  // `input` was a str
+  std::vector<softalign::TranslationResult> results;
+  std::vector<softalign::Status> status;  // of each item; a failed list item gives a softalign.Error
+};
+
+// A str's failure raises, and so does a list's when the call itself is wrong
+// (its search options or prefix); a list item that fails (too long, ...) costs
+// only itself.
+Outcome translate_input(PyTranslator& pt, const py::object& input, const softalign::SearchOptions& s) {
+  Outcome o;
+  o.single = py::isinstance<py::str>(input);
+  std::vector<std::string> texts = o.single ? std::vector<std::string>{input.cast<std::string>()} : texts_of(input);
+  o.results.resize(texts.size());
+  o.status.resize(texts.size());
+  softalign::Status call;
   {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(pt.mutex);
-    st = *single ? pt.translator->translate(texts[0], s, &rs[0]) : pt.translator->translate_batch(texts, s, &rs);
+    if (o.single) {
+      call = pt.translator->translate(texts[0], s, &o.results[0]);
+    } else if (!pt.translator->translate_batch(texts, s, &o.results).ok()) {
+      // translate_batch fails as a whole. It checks the call before any
+      // sentence, so an empty list tells a wrong call (raised) from a bad
+      // item; then the items go one by one, each with its own status.
+      std::vector<softalign::TranslationResult> none;
+      call = pt.translator->translate_batch({}, s, &none);
+      o.results.assign(texts.size(), {});
+      for (std::size_t i = 0; call.ok() && i < texts.size(); ++i)
+        o.status[i] = pt.translator->translate(texts[i], s, &o.results[i]);
+    }
   }
-  check(st);
-  return rs;
+  check(call);
+  return o;
 }
 
 std::string best_text(const softalign::TranslationResult& r) {
@@ -149,7 +176,7 @@ std::string best_text(const softalign::TranslationResult& r) {
 PYBIND11_MODULE(softalign, m) {
   m.doc() = "softalign: offline translation with attention RNN models (Bahdanau 2014, Luong 2015)";
   m.attr("__version__") = softalign::version();
-  py::register_exception<StatusError>(m, "Error", PyExc_RuntimeError);
+  g_error_type = py::register_exception<StatusError>(m, "Error", PyExc_RuntimeError);
 
   py::class_<softalign::Hypothesis>(m, "Hypothesis")
       .def_readonly("text", &softalign::Hypothesis::text)
@@ -200,6 +227,8 @@ PYBIND11_MODULE(softalign, m) {
       .def_static(
           "load",
           [](const std::string& path) {
+            // Opened as a C string: a NUL would end it there ("a\0b" opened "a").
+            if (path.find('\0') != std::string::npos) throw py::value_error("path holds a NUL character");
             auto pm = std::make_unique<PyModel>();
             softalign::Status st;
             {
@@ -209,7 +238,7 @@ PYBIND11_MODULE(softalign, m) {
             check(st);
             return pm;
           },
-          py::arg("path"), "Memory-maps and verifies a .softalign file.")
+          py::arg("path"), "Memory-maps and verifies a .softalign file (a path with a NUL: ValueError).")
       .def_static(
           "from_bytes",
           [](py::bytes data) {
@@ -292,29 +321,35 @@ PYBIND11_MODULE(softalign, m) {
            py::arg("model"), py::kw_only(), py::arg("beam") = py::none(), py::arg("nbest") = py::none(),
            py::arg("alpha") = py::none(), py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(),
            py::arg("max_len_b") = py::none(), py::arg("threads") = 1, py::arg("max_source_tokens") = 0,
-           py::arg("use_shortlist") = true, py::arg("kernels") = "", py::arg("split_long_input") = false,
+           py::arg("use_shortlist") = true, py::arg("kernels") = "", py::arg("split_long_input") = true,
            py::arg("replace_invalid_utf8") = false, py::arg("copy_through") = true, py::arg("device") = "cpu",
            py::arg("max_batch") = 1,
            "model: a Model, or a list of Models sharing the target vocabulary (an ensemble: their log-probabilities "
            "averaged at each step). Unset search options take the (first) model's defaults; beam and the max_len_* "
            "fix the memory reserved. device: \"cpu\" (the default), \"auto\" (a Vulkan GPU if there is one, else "
-           "the CPU) or \"vulkan\". max_batch: how many sentences of a list are decoded together (1: one by one).")
+           "the CPU) or \"vulkan\". max_batch: how many sentences of a list are decoded together (1: one by one). "
+           "split_long_input: a source longer than max_source_tokens pieces (0: the model's) is split at sentence "
+           "ends, else clause punctuation, else in halves, and the parts' translations joined (the default, as "
+           "in C++, C and the CLI); False: it is an input_too_long error.")
       .def(
           "translate",
           [](PyTranslator& pt, py::object input, std::optional<int> beam, std::optional<float> alpha,
              std::optional<float> beta, std::optional<float> max_len_a,
              std::optional<float> max_len_b) -> py::object {
             softalign::SearchOptions s = search_options(beam, 1, alpha, beta, max_len_a, max_len_b);
-            bool single = false;
-            const std::vector<softalign::TranslationResult> rs = translate_input(pt, input, s, &single);
-            if (single) return py::str(best_text(rs[0]));
+            const Outcome o = translate_input(pt, input, s);
+            if (o.single) return py::str(best_text(o.results[0]));
             py::list out;
-            for (const auto& r : rs) out.append(py::str(best_text(r)));
+            for (std::size_t i = 0; i < o.results.size(); ++i)
+              out.append(o.status[i].ok() ? py::str(best_text(o.results[i])) : error_object(o.status[i]));
             return std::move(out);
           },
           py::arg("text"), py::kw_only(), py::arg("beam") = py::none(), py::arg("alpha") = py::none(),
           py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(), py::arg("max_len_b") = py::none(),
-          "The best translation of a str (-> str) or of each str of a list (-> list[str], in order).")
+          "The best translation of a str (-> str) or of each str of a list (-> list, in order). A str that "
+          "fails raises softalign.Error; in a list, an item that fails (e.g. input_too_long) gives a "
+          "softalign.Error (not raised) in its place and the others their translations, while an error of the "
+          "call itself (a beam over the prepared one) raises.")
       .def(
           "translate_nbest",
           [](PyTranslator& pt, py::object input, std::optional<int> nbest, std::optional<int> beam,
@@ -324,16 +359,19 @@ PYBIND11_MODULE(softalign, m) {
             s.return_attention = attention;
             s.return_alignment = alignment;
             s.target_prefix = prefix;
-            bool single = false;
-            std::vector<softalign::TranslationResult> rs = translate_input(pt, input, s, &single);
-            if (single) return py::cast(std::move(rs[0]));
-            return py::cast(std::move(rs));
+            Outcome o = translate_input(pt, input, s);
+            if (o.single) return py::cast(std::move(o.results[0]));
+            py::list out;
+            for (std::size_t i = 0; i < o.results.size(); ++i)
+              out.append(o.status[i].ok() ? py::cast(std::move(o.results[i])) : error_object(o.status[i]));
+            return std::move(out);
           },
           py::arg("text"), py::kw_only(), py::arg("nbest") = py::none(), py::arg("beam") = py::none(),
           py::arg("alpha") = py::none(), py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(),
           py::arg("max_len_b") = py::none(), py::arg("attention") = false, py::arg("alignment") = false,
           py::arg("prefix") = "",
-          "A Result (or a list of them for a list): the n-best hypotheses with scores, pieces, ids and, "
+          "A Result (or a list of them for a list, where an item that fails gives a softalign.Error in its place, "
+          "as in translate): the n-best hypotheses with scores, pieces, ids and, "
           "on request, attention (soft alignment) and hard alignments. prefix: a target text every hypothesis "
           "starts with (interactive completion; its log-probabilities count in the scores).")
       .def_property_readonly("model", [](const PyTranslator& pt) { return PyModel{pt.models[0]}; })

@@ -5,7 +5,8 @@
   rows equal PyTorch's;
 - the shipped models: the exact outputs of tests/models/*.expected.tsv (the
   CLI's), greedy and beam 4, one sentence at a time and as a list;
-- the GIL is released while translating; errors are softalign.Error.
+- the GIL is released while translating; errors are softalign.Error (in a
+  list, each failed item's in its place).
 
 ctest sets PYTHONPATH to the module's build folder, SOFTALIGN_GOLDEN_BIN_DIR,
 and SOFTALIGN_BINDINGS_REQUIRED=1 (a missing module then fails instead of skipping).
@@ -135,6 +136,45 @@ def test_model_properties_and_errors():
         tr.translate("x", beam=8)  # more than prepared
     with pytest.raises(TypeError):
         tr.translate(42)
+
+
+def test_long_input_is_split_by_default_and_a_list_fails_item_by_item():
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    long = " ".join(["A simple text editor."] * 60)  # 301 pieces, over max_source_tokens (128)
+    # Split by default, like the C++, C and CLI defaults (TranslatorOptions::long_input).
+    assert softalign.Translator(model, beam=1).translate(long)
+    strict = softalign.Translator(model, beam=1, split_long_input=False)
+    with pytest.raises(softalign.Error, match="input_too_long"):
+        strict.translate(long)  # a str raises
+    # In a list, the item that fails gives a softalign.Error in its place; the others their results.
+    good = ["Open file", "A simple text editor."]
+    out = strict.translate([good[0], long, good[1]])
+    assert isinstance(out[1], softalign.Error) and str(out[1]).startswith("input_too_long: ")
+    assert [out[0], out[2]] == strict.translate(good)
+    nbest = strict.translate_nbest([good[0], long, good[1]], nbest=1)
+    assert isinstance(nbest[1], softalign.Error) and str(nbest[1]).startswith("input_too_long: ")
+    assert [nbest[0].text, nbest[2].text] == [out[0], out[2]]
+    # An error of the call itself (a beam over the prepared one) still raises.
+    with pytest.raises(softalign.Error, match="invalid_argument"):
+        strict.translate(good + [long], beam=8)
+
+
+def test_nul_in_names_is_refused_and_kept_in_text():
+    path = os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign")
+    # A path or an option name with a NUL: refused, not cut at the NUL (which loaded `path`).
+    with pytest.raises(ValueError, match="path"):
+        softalign.Model.load(path + "\x00.other")
+    model = softalign.Model.load(path)
+    with pytest.raises(softalign.Error, match="invalid_argument: kernels"):
+        softalign.Translator(model, kernels="\x00bogus")  # was the default kernels
+    with pytest.raises(softalign.Error, match="invalid_argument: device"):
+        softalign.Translator(model, device="cpu\x00x")
+    # In text a NUL is a character: passed whole, not an end.
+    assert model.encode("Open\x00 file")[1] == ["\u2581Open", "\x00", "\u2581file"]
+    tr = softalign.Translator(model, beam=1)
+    assert tr.translate("Open\x00 file") != tr.translate("Open")
+    with pytest.raises(softalign.Error, match=r'lacks "\\x00"'):  # <unk> in a prefix
+        tr.translate_nbest("Open file", prefix="Ouvrir\x00")
 
 
 def test_device_choice():
