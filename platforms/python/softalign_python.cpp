@@ -150,18 +150,8 @@ Outcome translate_input(PyTranslator& pt, const py::object& input, const softali
   {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(pt.mutex);
-    if (o.single) {
-      call = pt.translator->translate(texts[0], s, &o.results[0]);
-    } else if (!pt.translator->translate_batch(texts, s, &o.results).ok()) {
-      // translate_batch fails as a whole. It checks the call before any
-      // sentence, so an empty list tells a wrong call (raised) from a bad
-      // item; then the items go one by one, each with its own status.
-      std::vector<softalign::TranslationResult> none;
-      call = pt.translator->translate_batch({}, s, &none);
-      o.results.assign(texts.size(), {});
-      for (std::size_t i = 0; call.ok() && i < texts.size(); ++i)
-        o.status[i] = pt.translator->translate(texts[i], s, &o.results[i]);
-    }
+    call = o.single ? pt.translator->translate(texts[0], s, &o.results[0])
+                    : pt.translator->translate_batch(texts, s, &o.results, &o.status);
   }
   check(call);
   return o;

@@ -381,6 +381,9 @@ Status Model::load(const std::string& path, std::shared_ptr<const Model>* out) {
 Status Model::load(const std::string& path, LoadMode mode, std::shared_ptr<const Model>* out) {
   return internal::guarded([&]() -> Status {
     if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
+    // open() would stop at the NUL and open another file.
+    if (path.find('\0') != std::string::npos)
+      return Status(StatusCode::kInvalidArgument, "the model path holds a NUL byte");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       const int e = errno;

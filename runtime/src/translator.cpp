@@ -290,14 +290,32 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, std::v
   return translate_batch(texts, impl_->options.search, out);
 }
 
-Status Translator::translate_batch(const std::vector<std::string>& texts, const SearchOptions& search_in,
+Status Translator::translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
                                    std::vector<TranslationResult>* out) {
   return internal::guarded([&]() -> Status {
     if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
+    std::vector<TranslationResult> results;
+    std::vector<Status> status;
+    Status st = translate_batch(texts, search, &results, &status);
+    if (!st.ok()) return st;
+    for (std::size_t i = 0; i < texts.size(); ++i)
+      if (!status[i].ok()) return Status(status[i].code(), "sentence " + std::to_string(i) + ": " + status[i].message());
+    *out = std::move(results);
+    return Status::Ok();
+  });
+}
+
+Status Translator::translate_batch(const std::vector<std::string>& texts, const SearchOptions& search_in,
+                                   std::vector<TranslationResult>* out, std::vector<Status>* item_status) {
+  return internal::guarded([&]() -> Status {
+    if (out == nullptr || item_status == nullptr) return Status(StatusCode::kInvalidArgument, "out or status is null");
     SearchOptions search = merge(search_in, impl_->options.search);
     std::vector<int32_t> prefix;
     Status prefix_st = tokenise_prefix(*impl_->model, &search, &prefix);
     if (!prefix_st.ok()) return prefix_st;
+    internal::Search resolved;  // the call's options, checked before any sentence
+    Status search_st = impl_->resolve(search, &resolved);
+    if (!search_st.ok()) return search_st;
     // Tokenise everything, then translate in order of source length, so that
     // the sentences decoded together have similar lengths.
     struct Item {
@@ -315,7 +333,10 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
         continue;
       Status st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &items[i].ids,
                                             &items[i].pieces, &items[i].plan, max_span_pieces(*impl_));
-      if (!st.ok()) return Status(st.code(), "sentence " + std::to_string(i) + ": " + st.message());
+      if (!st.ok()) {
+        items[i] = Item();  // through translate()'s path, which reports the error
+        continue;
+      }
       items[i].direct = items[i].ids.size() <= static_cast<std::size_t>(impl_->S);
     }
     std::vector<std::size_t> order(texts.size());
@@ -331,9 +352,6 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
     // calling one and, with threads > 1, the workers on the thread pool (whose
     // threads then run one translator each, so this one's intra-sentence
     // splitting is off meanwhile: the pool cannot be entered twice).
-    internal::Search resolved;
-    Status search_st = impl_->resolve(search, &resolved);
-    if (!search_st.ok()) return search_st;
     std::vector<std::pair<std::size_t, std::size_t>> batches;  // [begin, end) of `order`
     for (std::size_t i = 0; i < order.size();) {
       std::size_t e = i + 1;
@@ -398,8 +416,9 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
       work(&shared, 0);
     }
     for (std::size_t i = 0; i < texts.size(); ++i)
-      if (!status[i].ok()) return Status(status[i].code(), "sentence " + std::to_string(i) + ": " + status[i].message());
+      if (!status[i].ok()) results[i] = TranslationResult();
     *out = std::move(results);
+    *item_status = std::move(status);
     return Status::Ok();
   });
 }

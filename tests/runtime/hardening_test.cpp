@@ -292,3 +292,11 @@ TEST_CASE("a model loaded with LoadMode::kCopy survives its file being truncated
   CHECK(Model::load(copy.string(), LoadMode::kCopy, &again).code() == StatusCode::kInvalidModel);
   golden::fs::remove(copy);
 }
+
+TEST_CASE("a model path holding a NUL byte is refused, not cut at the NUL") {
+  // "/dir/file\0junk" opened "/dir/file" before.
+  std::shared_ptr<const Model> m;
+  const std::string path = shipped_model().string() + std::string(1, '\0') + "junk";
+  for (const LoadMode mode : {LoadMode::kMap, LoadMode::kCopy})
+    CHECK(Model::load(path, mode, &m).code() == StatusCode::kInvalidArgument);
+}

@@ -86,6 +86,21 @@ TEST_CASE("a line over max_line_bytes is refused with kInputTooLong, alone and i
   CHECK(bst.code() == StatusCode::kInputTooLong);
   CHECK(bst.message().find("sentence 1") != std::string::npos);
   CHECK(TranslatorOptions().max_line_bytes == std::size_t{1} << 20);
+  // With per-sentence statuses the other sentences are translated.
+  std::vector<Status> status;
+  REQUIRE(tr->translate_batch({"Open file", std::string(100, 'b'), "Save"}, {}, &rs, &status).ok());
+  REQUIRE(rs.size() == 3);
+  REQUIRE(status.size() == 3);
+  CHECK(status[0].ok());
+  CHECK(status[1].code() == StatusCode::kInputTooLong);
+  CHECK(status[2].ok());
+  CHECK(!rs[0].hypotheses.at(0).text.empty());
+  CHECK(rs[1].hypotheses.empty());
+  CHECK(!rs[2].hypotheses.at(0).text.empty());
+  // An error of the call itself is returned, not spread over the sentences.
+  SearchOptions too_wide;
+  too_wide.beam_size = 1000;
+  CHECK(tr->translate_batch({"Open file"}, too_wide, &rs, &status).code() == StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("a protected span longer than the model can take is put back whole") {

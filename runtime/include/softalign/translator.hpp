@@ -77,6 +77,12 @@ class Translator {
   SOFTALIGN_API Status translate_batch(const std::vector<std::string>& texts, std::vector<TranslationResult>* out);
   SOFTALIGN_API Status translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
                                        std::vector<TranslationResult>* out);
+  // The same, but a sentence that fails does not fail the others: its Status
+  // goes into (*status)[i] and its result stays empty, while the call returns
+  // Ok; an error of the call itself (null arguments, search options, target
+  // prefix) is returned as above, with no result.
+  SOFTALIGN_API Status translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
+                                       std::vector<TranslationResult>* out, std::vector<Status>* status);
 
   // The numeric core, allocation-free. `source` are source ids ending with the
   // model's EOS (1 <= size <= max_source_tokens, else kInputTooLong; ids
