@@ -32,6 +32,8 @@ struct TranslateArgs {
   bool verbose = false;
   std::string device = "cpu";
   bool no_shortlist = false;
+  std::size_t max_line_bytes = 0;  // 0: the library's default
+  bool copy_model = false;
   bool copy_through = false, no_copy_through = false;  // --copy-through: the default, said explicitly
   std::string kernels;
   // Options given on the command line (the others keep the model's defaults).
@@ -85,23 +87,36 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+// Reads the next line of `in` (without its '\n') into `line`, keeping its
+// first `keep` bytes and skipping the rest; false at the end of the input.
+bool read_line(std::istream& in, std::size_t keep, std::string* line) {
+  line->clear();
+  std::streambuf* buf = in.rdbuf();
+  bool any = false;
+  for (int c; (c = buf->sbumpc()) != std::char_traits<char>::eof();) {
+    any = true;
+    if (c == '\n') return true;
+    if (line->size() < keep) line->push_back(static_cast<char>(c));
+  }
+  return any;
+}
+
 struct LineResult {
   Status status;
   TranslationResult result;
 };
 
-// Translates lines [begin, end) with one translator into out[begin, end): as
-// one batch, or line by line when the batch fails, so a bad line costs only itself.
+// Translates lines [begin, end) with one translator into out[begin, end), as
+// one batch with a status per line, so a bad line costs only itself.
 void translate_range(Translator& tr, const SearchOptions& search, const std::vector<std::string>& lines,
                      std::size_t begin, std::size_t end, std::vector<LineResult>& out) {
   try {
     const std::vector<std::string> chunk(lines.begin() + begin, lines.begin() + end);
     std::vector<TranslationResult> results;
-    if (tr.translate_batch(chunk, search, &results).ok() && results.size() == chunk.size()) {
-      for (std::size_t i = 0; i < chunk.size(); ++i) out[begin + i] = {Status::Ok(), std::move(results[i])};
-      return;
-    }
-    for (std::size_t i = begin; i < end; ++i) out[i].status = tr.translate(lines[i], search, &out[i].result);
+    std::vector<Status> status;
+    const Status call = tr.translate_batch(chunk, search, &results, &status);
+    for (std::size_t i = 0; i < chunk.size(); ++i)
+      out[begin + i] = call.ok() ? LineResult{status[i], std::move(results[i])} : LineResult{call, {}};
   } catch (const std::exception& e) {  // e.g. out of memory, in a worker thread
     for (std::size_t i = begin; i < end; ++i) out[i].status = Status(StatusCode::kInternal, e.what());
   }
@@ -168,7 +183,8 @@ int run(const TranslateArgs& a) {
   const Clock::time_point t_load = Clock::now();
   std::vector<std::shared_ptr<const Model>> models(a.models.size());
   Status st;
-  for (std::size_t i = 0; i < models.size() && st.ok(); ++i) st = Model::load(a.models[i], &models[i]);
+  for (std::size_t i = 0; i < models.size() && st.ok(); ++i)
+    st = Model::load(a.models[i], a.copy_model ? LoadMode::kCopy : LoadMode::kMap, &models[i]);
   const double load_ms = ms_since(t_load);
   if (!st.ok()) {
     error(st.to_string());
@@ -205,6 +221,7 @@ int run(const TranslateArgs& a) {
   const std::size_t share = (static_cast<std::size_t>(a.batch) + a.workers - 1) / a.workers;
   options.max_batch = together ? static_cast<int>(std::min<std::size_t>(share, TranslatorOptions::kMaxBatch)) : 1;
   options.copy_through = !a.no_copy_through;
+  if (a.max_line_bytes > 0) options.max_line_bytes = a.max_line_bytes;
   // One translator per worker; they share the models.
   const Clock::time_point t_prepare = Clock::now();
   std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
@@ -254,8 +271,11 @@ int run(const TranslateArgs& a) {
       if (lines.size() == static_cast<std::size_t>(a.batch)) flush_batch();
     }
   } else {
+    // A line is kept up to one byte over max_line_bytes (the translator then
+    // refuses it, as for any caller), so memory stays bounded whatever the input.
+    const std::size_t keep = translators[0]->options().max_line_bytes + 2;  // + a CR
     std::string line;
-    while (std::getline(std::cin, line)) {
+    while (read_line(std::cin, keep, &line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF input
       lines.push_back(std::move(line));
       if (lines.size() == static_cast<std::size_t>(a.batch)) flush_batch();
@@ -333,6 +353,11 @@ std::function<int()> add_translate_command(CLI::App& app) {
                 "then clause punctuation, then in halves) and joining the translations")
       ->excludes(split_opt);
   cmd->add_flag("--replace-invalid-utf8", a->replace_utf8, "Replace invalid UTF-8 bytes instead of failing");
+  cmd->add_option("--max-line-bytes", a->max_line_bytes,
+                  "Longest line translated, in bytes (default 1 MiB); a longer one fails (bounded memory)")
+      ->check(at_least(1));
+  cmd->add_flag("--copy-model", a->copy_model,
+                "Read the model files into memory instead of mapping them (they may then change meanwhile)");
   cmd->add_flag("--stats", a->stats, "At the end, print lines/s, target pieces/s and load time on stderr");
   cmd->add_flag("--verbose", a->verbose, "Print the backend in use and why on stderr");
   cmd->add_option("--device", a->device,

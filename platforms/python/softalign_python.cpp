@@ -216,19 +216,23 @@ PYBIND11_MODULE(softalign, m) {
   py::class_<PyModel>(m, "Model", "An immutable loaded model; share it between translators and threads.")
       .def_static(
           "load",
-          [](const std::string& path) {
+          [](const std::string& path, bool copy) {
             // Opened as a C string: a NUL would end it there ("a\0b" opened "a").
             if (path.find('\0') != std::string::npos) throw py::value_error("path holds a NUL character");
             auto pm = std::make_unique<PyModel>();
             softalign::Status st;
             {
               py::gil_scoped_release release;
-              st = softalign::Model::load(path, &pm->model);
+              st = softalign::Model::load(path, copy ? softalign::LoadMode::kCopy : softalign::LoadMode::kMap,
+                                          &pm->model);
             }
             check(st);
             return pm;
           },
-          py::arg("path"), "Memory-maps and verifies a .softalign file (a path with a NUL: ValueError).")
+          py::arg("path"), py::kw_only(), py::arg("copy") = false,
+          "Memory-maps and verifies a .softalign file (a path with a NUL: ValueError); the file must then stay "
+          "unchanged (replace it by renaming a new file over it). copy=True reads it into memory instead: the file "
+          "may then change, for its size in memory.")
       .def_static(
           "from_bytes",
           [](py::bytes data) {
@@ -282,7 +286,7 @@ PYBIND11_MODULE(softalign, m) {
                        std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
                        std::optional<float> max_len_b, int threads, int max_source_tokens, bool use_shortlist,
                        const std::string& kernels, bool split_long_input, bool replace_invalid_utf8,
-                       bool copy_through, const std::string& device, int max_batch) {
+                       bool copy_through, const std::string& device, int max_batch, std::size_t max_line_bytes) {
              auto pt = std::make_unique<PyTranslator>();
              pt->models = models_of(model);
              softalign::TranslatorOptions o;
@@ -300,6 +304,7 @@ PYBIND11_MODULE(softalign, m) {
                                                    : softalign::InvalidUtf8Policy::kError;
              o.copy_through = copy_through;
              o.max_batch = max_batch;
+             if (max_line_bytes != 0) o.max_line_bytes = max_line_bytes;
              softalign::Status st;
              {
                py::gil_scoped_release release;
@@ -313,14 +318,15 @@ PYBIND11_MODULE(softalign, m) {
            py::arg("max_len_b") = py::none(), py::arg("threads") = 1, py::arg("max_source_tokens") = 0,
            py::arg("use_shortlist") = true, py::arg("kernels") = "", py::arg("split_long_input") = true,
            py::arg("replace_invalid_utf8") = false, py::arg("copy_through") = true, py::arg("device") = "cpu",
-           py::arg("max_batch") = 1,
+           py::arg("max_batch") = 1, py::arg("max_line_bytes") = 0,
            "model: a Model, or a list of Models sharing the target vocabulary (an ensemble: their log-probabilities "
            "averaged at each step). Unset search options take the (first) model's defaults; beam and the max_len_* "
            "fix the memory reserved. device: \"cpu\" (the default), \"auto\" (a Vulkan GPU if there is one, else "
            "the CPU) or \"vulkan\". max_batch: how many sentences of a list are decoded together (1: one by one). "
            "split_long_input: a source longer than max_source_tokens pieces (0: the model's) is split at sentence "
            "ends, else clause punctuation, else in halves, and the parts' translations joined (the default, as "
-           "in C++, C and the CLI); False: it is an input_too_long error.")
+           "in C++, C and the CLI); False: it is an input_too_long error. max_line_bytes: the longest text one "
+           "translation takes, in bytes (0: the default, 1 MiB); a longer one is an input_too_long error.")
       .def(
           "translate",
           [](PyTranslator& pt, py::object input, std::optional<int> beam, std::optional<float> alpha,

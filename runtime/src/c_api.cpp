@@ -112,6 +112,7 @@ softalign::TranslatorOptions to_cpp(const softalign_translator_options& o) {
   t.use_shortlist = o.use_shortlist != 0;
   if (o.max_arena_bytes != 0) t.max_arena_bytes = static_cast<std::size_t>(o.max_arena_bytes);
   t.copy_through = o.copy_through != 0;
+  if (o.max_line_bytes != 0) t.max_line_bytes = static_cast<std::size_t>(o.max_line_bytes);
   return t;
 }
 
@@ -145,6 +146,17 @@ softalign_status softalign_model_load(const char* path, softalign_model** out) {
     if (path == nullptr) return null_arg("path");
     std::shared_ptr<const softalign::Model> m;
     Status st = softalign::Model::load(path, &m);
+    return load_common(st, std::move(m), out);
+  });
+}
+
+softalign_status softalign_model_load_copy(const char* path, softalign_model** out) {
+  return guarded([&] {
+    if (out == nullptr) return null_arg("out");
+    *out = nullptr;
+    if (path == nullptr) return null_arg("path");
+    std::shared_ptr<const softalign::Model> m;
+    Status st = softalign::Model::load(path, softalign::LoadMode::kCopy, &m);
     return load_common(st, std::move(m), out);
   });
 }

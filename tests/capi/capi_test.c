@@ -299,6 +299,27 @@ static void test_bad_files(const char* model_path) {
   softalign_model_free(m);
   m = NULL;
 
+  /* Read into memory: the file may change afterwards; max_line_bytes bounds the text. */
+  CHECK(softalign_model_load_copy(NULL, &m) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_model_load_copy(model_path, &m) == SOFTALIGN_OK);
+  if (m != NULL) {
+    softalign_translator_options o;
+    softalign_translator_options_default(&o);
+    CHECK(o.max_line_bytes == 0);
+    o.max_line_bytes = 8;
+    softalign_translator* t = NULL;
+    softalign_result* r = NULL;
+    CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_OK);
+    CHECK(softalign_translate(t, "data", &r) == SOFTALIGN_OK);
+    softalign_result_free(r);
+    r = NULL;
+    CHECK(softalign_translate(t, "more than eight bytes", &r) == SOFTALIGN_INPUT_TOO_LONG);
+    CHECK(error_mentions("max_line_bytes"));
+    softalign_translator_free(t);
+  }
+  softalign_model_free(m);
+  m = NULL;
+
   /* In place: 32-byte aligned bytes are used without a copy; others are refused. */
   unsigned char* raw = (unsigned char*)malloc(size + 64);
   unsigned char* aligned = raw + (32u - (unsigned)((uintptr_t)raw % 32u));

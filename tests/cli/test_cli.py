@@ -228,6 +228,21 @@ class Translate(unittest.TestCase):
         self.assertEqual(len(p.stdout.split("\n")), 2)
         self.assertTrue(p.stdout.strip())
 
+    def test_a_line_over_max_line_bytes_fails_alone(self):
+        # A line longer than --max-line-bytes is read to its end without being kept (bounded
+        # memory) and fails alone; the lines around it are translated.
+        first, second = self.g.sources[0], self.g.sources[1]
+        limit = max(len(first), len(second)) + 1
+        stdin = f"{first}\n{'x' * (limit * 1000)}\n{second}\n"
+        for extra in ([], ["--copy-model"]):
+            p = run("translate", "-m", self.g.model, "--beam", "1", *LEN, "--max-line-bytes", str(limit), *extra,
+                    stdin=stdin)
+            self.assertEqual(p.returncode, 1)
+            self.assertEqual(p.stdout.split("\n")[:-1], [self.g.greedy_text(0), "", self.g.greedy_text(1)])
+            self.assertRegex(p.stderr, r"line 2: input_too_long: the input has \d+ bytes, more than max_line_bytes")
+        p = run("translate", "-m", self.g.model, "--max-line-bytes", "0", first)
+        self.assertEqual(p.returncode, 2)
+
     def test_huge_batch_with_workers(self):
         # Each worker's share of a --batch near INT_MAX: computed without overflow (an int
         # overflowed into a negative max_batch, refused as a bad argument).

@@ -310,3 +310,19 @@ def test_prefix_batch_and_self_ensemble_on_shipped_model():
     together = softalign.Translator(model, beam=4, max_batch=8)
     for beam in (1, 4):
         assert together.translate(texts, beam=beam) == tr.translate(texts, beam=beam)
+
+
+def test_max_line_bytes_and_copy_load(tmp_path):
+    path = os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign")
+    # copy=True: the file may be rewritten in place afterwards (a mapped one would raise SIGBUS).
+    copy = tmp_path / "copy.softalign"
+    copy.write_bytes(open(path, "rb").read())
+    model = softalign.Model.load(str(copy), copy=True)
+    with open(copy, "r+b") as f:
+        f.truncate(100)
+    tr = softalign.Translator(model, beam=1, max_line_bytes=40)
+    assert tr.translate("Open file")
+    with pytest.raises(softalign.Error, match="input_too_long: .*max_line_bytes 40"):
+        tr.translate("x" * 41)
+    out = tr.translate(["Open file", "y" * 41])
+    assert out[0] and isinstance(out[1], softalign.Error)

@@ -103,6 +103,13 @@ SOFTALIGN_API const char* softalign_status_name(softalign_status status);
  * model to free with softalign_model_free; on failure *out is NULL. */
 SOFTALIGN_API softalign_status softalign_model_load(const char* path, softalign_model** out);
 
+/* Loads a .softalign file by reading it whole into memory the model owns
+ * (verified): the file may then be rewritten or removed at any time, for the
+ * file's size in memory. softalign_model_load maps the file instead, which
+ * needs it unchanged while the model lives: replace a file by writing a new
+ * one and renaming it over the old, never by rewriting it in place. */
+SOFTALIGN_API softalign_status softalign_model_load_copy(const char* path, softalign_model** out);
+
 /* Loads a model from bytes in memory. The bytes are copied: the caller may
  * free them as soon as this returns. */
 SOFTALIGN_API softalign_status softalign_model_load_bytes(const void* data, size_t size,
@@ -214,6 +221,9 @@ typedef struct softalign_translator_options {
                                 <unk> the model emits becomes the source word it aligns to
                                 (the text only; pieces, ids and alignments stay the model's);
                                 0: the text as the model gives it */
+  uint64_t max_line_bytes;   /* the longest text one translation takes, in bytes; a longer one fails
+                                with SOFTALIGN_INPUT_TOO_LONG before it is tokenised (this bounds the
+                                working memory for text). 0: the default, 1 MiB */
 } softalign_translator_options;
 
 /* Sets every field to its default; struct_size is the size the caller's
