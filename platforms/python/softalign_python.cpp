@@ -12,10 +12,13 @@
 //   r.hypotheses[0].text, .score, .attention (rows x source pieces + EOS)
 //   softalign.Translator([model_a, model_b])          # an ensemble
 //   tr.translate_nbest("A simple", prefix="Un")       # a forced target prefix
+//   tr.translate_batch(["One.", "Two."], beam_size=4, num_hypotheses=2, return_scores=True)
+//     # -> list[TranslationResult] (CTranslate2's names): .hypotheses (list[str]), .scores
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -161,6 +164,42 @@ std::string best_text(const softalign::TranslationResult& r) {
   return r.hypotheses.empty() ? std::string() : r.hypotheses[0].text;
 }
 
+// translate_batch's item (CTranslate2's TranslationResult): the hypotheses as
+// text, best first; their scores and word alignments when asked for (else empty).
+struct PyBatchResult {
+  std::vector<std::string> hypotheses;
+  std::vector<float> scores;
+  std::vector<std::vector<std::pair<int, int>>> alignment;
+};
+
+PyBatchResult batch_result(const softalign::TranslationResult& r, bool scores, bool alignment) {
+  PyBatchResult b;
+  for (const auto& h : r.hypotheses) {
+    b.hypotheses.push_back(h.text);
+    if (scores) b.scores.push_back(h.score);
+    if (alignment) b.alignment.push_back(links(h.alignment_words));
+  }
+  return b;
+}
+
+// translate_batch's `source`: a list (or any sequence) of str, and nothing
+// else (a str, or lists of tokens as CTranslate2 takes them, is a TypeError).
+std::vector<std::string> batch_source_of(const py::object& source) {
+  if (py::isinstance<py::str>(source) || py::isinstance<py::bytes>(source) || !py::isinstance<py::sequence>(source))
+    throw py::type_error("source must be a list of str (one str: use translate)");
+  std::vector<std::string> texts;
+  std::size_t i = 0;
+  for (const py::handle item : source.cast<py::sequence>()) {
+    if (!py::isinstance<py::str>(item))
+      throw py::type_error("source must be a list of str: item " + std::to_string(i) + " is a " +
+                           std::string(py::str(py::type::of(item).attr("__name__"))) +
+                           " (lists of tokens are not taken: pass the text)");
+    texts.push_back(item.cast<std::string>());
+    ++i;
+  }
+  return texts;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(softalign, m) {
@@ -211,6 +250,22 @@ PYBIND11_MODULE(softalign, m) {
           "into its UTF-8 text")
       .def_property_readonly("text", [](const softalign::TranslationResult& r) {
         return r.hypotheses.empty() ? std::string() : r.hypotheses[0].text;
+      });
+
+  py::class_<PyBatchResult>(m, "TranslationResult",
+                            "An item of Translator.translate_batch (CTranslate2's names): hypotheses (str, best "
+                            "first), scores (with return_scores, else empty), alignment (with return_alignment, "
+                            "else empty).")
+      .def_readonly("hypotheses", &PyBatchResult::hypotheses, "the translations (str), best first")
+      .def_readonly("scores", &PyBatchResult::scores,
+                    "each hypothesis's score (log-prob / length penalty + coverage penalty) with return_scores, "
+                    "else empty")
+      .def_readonly("alignment", &PyBatchResult::alignment,
+                    "each hypothesis's hard word alignment, (source word, target word) pairs, with "
+                    "return_alignment, else empty")
+      .def("__repr__", [](const PyBatchResult& b) {
+        return "<softalign.TranslationResult hypotheses=" + py::repr(py::cast(b.hypotheses)).cast<std::string>() +
+               (b.scores.empty() ? "" : " scores=" + py::repr(py::cast(b.scores)).cast<std::string>()) + ">";
       });
 
   py::class_<PyModel>(m, "Model", "An immutable loaded model; share it between translators and threads.")
@@ -370,6 +425,75 @@ PYBIND11_MODULE(softalign, m) {
           "as in translate): the n-best hypotheses with scores, pieces, ids and, "
           "on request, attention (soft alignment) and hard alignments. prefix: a target text every hypothesis "
           "starts with (interactive completion; its log-probabilities count in the scores).")
+      .def(
+          "translate_batch",
+          [](PyTranslator& pt, const py::object& source, std::optional<int> beam_size,
+             std::optional<int> num_hypotheses, bool return_scores, std::optional<int> max_batch_size,
+             bool return_alignment) -> py::list {
+            const std::vector<std::string> texts = batch_source_of(source);
+            // At most the max_batch the translator was prepared for (its arena holds that many).
+            const int prepared = pt.translator->options().max_batch;
+            int chunk = prepared;
+            if (max_batch_size.has_value() && *max_batch_size != 0) {
+              if (*max_batch_size < 0 || *max_batch_size > prepared)
+                throw py::value_error("max_batch_size must be 1 to the translator's max_batch (" +
+                                      std::to_string(prepared) + "; Translator(max_batch=...)), or 0/None for it, got " +
+                                      std::to_string(*max_batch_size));
+              chunk = *max_batch_size;
+            }
+            softalign::SearchOptions s;
+            s.beam_size = beam_size;
+            s.nbest = num_hypotheses;
+            s.return_alignment = return_alignment;
+            // Like CTranslate2: a list longer than max_batch_size is sorted by length (bytes here) and
+            // translated in chunks of max_batch_size; translate_batch then decodes each chunk's sentences
+            // together (runs of up to max_batch, by length in pieces).
+            std::vector<std::size_t> order(texts.size());
+            for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+            if (texts.size() > static_cast<std::size_t>(chunk))
+              std::stable_sort(order.begin(), order.end(),
+                               [&](std::size_t a, std::size_t b) { return texts[a].size() < texts[b].size(); });
+            std::vector<softalign::TranslationResult> results(texts.size());
+            std::vector<softalign::Status> status(texts.size());
+            softalign::Status call;
+            {
+              py::gil_scoped_release release;
+              std::lock_guard<std::mutex> lock(pt.mutex);
+              std::size_t begin = 0;
+              do {  // once at least: an empty list still checks the call (search options)
+                const std::size_t end = std::min(texts.size(), begin + static_cast<std::size_t>(chunk));
+                std::vector<std::string> part;
+                for (std::size_t k = begin; k < end; ++k) part.push_back(texts[order[k]]);
+                std::vector<softalign::TranslationResult> part_results;
+                std::vector<softalign::Status> part_status;
+                call = pt.translator->translate_batch(part, s, &part_results, &part_status);
+                if (!call.ok()) break;
+                for (std::size_t k = begin; k < end; ++k) {
+                  results[order[k]] = std::move(part_results[k - begin]);
+                  status[order[k]] = std::move(part_status[k - begin]);
+                }
+                begin = end;
+              } while (begin < texts.size());
+            }
+            check(call);
+            py::list out;
+            for (std::size_t i = 0; i < texts.size(); ++i)
+              out.append(status[i].ok() ? py::cast(batch_result(results[i], return_scores, return_alignment))
+                                        : error_object(status[i]));
+            return out;
+          },
+          py::arg("source"), py::kw_only(), py::arg("beam_size") = py::none(), py::arg("num_hypotheses") = py::none(),
+          py::arg("return_scores") = false, py::arg("max_batch_size") = py::none(),
+          py::arg("return_alignment") = false,
+          "CTranslate2's translate_batch: source, a list of str (text, not tokens) -> a list of "
+          "TranslationResult in order (.hypotheses: num_hypotheses str, best first; .scores with return_scores; "
+          ".alignment, word (source, target) pairs, with return_alignment). An item that fails gives a "
+          "softalign.Error (not raised) in its place, as in translate; an error of the call itself (beam_size over "
+          "the prepared beam, num_hypotheses over beam_size) raises. beam_size and num_hypotheses: unset, the "
+          "translator's. max_batch_size: sentences decoded together, at most the translator's max_batch (more: "
+          "ValueError); a longer list is sorted by length and translated in chunks of that many (None or 0: "
+          "max_batch).")
+      .def_property_readonly("max_batch", [](const PyTranslator& pt) { return pt.translator->options().max_batch; })
       .def_property_readonly("model", [](const PyTranslator& pt) { return PyModel{pt.models[0]}; })
       .def_property_readonly("models", [](const PyTranslator& pt) {
         py::list out;

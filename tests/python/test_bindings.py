@@ -326,3 +326,59 @@ def test_max_line_bytes_and_copy_load(tmp_path):
         tr.translate("x" * 41)
     out = tr.translate(["Open file", "y" * 41])
     assert out[0] and isinstance(out[1], softalign.Error)
+
+
+def test_translate_batch_ctranslate2_names():
+    """Translator.translate_batch: CTranslate2's argument and result names over translate_batch."""
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    tr = softalign.Translator(model, beam=4, max_batch=4)
+    assert tr.max_batch == 4
+    texts = ["This package contains the documentation.", "Open file", "Fonts for the desktop",
+             "Command line tools to convert images between formats.", "Python bindings", "A simple text editor."]
+    best = tr.translate(texts)
+    out = tr.translate_batch(texts)
+    assert all(isinstance(r, softalign.TranslationResult) for r in out)
+    assert [r.hypotheses for r in out] == [[b] for b in best]  # the translator's nbest (1): one str each
+    assert all(r.scores == [] and r.alignment == [] for r in out)  # only on request
+    # beam_size and num_hypotheses as translate_nbest's beam and nbest; scores best first.
+    out = tr.translate_batch(texts, beam_size=4, num_hypotheses=3, return_scores=True, return_alignment=True)
+    nbest = tr.translate_nbest(texts, beam=4, nbest=3, alignment=True)
+    for r, n in zip(out, nbest):
+        assert r.hypotheses == [h.text for h in n.hypotheses]
+        assert r.scores == [h.score for h in n.hypotheses] and r.scores == sorted(r.scores, reverse=True)
+        assert r.alignment == [h.word_alignment for h in n.hypotheses] and r.alignment[0]
+    greedy = tr.translate_batch(texts, beam_size=1)
+    assert [r.hypotheses[0] for r in greedy] == tr.translate(texts, beam=1)
+    # max_batch_size: chunks of at most that many (sorted by length), results in input order.
+    for size in (None, 0, 1, 2, 4):
+        assert [r.hypotheses[0] for r in tr.translate_batch(texts, max_batch_size=size)] == best, size
+    with pytest.raises(ValueError, match=r"max_batch \(4"):
+        tr.translate_batch(texts, max_batch_size=5)
+    with pytest.raises(ValueError, match="max_batch"):
+        tr.translate_batch(texts, max_batch_size=-1)
+    # source: a list of str only (no str, no lists of tokens).
+    with pytest.raises(TypeError, match="list of str"):
+        tr.translate_batch("Open file")
+    with pytest.raises(TypeError, match="tokens"):
+        tr.translate_batch([["\u2581Open", "\u2581file"]])
+    assert tr.translate_batch([]) == []
+    assert "hypotheses=" in repr(out[0]) and "scores=" in repr(out[0])
+
+
+def test_translate_batch_failed_item_and_call_errors():
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    strict = softalign.Translator(model, beam=2, max_batch=2, split_long_input=False)
+    long = " ".join(["A simple text editor."] * 60)  # over max_source_tokens
+    good = ["Open file", "A simple text editor.", "Python bindings"]
+    for size in (None, 1):
+        out = strict.translate_batch([good[0], long, good[1], good[2]], max_batch_size=size)
+        # As translate(list): the failed item is a softalign.Error in its place, not raised.
+        assert isinstance(out[1], softalign.Error) and str(out[1]).startswith("input_too_long: ")
+        assert [out[0].hypotheses[0], out[2].hypotheses[0], out[3].hypotheses[0]] == strict.translate(good)
+    # An error of the call itself raises, an empty list included.
+    with pytest.raises(softalign.Error, match="invalid_argument"):
+        strict.translate_batch(good, beam_size=8)  # over the prepared beam
+    with pytest.raises(softalign.Error, match="invalid_argument"):
+        strict.translate_batch([], beam_size=8)
+    with pytest.raises(softalign.Error, match="invalid_argument"):
+        strict.translate_batch(good, beam_size=2, num_hypotheses=3)  # more than the beam
