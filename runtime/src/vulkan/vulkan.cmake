@@ -14,7 +14,19 @@ set(_softalign_vulkan_default OFF)
 if(SOFTALIGN_VULKAN_INCLUDE_DIR AND SOFTALIGN_GLSLC AND SOFTALIGN_SANITIZE STREQUAL "" AND NOT EMSCRIPTEN)
   set(_softalign_vulkan_default ON)
 endif()
-option(SOFTALIGN_VULKAN "Build the Vulkan compute backend (needs libvulkan-dev and glslc)" ${_softalign_vulkan_default})
+# The default follows what is installed at each configure, so a build
+# directory configured before the Vulkan packages were (scripts/demo.sh's
+# runtime profile, then scripts/test.sh's full one) turns the backend on once
+# they are; a value set by hand (-DSOFTALIGN_VULKAN=ON/OFF, other than the
+# default of the time) is kept.
+set(_softalign_vulkan_help "Build the Vulkan compute backend (needs libvulkan-dev and glslc; default: where they are found)")
+get_property(_softalign_vulkan_old_help CACHE SOFTALIGN_VULKAN PROPERTY HELPSTRING)
+if(NOT DEFINED CACHE{SOFTALIGN_VULKAN}
+   OR _softalign_vulkan_old_help STREQUAL "Build the Vulkan compute backend (needs libvulkan-dev and glslc)"
+   OR (DEFINED CACHE{SOFTALIGN_VULKAN_DEFAULT_SET} AND SOFTALIGN_VULKAN STREQUAL SOFTALIGN_VULKAN_DEFAULT_SET))
+  set(SOFTALIGN_VULKAN ${_softalign_vulkan_default} CACHE BOOL "${_softalign_vulkan_help}" FORCE)
+  set(SOFTALIGN_VULKAN_DEFAULT_SET ${_softalign_vulkan_default} CACHE INTERNAL "the default SOFTALIGN_VULKAN was last given")
+endif()
 set(SOFTALIGN_HAVE_VULKAN 0)
 if(SOFTALIGN_VULKAN)
   if(NOT SOFTALIGN_VULKAN_INCLUDE_DIR OR NOT SOFTALIGN_GLSLC)
