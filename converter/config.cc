@@ -100,6 +100,7 @@ softalign::ModelConfig to_runtime(const ModelConfig& c) {
   r.decoding.max_len_a = c.decoding.max_len_a;
   r.decoding.max_len_b = c.decoding.max_len_b;
   r.decoding.nbest = c.decoding.nbest;
+  r.decoding.block_repeats = c.decoding.block_repeats;
   return r;
 }
 
@@ -152,6 +153,7 @@ ModelConfig parse_config(const std::string& json_text) {
   c.decoding.max_len_a = get_float(dec, "max_len_a", "decoding.");
   c.decoding.max_len_b = get_float(dec, "max_len_b", "decoding.");
   c.decoding.nbest = get_int(dec, "nbest", "decoding.");
+  if (dec.contains("block_repeats")) c.decoding.block_repeats = get_int(dec, "block_repeats", "decoding.");
   c.src_lang = get_string(j, "src_lang");
   c.tgt_lang = get_string(j, "tgt_lang");
   c.name = get_string(j, "name");

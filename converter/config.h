@@ -10,6 +10,7 @@ namespace softalign::convert {
 struct Decoding {
   int beam = 0;
   float alpha = 0, beta = 0, max_len_a = 0, max_len_b = 0;
+  int block_repeats = 0;  // optional in the JSON (older exports lack it)
   int nbest = 0;
 };
 

@@ -72,6 +72,7 @@ void inspect_file(const std::string& path, std::ostream& out) {
   out << "  decoding.beta: " << float_text(d.beta()) << "\n";
   out << "  decoding.max_len_a: " << float_text(d.max_len_a()) << "\n";
   out << "  decoding.max_len_b: " << float_text(d.max_len_b()) << "\n";
+  out << "  decoding.block_repeats: " << d.block_repeats() << "\n";
   out << "  decoding.nbest: " << d.nbest() << "\n";
 
   out << "metadata:\n";

@@ -82,7 +82,7 @@ flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<O
                                      key_values(b, meta.extra));
 
   const Decoding& d = c.decoding;
-  auto decoding = fb::CreateDecoding(b, d.beam, d.alpha, d.beta, d.max_len_a, d.max_len_b, d.nbest);
+  auto decoding = fb::CreateDecoding(b, d.beam, d.alpha, d.beta, d.max_len_a, d.max_len_b, d.nbest, d.block_repeats);
   auto config = fb::CreateConfig(b, to_variant(c.variant), to_score(c.score), to_scope(c.scope), c.window_d,
                                  c.input_feeding, c.enc_layers, c.dec_layers, c.emb_size, c.enc_hidden,
                                  c.dec_hidden, c.att_hidden, c.maxout_size, c.src_vocab, c.tgt_vocab,

@@ -15,7 +15,13 @@ this file follows the contract literally:
 - a target prefix (ids, no BOS/EOS) is forced: at step t < len(prefix) the one
   hypothesis continues with prefix[t] alone (its log-probability counted like any
   other token's), then the search goes on as usual; every hypothesis starts with
-  the prefix, and len(prefix) must be less than T.
+  the prefix, and len(prefix) must be less than T;
+- repetition blocking (block_repeats n_max > 0, after the prefix): a hypothesis
+  with tokens y (t of them) may not take, for each n <= n_max with t >= 2n - 1,
+  the id y[t-n] when y[t-n+1:t] == y[t-2n+1:t-n] and the group's first piece
+  (that id for n = 1, else y[t-n+1]) starts a word (its piece starts with
+  U+2581): no word or group of words repeated right after itself; the step's
+  candidates are then the best of the others.
 """
 import math
 from dataclasses import dataclass, field
@@ -163,7 +169,21 @@ def _check_prefix(cfg, prefix, lens, max_len_a, max_len_b):
             raise ValueError(f"the prefix has {len(prefix)} ids; the maximum target length is {T} (EOS included)")
 
 
-def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbest, stats, prefix=()):
+def repeat_bans(tokens, block_repeats, word_start):
+    """The ids a hypothesis with these tokens may not take next (the module's
+    docstring, "repetition blocking"); word_start[id] says whether piece id starts a word."""
+    t, out = len(tokens), []
+    for n in range(1, block_repeats + 1):
+        if t < 2 * n - 1:
+            break
+        first = tokens[t - n] if n == 1 else tokens[t - n + 1]
+        if tokens[t - n + 1:t] == tokens[t - 2 * n + 1:t - n] and word_start[first]:
+            out.append(tokens[t - n])
+    return out
+
+
+def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbest, stats, prefix=(),
+                  block_repeats=0, word_start=None):
     cfg = model.cfg
     B = len(src_ids_list)
     src, src_len = _pad(src_ids_list, cfg.pad_id)
@@ -197,6 +217,10 @@ def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbe
                 vals = cand[idx]
             else:
                 k = K - len(finished[b])
+                if block_repeats > 0:
+                    for h, hyp in enumerate(hyps):
+                        for tok in repeat_bans(hyp.tokens, block_repeats, word_start):
+                            cand[h * V + tok] = -math.inf
                 vals, idx = _best(cand, k)
                 if stats is not None and k < cand.numel():
                     margins[b].append(float(vals[k - 1]) - float(vals[k]))
@@ -235,7 +259,8 @@ def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbe
 
 
 def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len_a=None,
-                  max_len_b=None, nbest=None, batch_size=64, stats=None, prefix=None):
+                  max_len_b=None, nbest=None, batch_size=64, stats=None, prefix=None, block_repeats=None,
+                  word_start=None):
     """Translates source id lists (pieces + EOS each) with the reference search.
 
     `model` is one model or a list of models (an ensemble, see Ensemble). Options default to the model config's `decoding`. Sentences are batched by
@@ -245,6 +270,9 @@ def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len
     kept and the first dropped candidate at every step, and between consecutive
     n-best scores), which says how close the search came to a different result.
     `prefix` (target ids, no BOS/EOS) is forced at the start of every hypothesis.
+    `block_repeats` (default: decoding.block_repeats, else 0) turns repetition
+    blocking on; it needs `word_start`, a sequence of bools over the target ids
+    (word_start_ids gives it from a SentencePiece model).
     """
     if isinstance(model, (list, tuple)):
         model = Ensemble(model) if len(model) > 1 else model[0]
@@ -255,6 +283,11 @@ def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len
     max_len_a = dec["max_len_a"] if max_len_a is None else max_len_a
     max_len_b = dec["max_len_b"] if max_len_b is None else max_len_b
     nbest = dec["nbest"] if nbest is None else nbest
+    block_repeats = dec.get("block_repeats", 0) if block_repeats is None else block_repeats
+    if not (isinstance(block_repeats, int) and 0 <= block_repeats <= 8):
+        raise ValueError(f"block_repeats must be an integer in [0, 8], got {block_repeats!r}")
+    if block_repeats > 0 and word_start is None:
+        raise ValueError("block_repeats needs word_start (word_start_ids)")
     if not (isinstance(beam, int) and beam >= 1):
         raise ValueError(f"beam must be an integer >= 1, got {beam!r}")
     if not (isinstance(nbest, int) and 1 <= nbest <= beam):
@@ -276,7 +309,7 @@ def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len
                 chunk = order[k:k + batch_size]
                 st = [] if stats is not None else None
                 res = _search_batch(model, [src_ids_list[i] for i in chunk], beam, alpha, beta,
-                                    max_len_a, max_len_b, nbest, st, prefix)
+                                    max_len_a, max_len_b, nbest, st, prefix, block_repeats, word_start)
                 for j, i in enumerate(chunk):
                     results[i] = res[j]
                     if st is not None:
@@ -286,6 +319,13 @@ def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len
     if stats is not None:
         stats.extend(margin_of)
     return results
+
+
+def word_start_ids(sp, vocab_size):
+    """For each target id below vocab_size: whether its piece in SentencePiece model `sp`
+    starts a word (begins with U+2581; control pieces do not)."""
+    n = sp.get_piece_size()
+    return [i < n and not sp.is_control(i) and sp.id_to_piece(i).startswith("\u2581") for i in range(vocab_size)]
 
 
 def greedy(model, src_ids_list, **kw):

@@ -57,7 +57,7 @@ int run(const std::string& path) {
     << "shortlist: " << (model->has_shortlist() ? "yes" : "no") << "\n"
     << "decoding: beam=" << c.decoding.beam << " nbest=" << c.decoding.nbest << " alpha=" << c.decoding.alpha
     << " beta=" << c.decoding.beta << " max_len_a=" << c.decoding.max_len_a
-    << " max_len_b=" << c.decoding.max_len_b << "\n";
+    << " max_len_b=" << c.decoding.max_len_b << " block_repeats=" << c.decoding.block_repeats << "\n";
   // The working memory a translator with the model's defaults reserves.
   std::unique_ptr<Translator> tr;
   if (Translator::prepare(model, TranslatorOptions(), &tr).ok())

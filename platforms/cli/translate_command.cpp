@@ -33,12 +33,13 @@ struct TranslateArgs {
   std::string device = "cpu";
   bool no_shortlist = false;
   std::size_t max_line_bytes = 0;  // 0: the library's default
+  int block_repeats = 0;
   bool copy_model = false;
   bool copy_through = false, no_copy_through = false;  // --copy-through: the default, said explicitly
   std::string kernels;
   // Options given on the command line (the others keep the model's defaults).
   CLI::Option *beam_opt = nullptr, *nbest_opt = nullptr, *alpha_opt = nullptr, *beta_opt = nullptr,
-              *max_len_a_opt = nullptr, *max_len_b_opt = nullptr;
+              *max_len_a_opt = nullptr, *max_len_b_opt = nullptr, *block_repeats_opt = nullptr;
 };
 
 // "must be >= min" for a number option (CLI11's own range messages print huge bounds).
@@ -199,6 +200,7 @@ int run(const TranslateArgs& a) {
   if (a.beta_opt->count()) options.search.beta = a.beta;
   if (a.max_len_a_opt->count()) options.search.max_len_a = a.max_len_a;
   if (a.max_len_b_opt->count()) options.search.max_len_b = a.max_len_b;
+  if (a.block_repeats_opt->count()) options.search.block_repeats = a.block_repeats;
   const bool want_alignment = a.alignment || a.word_alignment || a.json;
   options.search.return_alignment = want_alignment;
   options.search.return_attention = want_alignment;
@@ -328,6 +330,10 @@ std::function<int()> add_translate_command(CLI::App& app) {
                          ->check(at_least(0));
   a->max_len_b_opt = cmd->add_option("--max-len-b", a->max_len_b, "Max target length = floor(a * S + b): b")
                          ->check(at_least(0));
+  a->block_repeats_opt =
+      cmd->add_option("--block-repeats", a->block_repeats,
+                      "Refuse a word or words of up to N pieces repeated back to back (0: off; default: the model's)")
+          ->check(at_least(0));
   cmd->add_option("--max-src-len", a->max_src_len,
                   "Longest source translated whole, in pieces, EOS included (default: the model's maximum; "
                   "up to 1024 except for location-score models)")

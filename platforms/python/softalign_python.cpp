@@ -58,7 +58,8 @@ struct PyTranslator {
 
 softalign::SearchOptions search_options(std::optional<int> beam, std::optional<int> nbest,
                                         std::optional<float> alpha, std::optional<float> beta,
-                                        std::optional<float> max_len_a, std::optional<float> max_len_b) {
+                                        std::optional<float> max_len_a, std::optional<float> max_len_b,
+                                        std::optional<int> block_repeats = std::nullopt) {
   softalign::SearchOptions s;
   s.beam_size = beam;
   s.nbest = nbest;
@@ -66,6 +67,7 @@ softalign::SearchOptions search_options(std::optional<int> beam, std::optional<i
   s.beta = beta;
   s.max_len_a = max_len_a;
   s.max_len_b = max_len_b;
+  s.block_repeats = block_repeats;
   return s;
 }
 
@@ -341,11 +343,12 @@ PYBIND11_MODULE(softalign, m) {
                        std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
                        std::optional<float> max_len_b, int threads, int max_source_tokens, bool use_shortlist,
                        const std::string& kernels, bool split_long_input, bool replace_invalid_utf8,
-                       bool copy_through, const std::string& device, int max_batch, std::size_t max_line_bytes) {
+                       bool copy_through, const std::string& device, int max_batch, std::size_t max_line_bytes,
+                       std::optional<int> block_repeats) {
              auto pt = std::make_unique<PyTranslator>();
              pt->models = models_of(model);
              softalign::TranslatorOptions o;
-             o.search = search_options(beam, nbest, alpha, beta, max_len_a, max_len_b);
+             o.search = search_options(beam, nbest, alpha, beta, max_len_a, max_len_b, block_repeats);
              o.threads = threads;
              o.max_source_tokens = max_source_tokens;
              o.use_shortlist = use_shortlist;
@@ -373,7 +376,7 @@ PYBIND11_MODULE(softalign, m) {
            py::arg("max_len_b") = py::none(), py::arg("threads") = 1, py::arg("max_source_tokens") = 0,
            py::arg("use_shortlist") = true, py::arg("kernels") = "", py::arg("split_long_input") = true,
            py::arg("replace_invalid_utf8") = false, py::arg("copy_through") = true, py::arg("device") = "cpu",
-           py::arg("max_batch") = 1, py::arg("max_line_bytes") = 0,
+           py::arg("max_batch") = 1, py::arg("max_line_bytes") = 0, py::arg("block_repeats") = py::none(),
            "model: a Model, or a list of Models sharing the target vocabulary (an ensemble: their log-probabilities "
            "averaged at each step). Unset search options take the (first) model's defaults; beam and the max_len_* "
            "fix the memory reserved. device: \"cpu\" (the default), \"auto\" (a Vulkan GPU if there is one, else "
@@ -381,13 +384,15 @@ PYBIND11_MODULE(softalign, m) {
            "split_long_input: a source longer than max_source_tokens pieces (0: the model's) is split at sentence "
            "ends, else clause punctuation, else in halves, and the parts' translations joined (the default, as "
            "in C++, C and the CLI); False: it is an input_too_long error. max_line_bytes: the longest text one "
-           "translation takes, in bytes (0: the default, 1 MiB); a longer one is an input_too_long error.")
+           "translation takes, in bytes (0: the default, 1 MiB); a longer one is an input_too_long error. "
+           "block_repeats: refuse a word or words of up to this many target pieces repeated back to back "
+           "(0: off; None: the model's default; CPU only).")
       .def(
           "translate",
           [](PyTranslator& pt, py::object input, std::optional<int> beam, std::optional<float> alpha,
-             std::optional<float> beta, std::optional<float> max_len_a,
-             std::optional<float> max_len_b) -> py::object {
-            softalign::SearchOptions s = search_options(beam, 1, alpha, beta, max_len_a, max_len_b);
+             std::optional<float> beta, std::optional<float> max_len_a, std::optional<float> max_len_b,
+             std::optional<int> block_repeats) -> py::object {
+            softalign::SearchOptions s = search_options(beam, 1, alpha, beta, max_len_a, max_len_b, block_repeats);
             const Outcome o = translate_input(pt, input, s);
             if (o.single) return py::str(best_text(o.results[0]));
             py::list out;
@@ -397,6 +402,7 @@ PYBIND11_MODULE(softalign, m) {
           },
           py::arg("text"), py::kw_only(), py::arg("beam") = py::none(), py::arg("alpha") = py::none(),
           py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(), py::arg("max_len_b") = py::none(),
+          py::arg("block_repeats") = py::none(),
           "The best translation of a str (-> str) or of each str of a list (-> list, in order). A str that "
           "fails raises softalign.Error; in a list, an item that fails (e.g. input_too_long) gives a "
           "softalign.Error (not raised) in its place and the others their translations, while an error of the "
@@ -405,8 +411,9 @@ PYBIND11_MODULE(softalign, m) {
           "translate_nbest",
           [](PyTranslator& pt, py::object input, std::optional<int> nbest, std::optional<int> beam,
              std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
-             std::optional<float> max_len_b, bool attention, bool alignment, const std::string& prefix) -> py::object {
-            softalign::SearchOptions s = search_options(beam, nbest, alpha, beta, max_len_a, max_len_b);
+             std::optional<float> max_len_b, bool attention, bool alignment, const std::string& prefix,
+             std::optional<int> block_repeats) -> py::object {
+            softalign::SearchOptions s = search_options(beam, nbest, alpha, beta, max_len_a, max_len_b, block_repeats);
             s.return_attention = attention;
             s.return_alignment = alignment;
             s.target_prefix = prefix;
@@ -420,7 +427,7 @@ PYBIND11_MODULE(softalign, m) {
           py::arg("text"), py::kw_only(), py::arg("nbest") = py::none(), py::arg("beam") = py::none(),
           py::arg("alpha") = py::none(), py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(),
           py::arg("max_len_b") = py::none(), py::arg("attention") = false, py::arg("alignment") = false,
-          py::arg("prefix") = "",
+          py::arg("prefix") = "", py::arg("block_repeats") = py::none(),
           "A Result (or a list of them for a list, where an item that fails gives a softalign.Error in its place, "
           "as in translate): the n-best hypotheses with scores, pieces, ids and, "
           "on request, attention (soft alignment) and hard alignments. prefix: a target text every hypothesis "

@@ -113,6 +113,7 @@ softalign::TranslatorOptions to_cpp(const softalign_translator_options& o) {
   if (o.max_arena_bytes != 0) t.max_arena_bytes = static_cast<std::size_t>(o.max_arena_bytes);
   t.copy_through = o.copy_through != 0;
   if (o.max_line_bytes != 0) t.max_line_bytes = static_cast<std::size_t>(o.max_line_bytes);
+  if (o.block_repeats >= 0) t.search.block_repeats = o.block_repeats;
   return t;
 }
 
@@ -288,6 +289,7 @@ void softalign_translator_options_init(softalign_translator_options* options, si
   d.use_shortlist = 1;
   d.split_long_input = 1;
   d.copy_through = 1;
+  d.block_repeats = -1;
   std::memcpy(options, &d, d.struct_size);
 }
 

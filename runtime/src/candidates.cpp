@@ -1,6 +1,8 @@
 #include "candidates.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace softalign::internal {
 
@@ -12,9 +14,21 @@ bool pick_candidates(const kernels::KernelTable& k, float* rows, const Shortlist
   for (int g = 0, first = 0; g < groups.count; first += groups.rows[g], ++g) {
     const int b = groups.sentence[g], width = vocab.width(b);
     const std::size_t size = static_cast<std::size_t>(groups.rows[g]) * width;
+    const int32_t* ids = vocab.ids(b);
     for (int i = 0; i < groups.rows[g]; ++i) {
       float* row = block + static_cast<std::size_t>(i) * width;
       for (int v = 0; v < width; ++v) row[v] += row_logp[first + i];
+      if (groups.banned == nullptr) continue;
+      const int32_t* banned = groups.banned + static_cast<std::size_t>(first + i) * groups.banned_per_row;
+      for (int j = 0; j < groups.banned_per_row; ++j) {
+        if (banned[j] < 0) continue;
+        int column = banned[j];  // the id's column: itself, or its place in the sorted shortlist
+        if (ids != nullptr) {
+          const int32_t* at = std::lower_bound(ids, ids + width, banned[j]);
+          column = at != ids + width && *at == banned[j] ? static_cast<int>(at - ids) : -1;
+        }
+        if (column >= 0 && column < width) row[column] = -std::numeric_limits<float>::infinity();
+      }
     }
     // The sentence's best over its own rows. Flattened index i * width + v:
     // ties go to the lower row, then the lower column, whose order is the ids'.
@@ -26,7 +40,6 @@ bool pick_candidates(const kernels::KernelTable& k, float* rows, const Shortlist
       got[g] = 1;
     } else {
       got[g] = k.topk(block, size, groups.want[g], gi, gv);
-      const int32_t* ids = vocab.ids(b);
       for (int j = 0; j < got[g]; ++j) {
         const int row = gi[j] / width, column = gi[j] % width;
         gi[j] = row * vocab_size + (ids ? ids[column] : column);

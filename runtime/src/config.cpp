@@ -139,6 +139,9 @@ Status validate_config(const ModelConfig& c) {
   if (!(d.max_len_a >= 0 && d.max_len_a <= L::kMaxLenA) || !(d.max_len_b >= 0 && d.max_len_b <= L::kMaxLenB))
     return bad("decoding.max_len_a must be in [0, " + num(L::kMaxLenA) + "] and decoding.max_len_b in [0, " +
                num(L::kMaxLenB) + "]");
+  if (!in_range(d.block_repeats, 0, L::kMaxBlockRepeats))
+    return bad("decoding.block_repeats must be in [0, " + std::to_string(L::kMaxBlockRepeats) + "], got " +
+               std::to_string(d.block_repeats));
   return Status::Ok();
 }
 

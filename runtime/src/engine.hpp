@@ -37,6 +37,11 @@ struct StepGroups {
   const int32_t* rows = nullptr;
   const int32_t* want = nullptr;
   const int32_t* forced = nullptr;
+  // When set, row r (over all groups, in order) may not take the ids
+  // banned[r * banned_per_row + i] (-1: none): the search's repetition
+  // blocking. An engine that cannot honour it fails the step (fault()).
+  const int32_t* banned = nullptr;
+  int banned_per_row = 0;
 };
 
 class Engine {

@@ -197,6 +197,7 @@ Status read_config(const fb::Model& m, ModelConfig* c) {
     c->decoding.max_len_a = d->max_len_a();
     c->decoding.max_len_b = d->max_len_b();
     c->decoding.nbest = d->nbest();
+    c->decoding.block_repeats = d->block_repeats();
   }
   if (const fb::Metadata* md = m.metadata()) {
     c->name = str(md->name());

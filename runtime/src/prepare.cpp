@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include <sentencepiece_processor.h>
+
 #include "cpu_engine.hpp"
 #include "ensemble_engine.hpp"
 #include "translator_impl.hpp"
@@ -33,6 +35,7 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
   s.beta = o.beta.value_or(d.beta);
   s.max_len_a = o.max_len_a.value_or(d.max_len_a);
   s.max_len_b = o.max_len_b.value_or(d.max_len_b);
+  s.block_repeats = o.block_repeats.value_or(d.block_repeats);
   s.shortlist = o.use_shortlist.value_or(options.use_shortlist) && m->shortlist.present();
   auto bad = [](const std::string& m) { return Status(StatusCode::kInvalidArgument, m); };
   if (s.shortlist && !options.use_shortlist)
@@ -67,6 +70,11 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
     return bad("max_len_a must be in [0, " + std::to_string(static_cast<int>(L::kMaxLenA)) + "]");
   if (!(s.max_len_b >= 0.0f && s.max_len_b <= L::kMaxLenB))
     return bad("max_len_b must be in [0, " + std::to_string(static_cast<int>(L::kMaxLenB)) + "]");
+  if (s.block_repeats < 0 || s.block_repeats > L::kMaxBlockRepeats)
+    return bad("block_repeats must be in [0, " + std::to_string(L::kMaxBlockRepeats) + "], got " +
+               std::to_string(s.block_repeats));
+  if (s.block_repeats > 0 && backend.backend == Backend::kVulkan)
+    return Status(StatusCode::kUnsupported, "block_repeats is not supported on the Vulkan backend (use the CPU)");
   *out = s;
   return Status::Ok();
 }
@@ -123,6 +131,7 @@ Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& 
   options.search.beta = s.beta;
   options.search.max_len_a = s.max_len_a;
   options.search.max_len_b = s.max_len_b;
+  options.search.block_repeats = s.block_repeats;
 
   // The lookup reads the name as a C string: a NUL would cut it ("\0bogus" was "", the default set).
   if (opts.kernels.find('\0') != std::string::npos) return bad("kernels holds a NUL character");
@@ -160,6 +169,9 @@ Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& 
                                                       " for the translator's working memory");
   layout(arena);
   if (arena.overflowed()) return Status(StatusCode::kInternal, "the arena layout does not fit its plan");
+  const sentencepiece::SentencePieceProcessor* tgt = m->tgt();
+  for (int id = 0; id < c->tgt_vocab; ++id)
+    word_start_[id] = id < tgt->GetPieceSize() && !tgt->IsControl(id) && tgt->IdToPiece(id).rfind("\xE2\x96\x81", 0) == 0;
   return Status::Ok();
 }
 
@@ -175,6 +187,10 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
     if (asked == Backend::kVulkan)
       return Status(StatusCode::kUnsupported, "backend=vulkan: an ensemble runs on the CPU only");
     backend.reason = "backend=auto: an ensemble runs on the CPU";
+  } else if (options.search.block_repeats.value_or(0) > 0) {
+    if (asked == Backend::kVulkan)
+      return Status(StatusCode::kUnsupported, "backend=vulkan: block_repeats runs on the CPU only");
+    backend.reason = "backend=auto: block_repeats runs on the CPU";
   } else {
     Status vs;
 #if SOFTALIGN_HAVE_VULKAN
@@ -235,6 +251,8 @@ void TranslatorImpl::layout(Arena& a) {
   top_idx_ = a.take<int32_t>(b * kk);
   top_val_ = a.take<float>(b * kk);
   coverage_ = a.take<double>(s);
+  banned_ = a.take<int32_t>(b * kk * ConfigLimits::kMaxBlockRepeats);
+  word_start_ = a.take<uint8_t>(static_cast<std::size_t>(c->tgt_vocab));
   batch_srcs_ = a.take<const int32_t*>(b);
   batch_lens_ = a.take<std::size_t>(b);
 }

@@ -131,7 +131,12 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
         ++groups;
       }
     if (groups == 0) break;
-    const StepGroups step_groups{groups, group_sent_, group_rows_, group_want_, forcing ? group_forced_ : nullptr};
+    StepGroups step_groups{groups, group_sent_, group_rows_, group_want_, forcing ? group_forced_ : nullptr};
+    if (!forcing && sr.block_repeats > 0 && t > 0) {
+      ban_repeats(t, groups, sr);
+      step_groups.banned = banned_;
+      step_groups.banned_per_row = ConfigLimits::kMaxBlockRepeats;
+    }
     if (!engine_->step(step_groups, alive_tok_, alive_logp_, t, top_idx_, top_val_, group_got_))
       return step_failure();
     int next_alive = 0;
@@ -176,6 +181,40 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
   }
   for (int b = 0; b < n; ++b) finish(b, sr, &out[b]);
   return Status::Ok();
+}
+
+// For each alive row of step t (the rows of groups[0..groups), sentence after
+// sentence), the ids it may not take (SearchOptions::block_repeats): for each
+// n <= block_repeats, the id that would end a group of n pieces, starting a
+// word, equal to the n pieces right before it. With y the row's tokens so
+// far, that id is y[t-n], when y[t-n+1..t-1] == y[t-2n+1..t-n-1] and the
+// group's first piece (the id itself for n = 1, else y[t-n+1]) starts a word.
+void TranslatorImpl::ban_repeats(int t, int groups, const Search& sr) {
+  constexpr int kMax = ConfigLimits::kMaxBlockRepeats;
+  const std::size_t TK = static_cast<std::size_t>(T) * K;
+  for (int g = 0, r = 0; g < groups; ++g) {
+    const int b = group_sent_[g];
+    const int32_t* hist_tok = hist_tok_ + b * TK;
+    const int32_t* hist_parent = hist_parent_ + b * TK;
+    for (int i = 0; i < group_rows_[g]; ++i, ++r) {
+      // back[q] = y[t-1-q], the last tokens first (at most 2 * kMax - 1 of them).
+      int32_t back[2 * kMax];
+      int have = 0;
+      for (int step = t - 1, j = alive_idx_[r]; step >= 0 && have < 2 * sr.block_repeats - 1; --step) {
+        back[have++] = hist_tok[static_cast<std::size_t>(step) * K + j];
+        j = hist_parent[static_cast<std::size_t>(step) * K + j];
+      }
+      int32_t* banned = banned_ + static_cast<std::size_t>(r) * kMax;
+      for (int n = 1; n <= kMax; ++n) {
+        banned[n - 1] = -1;
+        if (n > sr.block_repeats || have < 2 * n - 1) continue;
+        bool repeat = true;
+        for (int d = 0; d + 2 <= n && repeat; ++d) repeat = back[d] == back[d + n];
+        const int32_t first = n == 1 ? back[0] : back[n - 2];
+        if (repeat && word_start_[first]) banned[n - 1] = back[n - 1];
+      }
+    }
+  }
 }
 
 // Sentence b's finished hypotheses: scores, the n-best order, the views.

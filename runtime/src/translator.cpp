@@ -67,6 +67,7 @@ SearchOptions merge(const SearchOptions& call, const SearchOptions& prepared) {
   if (!s.beta) s.beta = prepared.beta;
   if (!s.max_len_a) s.max_len_a = prepared.max_len_a;
   if (!s.max_len_b) s.max_len_b = prepared.max_len_b;
+  if (!s.block_repeats) s.block_repeats = prepared.block_repeats;
   return s;
 }
 

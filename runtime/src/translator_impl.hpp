@@ -28,6 +28,7 @@ struct Search {
   float max_len_a = 0.0f;
   float max_len_b = 0.0f;
   bool shortlist = false;  // output layer over the model's shortlist (it has one)
+  int block_repeats = 0;   // SearchOptions::block_repeats
   // The forced target prefix (SearchOptions::target_prefix_ids), checked
   // against the vocabulary; its length against each source's max target
   // length when translating.
@@ -117,6 +118,13 @@ class TranslatorImpl {
   int32_t* top_idx_ = nullptr;
   float* top_val_ = nullptr;
   double* coverage_ = nullptr;      // [S]
+  // Repetition blocking: each alive row's refused ids ([B K, kMaxBlockRepeats],
+  // -1 for none), and which target ids start a word ([V]: 1 when the piece
+  // starts with U+2581), from the first model's target vocabulary.
+  int32_t* banned_ = nullptr;
+  uint8_t* word_start_ = nullptr;
+  // Fills banned_ for the alive rows of step t's groups (their history in hist_*).
+  void ban_repeats(int t, int groups, const Search& search);
   const int32_t** batch_srcs_ = nullptr;  // [B] the public batch call's sources
   std::size_t* batch_lens_ = nullptr;     // [B]
 };

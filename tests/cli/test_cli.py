@@ -243,6 +243,19 @@ class Translate(unittest.TestCase):
         p = run("translate", "-m", self.g.model, "--max-line-bytes", "0", first)
         self.assertEqual(p.returncode, 2)
 
+    def test_block_repeats(self):
+        # On by flag, refused out of range; with 0 it is the default output.
+        plain = self.translate("--beam", "1", *LEN, *self.g.sources)
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        off = self.translate("--beam", "1", *LEN, "--block-repeats", "0", *self.g.sources)
+        self.assertEqual(off.stdout, plain.stdout)
+        on = self.translate("--beam", "1", *LEN, "--block-repeats", "4", *self.g.sources)
+        self.assertEqual(on.returncode, 0, on.stderr)
+        self.assertEqual(len(on.stdout.split("\n")), len(self.g.sources) + 1)
+        for bad in ("9", "-1"):
+            p = self.translate("--block-repeats", bad, self.g.sources[0])
+            self.assertEqual(p.returncode, 2, p.stderr)
+
     def test_huge_batch_with_workers(self):
         # Each worker's share of a --batch near INT_MAX: computed without overflow (an int
         # overflowed into a negative max_batch, refused as a bad argument).

@@ -200,7 +200,8 @@ TEST_CASE("ensembles and target prefixes allocate nothing after prepare") {
 
 // The shipped en→fr file with its vocabulary shortlist, in batches of 12:
 // each sentence's shortlist, the packed union and (greedy, with the AVX-512
-// kernels) the union's product allocate nothing either.
+// kernels) the union's product allocate nothing either, nor does repetition
+// blocking.
 TEST_CASE("batches with the vocabulary shortlist allocate nothing after prepare") {
   const std::shared_ptr<const Model> model = golden::shipped_en_fr();
   const std::vector<std::vector<int32_t>> sources = golden::package_sentences(*model);
@@ -210,14 +211,17 @@ TEST_CASE("batches with the vocabulary shortlist allocate nothing after prepare"
   std::unique_ptr<Translator> tr;
   REQUIRE(Translator::prepare(model, opt, &tr).ok());
   std::vector<Span<const int32_t>> spans(sources.begin(), sources.end());
-  SearchOptions greedy, beam;
+  SearchOptions greedy, beam, blocking;
   greedy.beam_size = 1;
   beam.beam_size = 4;
+  blocking.beam_size = 4;
+  blocking.block_repeats = 8;  // repetition blocking reads the history, allocating nothing
   NBestView views[12];
   bool all_ok = true;
   alloc_counter::start();
   for (int round = 0; round < 3; ++round)
-    for (const SearchOptions* so : {&greedy, &beam}) all_ok = all_ok && tr->translate_ids_batch(spans.data(), 12, *so, views).ok();
+    for (const SearchOptions* so : {&greedy, &beam, &blocking})
+      all_ok = all_ok && tr->translate_ids_batch(spans.data(), 12, *so, views).ok();
   const long count = alloc_counter::stop();
   CHECK(all_ok);
   CHECK_MESSAGE(count == 0, count, " allocations");

@@ -187,6 +187,24 @@ TEST_CASE("vulkan: a target prefix and an ensemble are refused with the reason")
   REQUIRE(Translator::prepare(pair, o, &tr).ok());
   CHECK(tr->backend_info().backend == Backend::kCpu);
   CHECK(tr->backend_info().reason == "backend=auto: an ensemble runs on the CPU");
+
+  // Repetition blocking runs on the CPU: refused per call on Vulkan, and at
+  // prepare when asked for there; auto then takes the CPU.
+  REQUIRE(prepare(model, Backend::kVulkan, &tr).ok());
+  SearchOptions blocking;
+  blocking.block_repeats = 2;
+  const Status br = tr->translate_ids(src, blocking, &nb);
+  CHECK(br.code() == StatusCode::kUnsupported);
+  CHECK(br.message().find("block_repeats") != std::string::npos);
+  CHECK(tr->translate_ids(src, &nb).ok());
+  TranslatorOptions ob;
+  ob.search.block_repeats = 2;
+  ob.backend = Backend::kVulkan;
+  CHECK(Translator::prepare(model, ob, &tr).code() == StatusCode::kUnsupported);
+  ob.backend = Backend::kAuto;
+  REQUIRE(Translator::prepare(model, ob, &tr).ok());
+  CHECK(tr->backend_info().backend == Backend::kCpu);
+  CHECK(tr->backend_info().reason == "backend=auto: block_repeats runs on the CPU");
 }
 
 TEST_CASE("vulkan: beam and batch limits at odd sizes") {

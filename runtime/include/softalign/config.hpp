@@ -31,6 +31,10 @@ struct DecodingDefaults {
   float max_len_a = 1.5f;  // T = floor(a * S + b)
   float max_len_b = 10.0f;
   int nbest = 1;
+  // Repetition blocking: no hypothesis may repeat, right after itself, a
+  // word or a group of words of up to this many target pieces ("gratuit
+  // gratuit"); 0 = off (SearchOptions::block_repeats).
+  int block_repeats = 0;
 };
 
 struct ModelConfig {
@@ -67,6 +71,7 @@ struct ConfigLimits {
   static constexpr float kMaxLenA = 100.0f;      // decoding.max_len_a
   static constexpr float kMaxLenB = 10000.0f;    // decoding.max_len_b
   static constexpr float kMaxPenalty = 100.0f;   // decoding.alpha, decoding.beta (exclusive)
+  static constexpr int kMaxBlockRepeats = 8;     // decoding.block_repeats
 };
 
 // Checks a config against the rules of models/WEIGHTS_FORMAT.md and the

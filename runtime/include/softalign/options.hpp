@@ -22,6 +22,13 @@ struct SearchOptions {
   std::optional<float> beta;       // coverage penalty weight (>= 0)
   std::optional<float> max_len_a;  // max target length T = floor(a * S + b), EOS included
   std::optional<float> max_len_b;  // per call: T may not exceed the prepared maximum
+  // Repetition blocking (0 = off, up to ConfigLimits::kMaxBlockRepeats): a
+  // candidate piece is refused when it would end a group of n <= block_repeats
+  // pieces, starting a word, equal to the n pieces right before it — a word
+  // or words repeated back to back ("gratuit gratuit", "de la de la"). The
+  // search then takes the next best candidates. CPU engine only (the Vulkan
+  // engine returns kUnsupported).
+  std::optional<int> block_repeats;
   bool return_attention = false;   // fill Hypothesis::attention (soft alignment)
   bool return_alignment = false;   // fill the hard alignments (implies attention internally)
   // Compute the output layer over the model's vocabulary shortlist only (when

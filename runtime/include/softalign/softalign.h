@@ -224,6 +224,9 @@ typedef struct softalign_translator_options {
   uint64_t max_line_bytes;   /* the longest text one translation takes, in bytes; a longer one fails
                                 with SOFTALIGN_INPUT_TOO_LONG before it is tokenised (this bounds the
                                 working memory for text). 0: the default, 1 MiB */
+  int32_t block_repeats;     /* refuse a word or words of up to this many target pieces repeated back
+                                to back ("gratuit gratuit"), 0..8, 0: off; negative (the default):
+                                the model's. CPU only (SOFTALIGN_UNSUPPORTED on Vulkan) */
 } softalign_translator_options;
 
 /* Sets every field to its default; struct_size is the size the caller's

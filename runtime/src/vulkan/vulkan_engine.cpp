@@ -532,6 +532,10 @@ bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const f
     fault_ = Status(StatusCode::kUnsupported, "a target prefix is not supported on the Vulkan backend (use the CPU)");
     return false;
   }
+  if (groups.banned != nullptr) {
+    fault_ = Status(StatusCode::kUnsupported, "block_repeats is not supported on the Vulkan backend (use the CPU)");
+    return false;
+  }
   uint32_t rows = 0;
   for (int g = 0; g < groups.count; ++g)
     for (int r = 0; r < groups.rows[g]; ++r, ++rows) {
