@@ -74,6 +74,13 @@ struct Edit {
 
 bool copy_like(std::string_view word, std::string_view span) {
   if (!word.empty() && word.size() <= 2 && word[0] == '%' && span.substr(0, word.size()) == word) return true;
+  // A number the model garbled ("1 78" for 13908): any number stands for a number.
+  auto number = [](std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+      return (c >= '0' && c <= '9') || c == ',' || c == '.' || c == ':' || c == '-' || c == '/';
+    }) && std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (number(word) && number(span)) return true;
   word = word.substr(0, 256);
   span = span.substr(0, 256);
   auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };

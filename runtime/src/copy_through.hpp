@@ -48,7 +48,8 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
 // Whether a target word looks like a (garbled) copy of `span`: they share a
 // substring (case ignored) of 3 bytes or more, or of 2 when the word holds a
 // digit or '_' (wasy10 -> a1010); or the word is the first one or two bytes
-// of a format ("%" for "%s"). Both are cut at 256 bytes.
+// of a format ("%" for "%s"); or both are numbers (digits, with , . : - /),
+// as "1" and "78" for 13908. Both are cut at 256 bytes.
 bool copy_like(std::string_view word, std::string_view span);
 
 // What replaces `orig`, the target text taken for `span` (`before` and

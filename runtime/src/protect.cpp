@@ -103,6 +103,21 @@ bool number_with_unit(std::string_view s) {
   return false;
 }
 
+// "13908", "2014", "1149-1", "2-12", "1,000", "10:30": two digits or more, with
+// at most '-', ',', ':' or '/' between digits (a range, a separator, a time).
+bool multi_digit_number(std::string_view s) {
+  int digits = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (is_digit(s[i])) {
+      ++digits;
+      continue;
+    }
+    const bool between = i > 0 && i + 1 < s.size() && is_digit(s[i - 1]) && is_digit(s[i + 1]);
+    if (!between || std::string_view("-,:/").find(s[i]) == std::string_view::npos) return false;
+  }
+  return digits >= 2;
+}
+
 // A Debian package name by its shape: lib...-..., or a known suffix.
 bool package_name(std::string_view s) {
   if (s.find('-') == std::string_view::npos) return false;
@@ -162,6 +177,7 @@ bool protected_token(std::string_view s) {
   if (s[0] == '$' && s.size() > 1 && (is_alpha(s[1]) || s[1] == '{' || s[1] == '_')) return true;
   if (s[0] == '-' && s.size() > 1 && (is_alpha(s[1]) || (s[1] == '-' && s.size() > 2 && is_alpha(s[2]))))
     return true;  // command-line option
+  if (digit && !letter && multi_digit_number(s)) return true;
   if (digit) {
     // Versions and dotted numbers: digits, a dot, a digit.
     for (std::size_t i = 1; i + 1 < s.size(); ++i)

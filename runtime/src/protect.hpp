@@ -18,12 +18,14 @@ namespace softalign::internal {
 //   - a URL (scheme://..., www....) or an e-mail address (a@b.c),
 //   - a path (/..., ~/..., ./..., ../..., or two slashes or more),
 //   - a version or dotted number (1.2, v5.3, 2.6.32-5-amd64),
+//   - a number of two digits or more (13908, 2014, 1149-1, 2-12, 1,000),
 //   - an identifier: with '_', '::', '()', '$NAME', '%s'-style formats, a
 //     command-line option (-v, --help), letters and digits together (wasy10,
 //     libc6; but not 2nd, 64-bit, 10MB), an inner capital (GtkWidget,
 //     iCalendar), a dot between letters (yc.el, index.php; not e.g.), or a
 //     package name (lib...-..., ...-dev, ...-doc and other package suffixes).
-// Plain words, numbers, acronyms and hyphenated English words are not
+// Plain words, one-digit numbers, numbers with a unit or an ordinal ending
+// (10MB, 64-bit, 21st), acronyms and hyphenated English words are not
 // protected. Any bytes are accepted (UTF-8 or not); linear in the text size.
 std::vector<TextRange> find_protected_spans(std::string_view text);
 

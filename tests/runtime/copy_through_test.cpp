@@ -73,6 +73,9 @@ TEST_CASE("protected spans: each kind") {
   CHECK(spans("in /usr/share/doc and ~/.config or ./configure, ../x, a/b/c") ==
         Strings{"/usr/share/doc", "~/.config", "./configure", "../x", "a/b/c"});
   CHECK(spans("version 1.2.3, v5.3 and 2.6.32-5-amd64") == Strings{"1.2.3", "v5.3", "2.6.32-5-amd64"});
+  // Numbers of two digits or more (the digits must survive: 13908 came out as "1 78").
+  CHECK(spans("It contains 13908 headwords (2014), IEEE 1149-1, 2-12 times, 1,000 or 10:30.") ==
+        Strings{"13908", "2014", "1149-1", "2-12", "1,000", "10:30"});
   CHECK(spans("dh_installcligac, wasy10, x86_64, libc6 and GtkWidget") ==
         Strings{"dh_installcligac", "wasy10", "x86_64", "libc6", "GtkWidget"});
   CHECK(spans("install libfoo-dev or foo-doc") == Strings{"libfoo-dev", "foo-doc"});
@@ -90,7 +93,7 @@ TEST_CASE("protected spans: what is translated stays out") {
   CHECK(spans("A plain English sentence, with punctuation!").empty());
   CHECK(spans("e.g. i.e. U.S. and/or command-line, well-known").empty());
   CHECK(spans("64-bit 32-bit 2nd 3rd 10MB 57kB 2.4m 3D").empty());
-  CHECK(spans("KDE GNOME USB, 10 2010 100% - * ... -- `").empty());
+  CHECK(spans("KDE GNOME USB, 1 or 7 100% - * ... -- `").empty());
   // Text quoted `like this' (TeX, Emacs) is not code.
   CHECK(spans("the `must be installed' list and `this'") .empty());
 }
