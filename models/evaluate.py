@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Evaluate a model directory on a test set: BLEU and chrF2 (sacrebleu), BLEU by source length.
+"""Evaluate a model directory on a test set: BLEU and chrF2 (sacrebleu), BLEU by source length,
+the outputs with a word repeated back to back and the numbers kept.
 
   python3 models/evaluate.py MODEL_DIR --src test.en --ref test.fr [--beam K]
   python3 models/evaluate.py --hyp hyps.txt --src test.en --ref test.fr   (score given output)
@@ -63,12 +64,19 @@ def main(argv=None):
     if short_result:
         print(f"sources of at most {a.short_words} words ({len(short)} sentences): "
               f"BLEU {short_result['bleu']:.2f}  chrF2 {short_result['chrf']:.2f}")
+    repeats, repeat_share = E.repeated_word_rate(hyps)
+    ref_repeats, ref_share = E.repeated_word_rate(refs)
+    kept, numbers = E.numbers_kept(srcs, hyps)
+    print(f"outputs with a word repeated back to back: {repeats}/{len(hyps)} ({100 * repeat_share:.2f}%; "
+          f"references {100 * ref_share:.2f}%); numbers of two digits or more kept: {kept}/{numbers} "
+          f"({100 * kept / max(numbers, 1):.1f}%)")
     if a.out:
         with open(a.out, "w", encoding="utf-8") as f:
             f.write("\n".join(hyps) + "\n")
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump({"setting": setting, **result, "by_length": buckets,
+                       "repeated_word_outputs": repeats, "numbers_kept": kept, "numbers": numbers,
                        "short": dict(max_words=a.short_words, sentences=len(short), **(short_result or {}))},
                       f, indent=1)
     return 0

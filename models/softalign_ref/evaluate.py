@@ -5,6 +5,7 @@ any translator's output can be scored the same way; `translate_lines` runs the
 reference translator (softalign_ref.search) of a model directory.
 """
 import math
+import re
 import os
 
 from sacrebleu.metrics import BLEU, CHRF
@@ -37,6 +38,38 @@ def score(hyps, refs):
         "bleu_signature": str(bleu.get_signature()),
         "chrf_signature": str(chrf.get_signature()),
     }
+
+
+def _words(line):
+    """The words of a line that hold a letter, lowercased, without their edge punctuation."""
+    out = []
+    for token in line.split():
+        w = re.sub(r"^\W+|\W+$", "", token).lower()
+        if re.search(r"[^\W\d_]", w):
+            out.append(w)
+    return out
+
+
+def repeated_word_rate(lines):
+    """(count, share) of lines where a word (with a letter) is followed by itself,
+    edge punctuation and case aside ("génériques génériques")."""
+    n = sum(any(a == b for a, b in zip(w, w[1:])) for w in map(_words, lines))
+    return n, n / max(len(lines), 1)
+
+
+def numbers_kept(srcs, hyps):
+    """(kept, total) over the source's numbers of two digits or more: kept when its digits
+    appear, in order and together, in the output with its spaces and separators
+    (. , narrow and no-break spaces) removed, so that a formatted 13 908 counts."""
+    kept = total = 0
+    for s, h in zip(srcs, hyps):
+        flat = re.sub(r"[\s\u202f\u00a0.,]", "", h)
+        for x in re.findall(r"\d+(?:[.,]\d+)*", s):
+            digits = re.sub(r"\D", "", x)
+            if len(digits) >= 2:
+                total += 1
+                kept += digits in flat
+    return kept, total
 
 
 def bucket_label(lo, hi):

@@ -65,3 +65,12 @@ def test_cli_scores_a_hypothesis_file(tmp_path):
     bad = subprocess.run([sys.executable, cli, "--hyp", str(tmp_path / "nope"), "--src", str(tmp_path / "src"),
                           "--ref", str(tmp_path / "ref")], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "not found" in bad.stderr
+
+
+def test_repeated_words_and_numbers_kept():
+    from softalign_ref import evaluate as E
+    lines = ["éditeurs génériques Génériques.", "rapide, rapide", "Il contient 13 908 mots", "vous 2 2 fois", ""]
+    assert E.repeated_word_rate(lines) == (2, 2 / 5)  # punctuation and case aside; digits are not words
+    srcs = ["It contains 13908 headwords", "version 2 of 2014 and 3.14", "no number"]
+    hyps = ["Il contient 13 908 mots", "version 2 de 2041 et 3,14", "aucun"]
+    assert E.numbers_kept(srcs, hyps) == (2, 3)  # 13908 (formatted) and 3.14 kept, 2014 lost
