@@ -6,7 +6,7 @@
 #                                   what scripts/demo.sh uses
 #   bash scripts/setup.sh [full]    everything the tests need: the runtime profile,
 #                                   PyTorch and the Python tools, pybind11, Vulkan
-#                                   tools, and the project venv (.venv) for the
+#                                   tools, the JDK (the Java binding), and the project venv (.venv) for the
 #                                   PyPI packages Debian lacks; what scripts/test.sh uses
 #   bash scripts/setup.sh hardening clang 14 with its runtime libraries (libFuzzer,
 #                                   ASan/UBSan for clang), on top of full; what
@@ -32,6 +32,7 @@ FULL_DEBS=(
   python3-sentencepiece sentencepiece python3-numpy python3-yaml python3-tqdm
   python3-matplotlib python3-pytest python3-flatbuffers
   libvulkan-dev glslc mesa-vulkan-drivers
+  default-jdk-headless  # the Java binding (platforms/java) and its java_binding test
 )
 HARDENING_DEBS=(clang libclang-rt-14-dev)
 case "$profile" in

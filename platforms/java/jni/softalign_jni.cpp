@@ -1,0 +1,352 @@
+// JNI glue of the Java binding (platforms/java/src/main/java/org/softalign/Native.java) over the
+// C API (runtime/include/softalign/softalign.h).
+//
+// Text crosses as UTF-8 byte[] both ways: never GetStringUTFChars/NewStringUTF, which speak
+// JNI's "modified UTF-8" (a supplementary-plane character such as an emoji is two 3-byte
+// surrogates there, and U+0000 two bytes). Java decodes and encodes with StandardCharsets.UTF_8.
+// A byte[] is copied into a NUL-terminated buffer; one that holds a NUL is refused
+// (invalid_argument), since the C API would read only up to it.
+//
+// A failing C call throws org.softalign.SoftalignException(code, name bytes, message bytes); the
+// native method then returns 0/null and Java sees the exception. No C++ exception leaves this
+// file (the C API throws none; our own allocations are guarded).
+#include <jni.h>
+
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "softalign/softalign.h"
+
+namespace {
+
+jclass g_exception = nullptr;      // org.softalign.SoftalignException (global ref)
+jmethodID g_exception_ctor = nullptr;  // (int, byte[], byte[])
+
+jbyteArray to_bytes(JNIEnv* env, const char* s) {
+  if (s == nullptr) return nullptr;
+  const jsize n = static_cast<jsize>(std::strlen(s));
+  jbyteArray a = env->NewByteArray(n);
+  if (a != nullptr && n > 0) env->SetByteArrayRegion(a, 0, n, reinterpret_cast<const jbyte*>(s));
+  return a;  // null with OutOfMemoryError pending when allocation failed
+}
+
+void throw_softalign(JNIEnv* env, int code, const char* name, const std::string& message) {
+  if (env->ExceptionCheck()) return;  // one already pending (e.g. OutOfMemoryError)
+  jbyteArray n = to_bytes(env, name);
+  jbyteArray m = to_bytes(env, message.c_str());
+  if (env->ExceptionCheck()) return;
+  jobject e = env->NewObject(g_exception, g_exception_ctor, static_cast<jint>(code), n, m);
+  if (e != nullptr) env->Throw(static_cast<jthrowable>(e));
+}
+
+// Throws for a failed status; returns true when st is OK.
+bool check(JNIEnv* env, softalign_status st) {
+  if (st == SOFTALIGN_OK) return true;
+  throw_softalign(env, static_cast<int>(st), softalign_status_name(st), softalign_last_error());
+  return false;
+}
+
+void throw_invalid_argument(JNIEnv* env, const std::string& message) {
+  throw_softalign(env, SOFTALIGN_INVALID_ARGUMENT, softalign_status_name(SOFTALIGN_INVALID_ARGUMENT),
+                  message);
+}
+
+void throw_null(JNIEnv* env, const char* what) {
+  jclass npe = env->FindClass("java/lang/NullPointerException");
+  if (npe != nullptr) env->ThrowNew(npe, what);
+}
+
+void throw_closed(JNIEnv* env, const char* what) {
+  jclass ise = env->FindClass("java/lang/IllegalStateException");
+  if (ise != nullptr) env->ThrowNew(ise, what);
+}
+
+// A Java byte[] as a NUL-terminated C string. False (with an exception pending) for null, a
+// NUL inside, or no memory.
+bool c_string(JNIEnv* env, jbyteArray a, const char* what, std::string* out) {
+  if (a == nullptr) {
+    throw_null(env, what);
+    return false;
+  }
+  const jsize n = env->GetArrayLength(a);
+  try {
+    out->assign(static_cast<size_t>(n), '\0');
+  } catch (const std::bad_alloc&) {
+    jclass oom = env->FindClass("java/lang/OutOfMemoryError");
+    if (oom != nullptr) env->ThrowNew(oom, "softalign: text copy");
+    return false;
+  }
+  if (n > 0) env->GetByteArrayRegion(a, 0, n, reinterpret_cast<jbyte*>(&(*out)[0]));
+  if (std::memchr(out->data(), '\0', out->size()) != nullptr) {
+    throw_invalid_argument(env, std::string("invalid_argument: ") + what +
+                                    " holds a NUL byte (the C API reads text up to a NUL)");
+    return false;
+  }
+  return true;
+}
+
+template <typename T>
+T* handle(JNIEnv* env, jlong h, const char* what) {
+  if (h == 0) throw_closed(env, what);
+  return reinterpret_cast<T*>(static_cast<intptr_t>(h));
+}
+
+jlong to_jlong(const void* p) { return static_cast<jlong>(reinterpret_cast<intptr_t>(p)); }
+
+}  // namespace
+
+extern "C" {
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
+  JNIEnv* env = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_6) != JNI_OK) return JNI_ERR;
+  jclass c = env->FindClass("org/softalign/SoftalignException");
+  if (c == nullptr) return JNI_ERR;
+  g_exception = static_cast<jclass>(env->NewGlobalRef(c));
+  env->DeleteLocalRef(c);
+  g_exception_ctor = env->GetMethodID(g_exception, "<init>", "(I[B[B)V");
+  if (g_exception == nullptr || g_exception_ctor == nullptr) return JNI_ERR;
+  return JNI_VERSION_1_6;
+}
+
+JNIEXPORT jbyteArray JNICALL Java_org_softalign_Native_version(JNIEnv* env, jclass) {
+  return to_bytes(env, softalign_version());
+}
+
+JNIEXPORT jlong JNICALL Java_org_softalign_Native_modelLoad(JNIEnv* env, jclass, jbyteArray path,
+                                                           jboolean copy) {
+  std::string p;
+  if (!c_string(env, path, "path", &p)) return 0;
+  softalign_model* m = nullptr;
+  if (!check(env, copy ? softalign_model_load_copy(p.c_str(), &m) : softalign_model_load(p.c_str(), &m)))
+    return 0;
+  return to_jlong(m);
+}
+
+JNIEXPORT jlong JNICALL Java_org_softalign_Native_modelLoadBytes(JNIEnv* env, jclass, jbyteArray data) {
+  if (data == nullptr) {
+    throw_null(env, "data");
+    return 0;
+  }
+  const jsize n = env->GetArrayLength(data);
+  // softalign_model_load_bytes copies the bytes: the pinned (or copied) array is released at once.
+  jbyte* bytes = env->GetByteArrayElements(data, nullptr);
+  if (bytes == nullptr) return 0;  // OutOfMemoryError pending
+  softalign_model* m = nullptr;
+  const softalign_status st = softalign_model_load_bytes(bytes, static_cast<size_t>(n), &m);
+  env->ReleaseByteArrayElements(data, bytes, JNI_ABORT);
+  if (!check(env, st)) return 0;
+  return to_jlong(m);
+}
+
+JNIEXPORT void JNICALL Java_org_softalign_Native_modelFree(JNIEnv*, jclass, jlong model) {
+  softalign_model_free(reinterpret_cast<softalign_model*>(static_cast<intptr_t>(model)));
+}
+
+JNIEXPORT jobjectArray JNICALL Java_org_softalign_Native_modelInfo(JNIEnv* env, jclass, jlong model) {
+  const auto* m = handle<const softalign_model>(env, model, "softalign: the model is closed");
+  if (m == nullptr) return nullptr;
+  softalign_model_info info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  if (!check(env, softalign_model_get_info(m, &info))) return nullptr;
+  const char* fields[] = {info.name, info.src_lang, info.tgt_lang, info.variant, info.weight_type};
+  jclass byte_array = env->FindClass("[B");
+  if (byte_array == nullptr) return nullptr;
+  jobjectArray out = env->NewObjectArray(5, byte_array, nullptr);
+  if (out == nullptr) return nullptr;
+  for (jsize i = 0; i < 5; ++i) {
+    jbyteArray b = to_bytes(env, fields[i] == nullptr ? "" : fields[i]);
+    if (b == nullptr) return nullptr;
+    env->SetObjectArrayElement(out, i, b);
+    env->DeleteLocalRef(b);
+  }
+  return out;
+}
+
+JNIEXPORT jlong JNICALL Java_org_softalign_Native_translatorCreate(JNIEnv* env, jclass, jlong model,
+                                                                  jintArray ints, jfloatArray floats,
+                                                                  jlongArray longs, jbyteArray kernels,
+                                                                  jbyteArray device) {
+  const auto* m = handle<const softalign_model>(env, model, "softalign: the model is closed");
+  if (m == nullptr) return 0;
+  if (ints == nullptr || floats == nullptr || longs == nullptr) {
+    throw_null(env, "options");
+    return 0;
+  }
+  if (env->GetArrayLength(ints) != 10 || env->GetArrayLength(floats) != 4 || env->GetArrayLength(longs) != 2) {
+    throw_invalid_argument(env, "invalid_argument: option arrays of the wrong length (binding mismatch)");
+    return 0;
+  }
+  jint i[10];
+  jfloat f[4];
+  jlong l[2];
+  env->GetIntArrayRegion(ints, 0, 10, i);
+  env->GetFloatArrayRegion(floats, 0, 4, f);
+  env->GetLongArrayRegion(longs, 0, 2, l);
+  std::string k, d;
+  if (kernels != nullptr && !c_string(env, kernels, "kernels", &k)) return 0;
+  if (device != nullptr && !c_string(env, device, "device", &d)) return 0;
+  if (l[0] < 0 || l[1] < 0) {
+    throw_invalid_argument(env, "invalid_argument: maxArenaBytes and maxLineBytes must be >= 0");
+    return 0;
+  }
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  o.max_source_tokens = i[0];
+  o.beam = i[1];
+  o.nbest = i[2];
+  o.alignment = i[3];
+  o.threads = i[4];
+  o.split_long_input = i[5];
+  o.replace_invalid_utf8 = i[6];
+  o.use_shortlist = i[7];
+  o.copy_through = i[8];
+  o.block_repeats = i[9];
+  o.alpha = f[0];
+  o.beta = f[1];
+  o.max_len_a = f[2];
+  o.max_len_b = f[3];
+  o.max_arena_bytes = static_cast<uint64_t>(l[0]);
+  o.max_line_bytes = static_cast<uint64_t>(l[1]);
+  o.kernels = kernels != nullptr ? k.c_str() : nullptr;
+  o.device = device != nullptr ? d.c_str() : nullptr;
+  softalign_translator* t = nullptr;
+  if (!check(env, softalign_translator_create(m, &o, &t))) return 0;
+  return to_jlong(t);
+}
+
+JNIEXPORT void JNICALL Java_org_softalign_Native_translatorFree(JNIEnv*, jclass, jlong translator) {
+  softalign_translator_free(reinterpret_cast<softalign_translator*>(static_cast<intptr_t>(translator)));
+}
+
+JNIEXPORT jbyteArray JNICALL Java_org_softalign_Native_translatorBackend(JNIEnv* env, jclass, jlong translator) {
+  const auto* t = handle<const softalign_translator>(env, translator, "softalign: the translator is closed");
+  if (t == nullptr) return nullptr;
+  return to_bytes(env, softalign_translator_backend(t));
+}
+
+JNIEXPORT jlong JNICALL Java_org_softalign_Native_translatorArenaBytes(JNIEnv* env, jclass, jlong translator) {
+  const auto* t = handle<const softalign_translator>(env, translator, "softalign: the translator is closed");
+  if (t == nullptr) return 0;
+  return static_cast<jlong>(softalign_translator_arena_bytes(t));
+}
+
+JNIEXPORT jlong JNICALL Java_org_softalign_Native_translate(JNIEnv* env, jclass, jlong translator, jbyteArray text) {
+  auto* t = handle<softalign_translator>(env, translator, "softalign: the translator is closed");
+  if (t == nullptr) return 0;
+  std::string s;
+  if (!c_string(env, text, "text", &s)) return 0;
+  softalign_result* r = nullptr;
+  if (!check(env, softalign_translate(t, s.c_str(), &r))) return 0;
+  return to_jlong(r);
+}
+
+JNIEXPORT jlong JNICALL Java_org_softalign_Native_translatePrefix(JNIEnv* env, jclass, jlong translator,
+                                                                 jbyteArray text, jbyteArray prefix) {
+  auto* t = handle<softalign_translator>(env, translator, "softalign: the translator is closed");
+  if (t == nullptr) return 0;
+  std::string s, p;
+  if (!c_string(env, text, "text", &s) || !c_string(env, prefix, "prefix", &p)) return 0;
+  softalign_result* r = nullptr;
+  if (!check(env, softalign_translate_prefix(t, s.c_str(), p.c_str(), &r))) return 0;
+  return to_jlong(r);
+}
+
+JNIEXPORT jlongArray JNICALL Java_org_softalign_Native_translateBatch(JNIEnv* env, jclass, jlong translator,
+                                                                     jobjectArray texts) {
+  auto* t = handle<softalign_translator>(env, translator, "softalign: the translator is closed");
+  if (t == nullptr) return nullptr;
+  if (texts == nullptr) {
+    throw_null(env, "texts");
+    return nullptr;
+  }
+  const jsize n = env->GetArrayLength(texts);
+  std::vector<std::string> in;
+  std::vector<const char*> ptrs;
+  std::vector<softalign_result*> out;
+  try {
+    in.resize(static_cast<size_t>(n));
+    ptrs.resize(static_cast<size_t>(n));
+    out.assign(static_cast<size_t>(n), nullptr);
+  } catch (const std::bad_alloc&) {
+    jclass oom = env->FindClass("java/lang/OutOfMemoryError");
+    if (oom != nullptr) env->ThrowNew(oom, "softalign: batch");
+    return nullptr;
+  }
+  for (jsize i = 0; i < n; ++i) {
+    auto a = static_cast<jbyteArray>(env->GetObjectArrayElement(texts, i));
+    const std::string what = "texts[" + std::to_string(i) + "]";
+    const bool ok = c_string(env, a, what.c_str(), &in[static_cast<size_t>(i)]);
+    env->DeleteLocalRef(a);
+    if (!ok) return nullptr;
+    ptrs[static_cast<size_t>(i)] = in[static_cast<size_t>(i)].c_str();
+  }
+  if (!check(env, softalign_translate_batch(t, ptrs.data(), static_cast<size_t>(n), out.data()))) return nullptr;
+  jlongArray handles = env->NewLongArray(n);
+  if (handles == nullptr) {  // OutOfMemoryError pending: free what nobody will see
+    for (softalign_result* r : out) softalign_result_free(r);
+    return nullptr;
+  }
+  std::vector<jlong> hs(out.size());
+  for (size_t i = 0; i < out.size(); ++i) hs[i] = to_jlong(out[i]);
+  if (n > 0) env->SetLongArrayRegion(handles, 0, n, hs.data());
+  return handles;
+}
+
+JNIEXPORT void JNICALL Java_org_softalign_Native_resultFree(JNIEnv*, jclass, jlong result) {
+  softalign_result_free(reinterpret_cast<softalign_result*>(static_cast<intptr_t>(result)));
+}
+
+static const softalign_result* result_of(jlong r) {
+  return reinterpret_cast<const softalign_result*>(static_cast<intptr_t>(r));
+}
+
+JNIEXPORT jint JNICALL Java_org_softalign_Native_resultCount(JNIEnv*, jclass, jlong result) {
+  return static_cast<jint>(softalign_result_count(result_of(result)));
+}
+
+JNIEXPORT jbyteArray JNICALL Java_org_softalign_Native_resultText(JNIEnv* env, jclass, jlong result, jint h) {
+  if (h < 0) return nullptr;
+  return to_bytes(env, softalign_result_text(result_of(result), static_cast<size_t>(h)));
+}
+
+JNIEXPORT jfloat JNICALL Java_org_softalign_Native_resultScore(JNIEnv*, jclass, jlong result, jint h) {
+  return h < 0 ? 0.0f : softalign_result_score(result_of(result), static_cast<size_t>(h));
+}
+
+JNIEXPORT jfloat JNICALL Java_org_softalign_Native_resultLogProb(JNIEnv*, jclass, jlong result, jint h) {
+  return h < 0 ? 0.0f : softalign_result_log_prob(result_of(result), static_cast<size_t>(h));
+}
+
+JNIEXPORT jbyteArray JNICALL Java_org_softalign_Native_resultPharaoh(JNIEnv* env, jclass, jlong result, jint h,
+                                                                    jboolean words) {
+  if (h < 0) return nullptr;
+  const softalign_result* r = result_of(result);
+  return to_bytes(env, words ? softalign_result_pharaoh_words(r, static_cast<size_t>(h))
+                             : softalign_result_pharaoh(r, static_cast<size_t>(h)));
+}
+
+JNIEXPORT jobjectArray JNICALL Java_org_softalign_Native_resultAttention(JNIEnv* env, jclass, jlong result,
+                                                                        jint h) {
+  if (h < 0) return nullptr;
+  size_t rows = 0, cols = 0;
+  const float* a = softalign_result_alignment(result_of(result), static_cast<size_t>(h), &rows, &cols);
+  if (a == nullptr) return nullptr;
+  jclass float_array = env->FindClass("[F");
+  if (float_array == nullptr) return nullptr;
+  jobjectArray out = env->NewObjectArray(static_cast<jsize>(rows), float_array, nullptr);
+  if (out == nullptr) return nullptr;
+  for (size_t i = 0; i < rows; ++i) {
+    jfloatArray row = env->NewFloatArray(static_cast<jsize>(cols));
+    if (row == nullptr) return nullptr;
+    env->SetFloatArrayRegion(row, 0, static_cast<jsize>(cols), a + i * cols);
+    env->SetObjectArrayElement(out, static_cast<jsize>(i), row);
+    env->DeleteLocalRef(row);
+  }
+  return out;
+}
+
+}  // extern "C"

@@ -1,0 +1,75 @@
+package org.softalign;
+
+/**
+ * The JNI glue (platforms/java/jni/softalign_jni.cpp). Text crosses it as UTF-8 {@code byte[]}
+ * (never JNI's modified UTF-8); handles are the C API's pointers as longs.
+ *
+ * <p>The library is {@code libsoftalign_jni.so}, found by {@link System#loadLibrary} (on Android:
+ * the app's {@code jniLibs/<abi>/}; elsewhere {@code -Djava.library.path}), or at the absolute
+ * path in the system property {@code softalign.library.path}.
+ */
+final class Native {
+  static {
+    String path = System.getProperty("softalign.library.path");
+    if (path != null && !path.isEmpty()) {
+      System.load(path);
+    } else {
+      System.loadLibrary("softalign_jni");
+    }
+  }
+
+  private Native() {}
+
+  /** Loads the library (the class's static initialiser); for callers that want it early. */
+  static void ensureLoaded() {}
+
+  static native byte[] version();
+
+  static native long modelLoad(byte[] pathUtf8, boolean copy);
+
+  static native long modelLoadBytes(byte[] data);
+
+  static native void modelFree(long model);
+
+  /** name, src_lang, tgt_lang, variant, weight_type as UTF-8. */
+  static native byte[][] modelInfo(long model);
+
+  /**
+   * ints: max_source_tokens, beam, nbest, alignment, threads, split_long_input,
+   * replace_invalid_utf8, use_shortlist, copy_through, block_repeats; floats: alpha, beta,
+   * max_len_a, max_len_b; longs: max_arena_bytes, max_line_bytes.
+   */
+  static native long translatorCreate(long model, int[] ints, float[] floats, long[] longs,
+      byte[] kernels, byte[] device);
+
+  static native void translatorFree(long translator);
+
+  static native byte[] translatorBackend(long translator);
+
+  static native long translatorArenaBytes(long translator);
+
+  /** A new result handle (free it with resultFree). */
+  static native long translate(long translator, byte[] text);
+
+  /** A new result handle for a forced target prefix. */
+  static native long translatePrefix(long translator, byte[] text, byte[] prefix);
+
+  /** One new result handle per text, in order (free each with resultFree). */
+  static native long[] translateBatch(long translator, byte[][] texts);
+
+  static native void resultFree(long result);
+
+  static native int resultCount(long result);
+
+  static native byte[] resultText(long result, int hypothesis);
+
+  static native float resultScore(long result, int hypothesis);
+
+  static native float resultLogProb(long result, int hypothesis);
+
+  /** Pharaoh alignment over pieces (words: over words); null when absent. */
+  static native byte[] resultPharaoh(long result, int hypothesis, boolean words);
+
+  /** Soft alignment rows; null when absent. */
+  static native float[][] resultAttention(long result, int hypothesis);
+}

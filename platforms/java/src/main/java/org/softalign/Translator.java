@@ -1,0 +1,229 @@
+package org.softalign;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Translates text with a softalign model, over the C API (runtime/include/softalign/softalign.h).
+ *
+ * <pre>{@code
+ * try (Translator tr = Translator.load("en-fr.int8.softalign",
+ *         TranslatorOptions.builder().beam(4).build())) {
+ *   String fr = tr.translate("A simple text editor.");
+ * }
+ * }</pre>
+ *
+ * <p>Text crosses into the library as UTF-8 bytes (so emoji and every other supplementary-plane
+ * character arrive whole) and comes back the same way. A failure in the library is a {@link
+ * SoftalignException} carrying the status; a null argument is a {@link NullPointerException}; a
+ * closed translator an {@link IllegalStateException}. Text holding a NUL character (U+0000) cannot
+ * pass the C API: it is {@link Status#INVALID_ARGUMENT}.
+ *
+ * <p>A translator is used by one thread at a time: its methods are synchronized, so concurrent
+ * calls wait for each other (and {@link #close()} waits for a translation in progress). Make one
+ * translator per thread over a shared {@link Model} to translate in parallel. Close it
+ * (try-with-resources): its working memory is native and the garbage collector does not see it.
+ */
+public final class Translator implements AutoCloseable {
+  private long handle;
+  private final boolean alignment;
+
+  private Translator(long handle, boolean alignment) {
+    this.handle = handle;
+    this.alignment = alignment;
+  }
+
+  /** Loads a .softalign file and makes a translator with default options. */
+  public static Translator load(String path) {
+    return load(path, TranslatorOptions.defaults());
+  }
+
+  /**
+   * Loads a .softalign file and makes a translator with these options (the file is mapped, or
+   * copied into memory with {@link TranslatorOptions.Builder#copyModel(boolean)}).
+   */
+  public static Translator load(String path, TranslatorOptions options) {
+    if (options == null) throw new NullPointerException("options");
+    try (Model model = Model.load(path, options.copyModel)) {
+      return create(model, options);
+    }
+  }
+
+  public static Translator load(File file, TranslatorOptions options) {
+    if (file == null) throw new NullPointerException("file");
+    return load(file.getPath(), options);
+  }
+
+  /** Loads a model from bytes (copied) and makes a translator with default options. */
+  public static Translator fromBytes(byte[] model) {
+    return fromBytes(model, TranslatorOptions.defaults());
+  }
+
+  /** Loads a model from bytes (copied) and makes a translator with these options. */
+  public static Translator fromBytes(byte[] model, TranslatorOptions options) {
+    if (options == null) throw new NullPointerException("options");
+    try (Model m = Model.fromBytes(model)) {
+      return create(m, options);
+    }
+  }
+
+  /** A translator over a loaded model (shared: make one translator per thread). */
+  public static Translator create(Model model, TranslatorOptions options) {
+    if (model == null) throw new NullPointerException("model");
+    if (options == null) throw new NullPointerException("options");
+    int[] ints = {
+      options.maxSourceTokens, options.beam, options.nbest, options.alignment ? 1 : 0,
+      options.threads, options.splitLongInput ? 1 : 0, options.replaceInvalidUtf8 ? 1 : 0,
+      options.useShortlist ? 1 : 0, options.copyThrough ? 1 : 0, options.blockRepeats
+    };
+    float[] floats = {options.alpha, options.beta, options.maxLenA, options.maxLenB};
+    long[] longs = {options.maxArenaBytes, options.maxLineBytes};
+    byte[] kernels = cString(options.kernels, "kernels");
+    byte[] device = cString(options.device, "device");
+    long h;
+    synchronized (model) {
+      h = Native.translatorCreate(model.handle(), ints, floats, longs, kernels, device);
+    }
+    return new Translator(h, options.alignment);
+  }
+
+  /** The library's version, e.g. "0.1.0". */
+  public static String version() {
+    return utf8(Native.version());
+  }
+
+  /** Translates one text: the best hypothesis. An empty text gives "". */
+  public synchronized String translate(String text) {
+    long r = Native.translate(handle(), text(text, "text"));
+    try {
+      return utf8(Native.resultText(r, 0));
+    } finally {
+      Native.resultFree(r);
+    }
+  }
+
+  /** Translates texts together (softalign_translate_batch): the best hypotheses, in order. */
+  public synchronized List<String> translate(List<String> texts) {
+    List<List<Hypothesis>> all = translateBatch(texts, false);
+    List<String> out = new ArrayList<>(all.size());
+    for (List<Hypothesis> h : all) out.add(h.get(0).text());
+    return out;
+  }
+
+  /**
+   * Translates one text: the n-best hypotheses, best first (as many as the options' nbest; with
+   * alignment on, each carries its alignments).
+   */
+  public synchronized List<Hypothesis> translateNBest(String text) {
+    long r = Native.translate(handle(), text(text, "text"));
+    try {
+      return hypotheses(r, alignment);
+    } finally {
+      Native.resultFree(r);
+    }
+  }
+
+  /** The n-best hypotheses of each text, translated together, in order. */
+  public synchronized List<List<Hypothesis>> translateNBest(List<String> texts) {
+    return translateBatch(texts, alignment);
+  }
+
+  /**
+   * Interactive completion: the n-best translations of text that begin with prefix (target text;
+   * "" is no prefix).
+   */
+  public synchronized List<Hypothesis> translateWithPrefix(String text, String prefix) {
+    long r = Native.translatePrefix(handle(), text(text, "text"), text(prefix, "prefix"));
+    try {
+      return hypotheses(r, alignment);
+    } finally {
+      Native.resultFree(r);
+    }
+  }
+
+  /** The backend the translator computes on: "cpu" or "vulkan". */
+  public synchronized String backend() {
+    return utf8(Native.translatorBackend(handle()));
+  }
+
+  /** Bytes of working memory the translator reserved when it was made. */
+  public synchronized long arenaBytes() {
+    return Native.translatorArenaBytes(handle());
+  }
+
+  public synchronized boolean isClosed() {
+    return handle == 0;
+  }
+
+  /** Frees the translator's native memory; a second close does nothing. */
+  @Override
+  public synchronized void close() {
+    if (handle != 0) {
+      Native.translatorFree(handle);
+      handle = 0;
+    }
+  }
+
+  private long handle() {
+    if (handle == 0) throw new IllegalStateException("softalign: the translator is closed");
+    return handle;
+  }
+
+  private List<List<Hypothesis>> translateBatch(List<String> texts, boolean withAlignment) {
+    if (texts == null) throw new NullPointerException("texts");
+    long h = handle();
+    byte[][] in = new byte[texts.size()][];
+    for (int i = 0; i < in.length; ++i) in[i] = text(texts.get(i), "texts[" + i + "]");
+    if (in.length == 0) return Collections.emptyList();
+    long[] results = Native.translateBatch(h, in);
+    try {
+      List<List<Hypothesis>> out = new ArrayList<>(results.length);
+      for (long r : results) out.add(hypotheses(r, withAlignment));
+      return out;
+    } finally {
+      for (long r : results) Native.resultFree(r);
+    }
+  }
+
+  private static List<Hypothesis> hypotheses(long r, boolean withAlignment) {
+    int n = Native.resultCount(r);
+    List<Hypothesis> out = new ArrayList<>(n);
+    for (int i = 0; i < n; ++i) {
+      String pharaoh = null;
+      String words = null;
+      float[][] attention = null;
+      if (withAlignment) {
+        byte[] p = Native.resultPharaoh(r, i, false);
+        byte[] w = Native.resultPharaoh(r, i, true);
+        pharaoh = p == null ? null : utf8(p);
+        words = w == null ? null : utf8(w);
+        attention = Native.resultAttention(r, i);
+      }
+      out.add(new Hypothesis(utf8(Native.resultText(r, i)), Native.resultScore(r, i),
+          Native.resultLogProb(r, i), pharaoh, words, attention));
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  /** Text as the C API takes it: UTF-8, no NUL (the C strings end there). */
+  private static byte[] text(String s, String what) {
+    if (s == null) throw new NullPointerException(what);
+    int nul = s.indexOf('\0');
+    if (nul >= 0) {
+      throw new SoftalignException(Status.INVALID_ARGUMENT,
+          what + " holds a NUL character at index " + nul + " (the C API reads text up to a NUL)");
+    }
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] cString(String s, String what) {
+    return s == null ? null : text(s, what);
+  }
+
+  static String utf8(byte[] b) {
+    return b == null ? "" : new String(b, StandardCharsets.UTF_8);
+  }
+}
