@@ -1,0 +1,765 @@
+#!/usr/bin/env python3
+"""English→French and English→German documentation prose from Debian bookworm's
+binary packages: LibreOffice's help (libreoffice-help-{en-us,fr,de}, HTML paired by
+file and paragraph id), the Debian Reference (debian-reference-{en,fr,de}, HTML
+paired element by element per chapter) and the GNOME/application help pages under
+usr/share/help/{C,fr,de}/DOC/ (Mallard and DocBook translated through itstool,
+paired element by element per page).
+
+One command does everything (README.md beside this file):
+
+  python3 models/corpus/docs_corpus.py all --cache runs/docs-debs --out runs/docs-corpus \
+      --ddtp ../shared/data/ddtp --gettext runs/gettext-corpus [--reference OLD_OUT]
+
+Steps (each is also a subcommand):
+  select    bookworm/main Contents-{amd64,all} + Packages (apt's lists, after
+            `apt-get install apt-file && apt-get update`) -> the package manifest
+            docs-packages.tsv beside this file (package, version, architecture,
+            source, size, SHA-256, kind). Only needed to refresh the committed
+            manifest; `all` uses the committed one.
+  download  `apt-get download PKG=VERSION` for what the cache lacks, then every
+            .deb's SHA-256 against the manifest.
+  build     reads the documents straight out of the .deb files (stdlib only),
+            pairs, cleans, deduplicates and splits by module into OUT/en-fr and
+            OUT/en-de; with --gettext also OUT/combined/en-{fr,de} (the gettext
+            corpus's combined train + docs train; its combined dev + docs dev).
+  check     the leak check on a built corpus (exit status 1 on a leak).
+  licences  OUT/licences.tsv: each source package's licence (copyright files).
+
+Deterministic: the output depends only on the manifest's .deb files (verified by
+hash), the DDTP and gettext corpora given and everyday.tsv; sorted everywhere.
+"""
+import argparse
+import collections
+import difflib
+import hashlib
+import html
+import html.entities
+import html.parser
+import os
+import re
+import sys
+import time
+import unicodedata
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gettext_corpus as G  # noqa: E402  (the .deb reader, manifest and licence helpers)
+
+MANIFEST = os.path.join(HERE, "docs-packages.tsv")
+EVERYDAY = os.path.join(HERE, "everyday.tsv")
+LANGS = ("fr", "de")
+MAX_DEB_BYTES = 20_000_000
+# Split by the SHA-1 of the module name ("SOURCE:MODULE"), modulo 1000.
+TEST_PERMILLE, DEV_PERMILLE = 100, 250          # < 100 test, < 250 dev, else train
+COMBINED_DEV_DOCS = 1000                        # docs dev pairs added to the combined dev
+LIBREOFFICE = {"en": "libreoffice-help-en-us", "fr": "libreoffice-help-fr", "de": "libreoffice-help-de"}
+DEBREF = {"en": "debian-reference-en", "fr": "debian-reference-fr", "de": "debian-reference-de"}
+HELP_PATH = re.compile(r"^usr/share/help/(C|fr|de)/([^/]+)/(.+\.(?:page|xml|docbook))$")
+LO_PATH = re.compile(r"^usr/share/libreoffice/help/(en-US|fr|de)/(text/.+\.html)$")
+DR_PATH = re.compile(r"^usr/share/debian-reference/([a-z0-9]+)\.(en|fr|de)\.html$")
+
+# ---------------------------------------------------------------------------------------------
+# Text units of one document: [(key, text)] in document order. A unit is an element of
+# a block kind holding text; a block nested in another is a unit of its own and its
+# text is not part of the outer one's. Markup inside a unit is dropped, its text kept
+# (menu paths, commands, GUI labels stay verbatim); key sequences become "Ctrl+C",
+# menu paths "Edit ▸ Preferences" (as yelp renders them).
+# A link whose text the renderer fills in (an empty Mallard <link xref>) makes the
+# unit unusable: it holds LINK, and such units are dropped.
+
+LINK = "\x00"
+HTML_BLOCKS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dt", "dd", "li", "caption"}
+HTML_SKIP = {"script", "style", "pre", "head", "title", "button", "label", "nav"}
+HTML_SKIP_CLASSES = {"bascode", "pycode", "code", "debug"}
+HTML_VOID = {"br", "img", "input", "meta", "link", "hr", "wbr", "col", "area", "base", "source"}
+
+
+class _HTMLUnits(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack = []          # [tag, unit index or None, skipping]
+        self.units = []          # [tag, id, [text pieces]]
+
+    def _cur(self):
+        for tag, u, _ in reversed(self.stack):
+            if u is not None:
+                return u
+        return None
+
+    def _skipping(self):
+        return any(s for _, _, s in self.stack)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in HTML_VOID:
+            if tag == "br" and self._cur() is not None:
+                self.units[self._cur()][2].append(" ")
+            return
+        u = None
+        d = dict(attrs)
+        # LibreOffice: a switch shows one of its cases (hidden spans, per system or module):
+        # the default case is kept, the others (MAC, WIN, CALC, ...) dropped; code blocks dropped.
+        skip = (tag in HTML_SKIP or ("hidden" in d and not (d.get("id") or "").startswith("default"))
+                or bool(HTML_SKIP_CLASSES & set((d.get("class") or "").split())))
+        if tag in HTML_BLOCKS and not self._skipping():
+            u = len(self.units)
+            self.units.append([tag, d.get("id") or "", []])
+        self.stack.append([tag, u, skip])
+
+    def handle_startendtag(self, tag, attrs):
+        if tag in HTML_VOID:
+            self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag):
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data):
+        if self._skipping():
+            return
+        u = self._cur()
+        if u is not None:
+            self.units[u][2].append(data)
+
+
+def html_units(text):
+    """[(tag, id, text)] of an HTML document's block units, in document order."""
+    p = _HTMLUnits()
+    p.feed(text)
+    p.close()
+    return [(t, i, "".join(x)) for t, i, x in p.units]
+
+
+XML_BLOCKS = {"title", "subtitle", "desc", "p", "para", "simpara", "term", "entry", "caption", "td", "th",
+              "glossterm", "refpurpose", "question", "answer"}
+# Subtrees without prose to pair: page metadata (credits, revisions, licence), code.
+XML_SKIP = {"info", "bookinfo", "articleinfo", "chapterinfo", "sectioninfo", "legalnotice", "credit",
+            "revision", "screen", "programlisting", "synopsis", "literallayout", "cmdsynopsis",
+            "funcsynopsis", "comment", "media", "include", "remark", "indexterm", "authorgroup"}
+KEYSEQ = {"keyseq", "keycombo"}             # Ctrl+C, as the renderers show them
+GUISEQ = {"guiseq", "menuchoice"}           # Edit ▸ Preferences
+
+
+def _local(tag):
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+XML_BUILTIN = {"amp", "lt", "gt", "quot", "apos"}
+
+
+def resolve_entities(data):
+    """The document as a str without its DOCTYPE: references to the internal subset's
+    general entities are expanded (DocBook's &app;), HTML's named entities (DocBook's ISO
+    sets: &eacute;, &mdash;) become their characters, references to external or unknown
+    entities (&legal; = legal.xml, &FDL;) are removed — expat would stop at them. Comments
+    are dropped."""
+    s = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    s = re.sub(r"^\ufeff?<\?xml[^>]*\?>", "", s)
+    s = re.sub(r"<!--.*?-->", "", s, flags=re.S)
+    m = re.search(r"<!DOCTYPE\s[^\[>]*(?:\[(.*?)\])?\s*>", s, re.S)
+    internal = {}
+    if m:
+        internal = {n: v for n, _q, v in re.findall(r"<!ENTITY\s+([A-Za-z_][\w.-]*)\s+([\"'])(.*?)\2\s*>",
+                                                    m.group(1) or "", re.S)}
+        s = s[:m.start()] + s[m.end():]
+
+    def sub(t, depth=0):
+        def one(mm):
+            n = mm.group(1)
+            if n in XML_BUILTIN:
+                return mm.group(0)
+            if n in internal:
+                return sub(internal[n], depth + 1) if depth < 5 else ""
+            c = html.entities.html5.get(n + ";")        # DocBook's ISO entities: &eacute;, &mdash;
+            if c is not None:
+                return {"&": "&amp;", "<": "&lt;"}.get(c, c)
+            return ""
+        return re.sub(r"&([A-Za-z_][\w.-]*);", one, t)
+    return sub(s)
+
+
+def xml_units(data):
+    """[(tag, text)] of a Mallard or DocBook document's block units in document order
+    (the desc of the page's info is kept, the rest of info is skipped)."""
+    root = ET.fromstring(resolve_entities(data))
+    out = []
+
+    def text_of(e, nested):
+        """The text of e without its nested block units (appended to `nested`)."""
+        parts = [e.text or ""]
+        for c in e:
+            t = _local(c.tag)
+            if t in XML_BLOCKS:
+                nested.append(c)
+            elif t in XML_SKIP:
+                pass
+            elif (t in KEYSEQ or t in GUISEQ) and len(c):
+                keys = [text_of(k, nested).strip() for k in c]
+                parts.append(("+" if t in KEYSEQ else " ▸ ").join(k for k in keys if k))
+            elif t in ("link", "xref") and (c.get("xref") or c.get("linkend")) and not "".join(c.itertext()).strip():
+                parts.append(LINK)
+            else:
+                parts.append(text_of(c, nested))
+            parts.append(c.tail or "")
+        return "".join(parts)
+
+    def walk(e, in_info=False):
+        t = _local(e.tag)
+        if t in XML_BLOCKS:
+            nested = []
+            out.append((t, text_of(e, nested)))
+            for c in nested:
+                walk(c, in_info)
+            return
+        if t in ("info", "bookinfo", "articleinfo", "chapterinfo", "sectioninfo"):
+            for c in e:
+                if _local(c.tag) == "desc":
+                    walk(c, True)
+            return
+        if t in XML_SKIP:
+            return
+        for c in e:
+            walk(c, in_info)
+
+    walk(root)
+    return out
+
+
+def align_sequences(a, b):
+    """Pairs (text_a, text_b) of two unit lists [(tag, text)] by their tag sequences:
+    the whole lists when the sequences are equal, else the equal stretches difflib finds."""
+    ta, tb = [t for t, _ in a], [t for t, _ in b]
+    if ta == tb:
+        return [(x[1], y[1]) for x, y in zip(a, b)]
+    out = []
+    sm = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            out.extend((a[i][1], b[j][1]) for i, j in zip(range(i1, i2), range(j1, j2)))
+    return out
+
+
+def align_by_id(a, b):
+    """Pairs of two unit lists [(tag, id, text)] by (id, occurrence of that id) — LibreOffice's
+    paragraph ids (par_id…, hd_id…) — in the English document's order."""
+    def keyed(units):
+        seen = collections.Counter()
+        d = {}
+        for tag, i, t in units:
+            if not re.match(r"(par_id|hd_id)", i):
+                continue
+            seen[i] += 1
+            d[(i, seen[i])] = t
+        return d
+    ka, kb = keyed(a), keyed(b)
+    order = []
+    seen = collections.Counter()
+    for tag, i, _t in a:
+        if re.match(r"(par_id|hd_id)", i):
+            seen[i] += 1
+            order.append((i, seen[i]))
+    return [(ka[k], kb[k]) for k in order if k in kb]
+
+
+# ---------------------------------------------------------------------------------------------
+# Cleaning
+
+SENT = re.compile(r'(?<=[.!?])\s+(?=[A-ZÀ-ÝÄÖÜ«"(])')
+INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
+
+
+def clean(s):
+    s = s.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2007", " ").replace("\t", " ")
+    s = INVISIBLE.sub("", s)
+    s = unicodedata.normalize("NFC", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def keep(a, b):
+    """The length and sanity rules (the gettext corpus's, without its format-specifier rule)."""
+    if not a or not b or a == b:
+        return False
+    if LINK in a or LINK in b:
+        return False
+    if not re.search(r"[A-Za-z]{2}", a):
+        return False
+    if len(a.split()) > 80 or len(b.split()) > 100:
+        return False
+    if min(len(a), len(b)) >= 10:
+        r = (len(a) + 1) / (len(b) + 1)
+        if r > 3 or r < 1 / 3:
+            return False
+    return True
+
+
+def clean_pair(a, b):
+    """Normalised sentence pairs of one aligned unit: [] when dropped. A paragraph is split
+    into sentences when both sides have as many (else kept whole, within the length rules)."""
+    a, b = clean(a), clean(b)
+    if not a or not b or a == b or LINK in a or LINK in b:
+        return []
+    sa, sb = SENT.split(a), SENT.split(b)
+    units = list(zip(sa, sb)) if len(sa) == len(sb) else [(a, b)]
+    return [(x, y) for x, y in units if keep(x, y)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the packages
+
+
+def _decode(data):
+    return data.decode("utf-8", "replace")
+
+
+def libreoffice_units(cache, rows):
+    """{lang: {module: [(src, tgt)]}} of LibreOffice's help; module = libreoffice:text/APP/SUB."""
+    pk = {r["package"]: r for r in rows}
+    docs = {}
+    for lang, name in LIBREOFFICE.items():
+        if name not in pk:
+            return {lang: {} for lang in LANGS}, collections.Counter()
+        def key(n):
+            m = LO_PATH.match(n)
+            return m.group(2) if m else None
+        docs[lang] = G.deb_files(os.path.join(cache, G.deb_name(pk[name])), key)
+    out = {lang: collections.defaultdict(list) for lang in LANGS}
+    stats = collections.Counter()
+    for path in sorted(docs["en"]):
+        parts = path.split("/")
+        module = "libreoffice:" + "/".join(parts[:3] if len(parts) > 3 else parts[:2])
+        en = html_units(_decode(docs["en"][path]))
+        for lang in LANGS:
+            if path not in docs[lang]:
+                continue
+            tr = html_units(_decode(docs[lang][path]))
+            for x, y in align_by_id(en, tr):
+                stats[lang] += 1
+                out[lang][module].extend(clean_pair(x, y))
+    return out, stats
+
+
+def debref_units(cache, rows):
+    """{lang: {module: [(src, tgt)]}} of the Debian Reference; module = debian-reference:CHAPTER."""
+    pk = {r["package"]: r for r in rows}
+    docs = {}
+    for lang, name in DEBREF.items():
+        def key(n, lang=lang):
+            m = DR_PATH.match(n)
+            return m.group(1) if m and m.group(2) == lang else None
+        docs[lang] = G.deb_files(os.path.join(cache, G.deb_name(pk[name])), key)
+    out = {lang: collections.defaultdict(list) for lang in LANGS}
+    stats = collections.Counter()
+    for ch in sorted(docs["en"]):
+        en = [(t, x) for t, _i, x in html_units(_decode(docs["en"][ch]))]
+        for lang in LANGS:
+            if ch not in docs[lang]:
+                continue
+            tr = [(t, x) for t, _i, x in html_units(_decode(docs[lang][ch]))]
+            for x, y in align_sequences(en, tr):
+                stats[lang] += 1
+                out[lang]["debian-reference:" + ch].extend(clean_pair(x, y))
+    return out, stats
+
+
+def help_units(cache, rows, bad):
+    """{lang: {module: [(src, tgt)]}} of the help pages in usr/share/help/{C,fr,de}/DOC/ of
+    each 'help' package; module = SOURCE:DOC. A page is paired with the same path in C/."""
+    out = {lang: collections.defaultdict(list) for lang in LANGS}
+    stats = collections.Counter()
+    for r in rows:
+        if r["kind"] != "help":
+            continue
+        def key(n):
+            m = HELP_PATH.match(n)
+            return (m.group(1), m.group(2), m.group(3)) if m else None
+        try:
+            files = G.deb_files(os.path.join(cache, G.deb_name(r)), key)
+        except Exception as e:   # noqa: BLE001 - a broken .deb is reported, not fatal
+            bad.append(f"{G.deb_name(r)}: {e}")
+            continue
+        parsed = {}
+
+        def units(k):
+            if k not in parsed:
+                try:
+                    parsed[k] = xml_units(files[k])
+                except ET.ParseError as e:
+                    bad.append(f"{G.deb_name(r)} {'/'.join(k)}: {e}")
+                    parsed[k] = None
+            return parsed[k]
+        for (lang, doc, page) in sorted(files):
+            if lang == "C":
+                continue
+            c = ("C", doc, page)
+            if c not in files:
+                continue
+            en, tr = units(c), units((lang, doc, page))
+            if en is None or tr is None:
+                continue
+            for x, y in align_sequences(en, tr):
+                stats[lang] += 1
+                out[lang][f"{r['source']}:{doc}"].extend(clean_pair(x, y))
+    return out, stats
+
+
+# ---------------------------------------------------------------------------------------------
+# Splits
+
+
+def split_of(module):
+    h = int(hashlib.sha1(module.encode("utf-8")).hexdigest(), 16) % 1000
+    return "test" if h < TEST_PERMILLE else "dev" if h < DEV_PERMILLE else "train"
+
+
+def read_everyday(path=EVERYDAY):
+    """[(en, fr, de)] of the everyday sentences (everyday.tsv: a header, then en<TAB>fr<TAB>de)."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for k, line in enumerate(f):
+            if k == 0 or line.startswith("#") or not line.strip():
+                continue
+            rows.append(tuple(line.rstrip("\n").split("\t")))
+    return rows
+
+
+def other_sets(a, lang):
+    """(sentences of other corpora's train English, their dev/test sentences on both sides,
+    the everyday sentences on both sides)."""
+    train, held = set(), set()
+    if a.ddtp:
+        tr, he = G.ddtp_sets(a.ddtp, lang)
+        train |= tr
+        held |= he
+    if a.gettext:
+        d = os.path.join(a.gettext, f"en-{lang}")
+        train.update(G.read_lines(os.path.join(d, "train.en")))
+        for sp in ("dev", "test"):
+            held.update(G.read_lines(os.path.join(d, f"{sp}.en")))
+            held.update(G.read_lines(os.path.join(d, f"{sp}.{lang}")))
+    col = 1 if lang == "fr" else 2
+    everyday = {s for row in read_everyday() for s in (row[0], row[col])}
+    return train, held, everyday
+
+
+def build_splits(modules, other_train=frozenset(), other_held=frozenset()):
+    """The splits of one language from {module: [(src, tgt)]}, as the gettext corpus's:
+    a module's pairs go to its split; an English sentence in a train module is train only
+    (one in a dev and a test module is dev); train keeps every distinct pair, minus pairs
+    with a sentence of other_held (other corpora's dev/test, the everyday set); dev and
+    test keep one reference per English sentence (the most frequent translation, ties by
+    code point), minus English sentences of other_train (other corpora's train)."""
+    where = collections.defaultdict(set)
+    counts = {s: collections.Counter() for s in ("train", "dev", "test")}
+    raw = 0
+    for mod, pairs in sorted(modules.items()):
+        sp = split_of(mod)
+        for x, y in pairs:
+            raw += 1
+            counts[sp][(x, y)] += 1
+            where[x].add(sp)
+    out, stats = {}, {"sentence pairs": raw}
+    tr = [(x, y) for (x, y) in counts["train"] if x not in other_held and y not in other_held]
+    stats["train pairs dropped (other corpora's dev/test, everyday set)"] = len(counts["train"]) - len(tr)
+    out["train"] = sorted(tr)
+    for sp, earlier in (("dev", ("train",)), ("test", ("train", "dev"))):
+        best, dropped = {}, set()
+        for (x, y), c in counts[sp].items():
+            if any(e in where[x] for e in earlier) or x in other_train:
+                dropped.add(x)
+                continue
+            if x not in best or (-c, y) < (-best[x][1], best[x][0]):
+                best[x] = (y, c)
+        out[sp] = sorted((x, y) for x, (y, _) in best.items())
+        stats[f"{sp} English dropped (in an earlier split or another corpus's train)"] = len(dropped)
+    return out, stats
+
+
+def cmd_build(a):
+    t0 = time.time()
+    rows = G.read_manifest(a.manifest)
+    bad = []
+    lo, lo_stats = libreoffice_units(a.cache, rows)
+    print(f"build: LibreOffice help read ({time.time() - t0:.0f} s)", flush=True)
+    dr, dr_stats = debref_units(a.cache, rows)
+    print(f"build: Debian Reference read ({time.time() - t0:.0f} s)", flush=True)
+    hp, hp_stats = help_units(a.cache, rows, bad)
+    print(f"build: help pages read ({time.time() - t0:.0f} s)", flush=True)
+    summary = [f"packages: {len(rows)} (.deb total {sum(int(r['size']) for r in rows)} bytes), "
+               f"source packages: {len({r['source'] for r in rows})}"]
+    mods = {}
+    for lang in LANGS:
+        mods[lang] = {}
+        for part in (lo, dr, hp):
+            for m, p in part[lang].items():
+                mods[lang].setdefault(m, []).extend(p)
+    all_mods = sorted(set(mods["fr"]) | set(mods["de"]))
+    per = collections.Counter(split_of(m) for m in all_mods)
+    summary.append(f"modules: {len(all_mods)} (train {per['train']}, dev {per['dev']}, test {per['test']})")
+    with open(os.path.join(_mk(a.out), "modules.tsv"), "w", encoding="utf-8") as f:
+        f.write("module\tsplit\tfr_pairs\tde_pairs\n")
+        for m in all_mods:
+            f.write(f"{m}\t{split_of(m)}\t{len(mods['fr'].get(m, []))}\t{len(mods['de'].get(m, []))}\n")
+    for lang in LANGS:
+        other_train, held, everyday = other_sets(a, lang)
+        out, stats = build_splits(mods[lang], other_train, held | everyday)
+        d = os.path.join(a.out, f"en-{lang}")
+        for sp, pairs in out.items():
+            G.write_pairs(d, sp, lang, pairs)
+        src_counts = collections.Counter()
+        for m, p in mods[lang].items():
+            src_counts[m.split(":")[0] if m.startswith(("libreoffice:", "debian-reference:")) else "help"] += len(p)
+        summary.append(f"en-{lang}: aligned units: LibreOffice {lo_stats[lang]}, Debian Reference {dr_stats[lang]}, "
+                       f"help pages {hp_stats[lang]}; sentence pairs: "
+                       + ", ".join(f"{k} {v}" for k, v in sorted(src_counts.items())) + "; "
+                       + "; ".join(f"{k} {v}" for k, v in stats.items())
+                       + "; " + ", ".join(f"{sp} {len(out[sp])}" for sp in ("train", "dev", "test")))
+        if a.gettext and os.path.isdir(os.path.join(a.gettext, "combined", f"en-{lang}")):
+            c = os.path.join(a.out, "combined", f"en-{lang}")
+            gc = os.path.join(a.gettext, "combined", f"en-{lang}")
+            g_train = list(zip(G.read_lines(os.path.join(gc, "train.en")), G.read_lines(os.path.join(gc, f"train.{lang}"))))
+            g_dev = list(zip(G.read_lines(os.path.join(gc, "dev.en")), G.read_lines(os.path.join(gc, f"dev.{lang}"))))
+            ddev = sorted(out["dev"], key=lambda p: hashlib.sha1(p[0].encode("utf-8")).hexdigest())
+            G.write_pairs(c, "train", lang, g_train + out["train"])
+            G.write_pairs(c, "dev", lang, g_dev + ddev[:COMBINED_DEV_DOCS])
+            summary.append(f"combined/en-{lang}: train {len(g_train) + len(out['train'])} (gettext combined "
+                           f"{len(g_train)} first), dev {len(g_dev) + min(len(ddev), COMBINED_DEV_DOCS)} "
+                           f"(gettext combined {len(g_dev)} first)")
+    if bad:
+        summary.append(f"unreadable: {len(bad)}: " + "; ".join(bad))
+    with open(os.path.join(a.out, "SUMMARY.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(summary) + "\n")
+    print("\n".join(summary))
+    print(f"build: {time.time() - t0:.0f} s", flush=True)
+
+
+def _mk(d):
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+# ---------------------------------------------------------------------------------------------
+# Leak check
+
+
+def check_corpus(a):
+    """Exit status 1 when: a docs dev/test English sentence is in docs train, DDTP train,
+    gettext train or the combined train; a docs train pair holds a DDTP/gettext dev/test
+    sentence or an everyday sentence."""
+    status = 0
+    for lang in LANGS:
+        d = os.path.join(a.out, f"en-{lang}")
+        tr_en = G.read_lines(os.path.join(d, "train.en"))
+        tr_tg = G.read_lines(os.path.join(d, f"train.{lang}"))
+        trains = {"docs train": set(tr_en)}
+        if a.ddtp:
+            trains["DDTP train"] = set(G.read_lines(os.path.join(a.ddtp, f"en-{lang}", "train.en")))
+        if a.gettext:
+            trains["gettext train"] = set(G.read_lines(os.path.join(a.gettext, f"en-{lang}", "train.en")))
+        comb = os.path.join(a.out, "combined", f"en-{lang}", "train.en")
+        if os.path.isfile(comb):
+            trains["combined train"] = set(G.read_lines(comb))
+        n = {}
+        for sp in ("dev", "test"):
+            xs = G.read_lines(os.path.join(d, f"{sp}.en"))
+            n[sp] = len(xs)
+            for name, s in trains.items():
+                leak = [x for x in xs if x in s]
+                if leak:
+                    status = 1
+                    print(f"check: en-{lang}: {len(leak)} docs {sp} English sentences occur in {name}, e.g. {leak[:3]}")
+        if status == 0:
+            print(f"check: en-{lang}: none of the {n['test']} test and {n['dev']} dev English sentences occurs in "
+                  + ", ".join(trains) + f" ({len(tr_en)} docs train pairs)")
+        _tr, held, everyday = other_sets(a, lang)
+        for name, s in (("a DDTP/gettext dev/test sentence", held), ("an everyday sentence", everyday)):
+            leak = [(x, y) for x, y in zip(tr_en, tr_tg) if x in s or y in s]
+            if leak:
+                status = 1
+                print(f"check: en-{lang}: {len(leak)} docs train pairs hold {name}, e.g. {leak[:3]}")
+            else:
+                print(f"check: en-{lang}: no docs train pair holds {name}")
+        # Informational: the everyday English sentences in the other corpora's train.
+        seen = sorted({e for e in everyday if any(e in s for k, s in trains.items() if k != "docs train")})
+        print(f"check: en-{lang}: everyday sentences found in DDTP/gettext/combined train (not an error): "
+              f"{len(seen)}" + (f" {seen[:5]}" if seen else ""))
+    return status
+
+
+def compare(out, ref):
+    status = 0
+    for rel in sorted(_corpus_files(ref)):
+        x, y = os.path.join(out, rel), os.path.join(ref, rel)
+        same = os.path.isfile(x) and open(x, "rb").read() == open(y, "rb").read()
+        print(("identical: " if same else "DIFFERS:   ") + rel)
+        status |= 0 if same else 1
+    return status
+
+
+def _corpus_files(root):
+    for dp, _dn, fn in os.walk(root):
+        for f in fn:
+            if re.fullmatch(r"(train|dev|test)\.[a-z]{2}|modules\.tsv", f):
+                yield os.path.relpath(os.path.join(dp, f), root)
+
+
+def sha256_table(out):
+    """'SHA-256  path' lines of the corpus files under out, sorted by path."""
+    return "".join(f"{G.sha256_file(os.path.join(out, rel))}  {rel}\n" for rel in sorted(_corpus_files(out)))
+
+
+# ---------------------------------------------------------------------------------------------
+# select / download / licences
+
+
+def cmd_select(a):
+    help_docs = collections.defaultdict(lambda: collections.defaultdict(set))   # pkg -> doc -> langs
+    for arch in ("amd64", "all"):
+        for line in G._lz4_lines(G._list(rf".*_debian_dists_bookworm_main_Contents-{arch}\.lz4")):
+            if not line.startswith("usr/share/help/"):
+                continue
+            fn, _, locs = line.rpartition(" ")
+            m = HELP_PATH.match(fn.strip())
+            if not m:
+                continue
+            for loc in locs.split(","):
+                help_docs[loc.rsplit("/", 1)[-1]][m.group(2)].add(m.group(1))
+    want = {}
+    for pkg, docs in help_docs.items():
+        ok = sorted(d for d, ls in docs.items() if "C" in ls and ({"fr", "de"} & ls))
+        if ok:
+            want[pkg] = ("help", ok)
+    for name in list(LIBREOFFICE.values()):
+        want[name] = ("libreoffice", [])
+    for name in list(DEBREF.values()):
+        want[name] = ("debian-reference", [])
+    pk = {}
+    text = "\n".join(G._lz4_lines(G._list(r".*_debian_dists_bookworm_main_binary-amd64_Packages\.lz4")))
+    for block in text.split("\n\n"):
+        d = {}
+        for line in block.split("\n"):
+            m = re.match(r"^([A-Za-z0-9-]+): (.*)$", line)
+            if m:
+                d[m.group(1)] = m.group(2)
+        if d.get("Package") in want:
+            pk[d["Package"]] = d
+    rows, skipped = [], []
+    for name in sorted(want):
+        d = pk.get(name)
+        if d is None:
+            skipped.append((name, "not in Packages"))
+            continue
+        size = int(d["Size"])
+        if size > MAX_DEB_BYTES:
+            skipped.append((name, f"{size} bytes"))
+            continue
+        kind, docs = want[name]
+        rows.append(dict(package=name, version=d["Version"], architecture=d["Architecture"],
+                         source=d.get("Source", name).split()[0], size=str(size), sha256=d["SHA256"],
+                         kind=kind, docs=",".join(docs) or "-"))
+    cols = ["package", "version", "architecture", "source", "size", "sha256", "kind", "docs"]
+    with open(a.manifest, "w", encoding="utf-8") as f:
+        f.write("# Debian bookworm/main: libreoffice-help-{en-us,fr,de}, debian-reference-{en,fr,de}, and every package "
+                "with usr/share/help/C/DOC/ and usr/share/help/{fr,de}/DOC/ (Contents-amd64 + Contents-all), "
+                f".deb size <= {MAX_DEB_BYTES} bytes.\n")
+        f.write(f"# {len(rows)} packages, {sum(int(r['size']) for r in rows)} bytes; {len(skipped)} skipped: "
+                + " ".join(f"{n}({w})" for n, w in skipped) + "\n")
+        f.write("\t".join(cols) + "\n")
+        for r in rows:
+            f.write("\t".join(r[c] for c in cols) + "\n")
+    print(f"select: {len(rows)} packages kept ({sum(int(r['size']) for r in rows) / 1e6:.0f} MB), "
+          f"{len(skipped)} skipped -> {a.manifest}")
+
+
+def doc_licences(text):
+    """The licences of a DEP-5 copyright file's paragraphs whose Files: name the help or
+    documentation (help/, doc/, docs/, *.page, *.docbook, po files of the help): the
+    terms the pages themselves carry where they differ from the program's. [] if none."""
+    out = []
+    for p in re.split(r"\n\s*\n", text):
+        m = re.search(r"(?ims)^files:(.*?)(?=^\S)", p + "\nX")
+        lic = re.search(r"(?im)^license:[ \t]*(\S[^\n]*)", p)
+        if m and lic and re.search(r"(?i)help|\bdocs?/|doc/|\.page|\.docbook|manual|user-guide", m.group(1)):
+            out.append(lic.group(1).strip())
+    return sorted(set(out))
+
+
+def cmd_licences(a):
+    """OUT/licences.tsv: per source package, the package's main licence, the licences of
+    its copyright file's help/documentation paragraphs, and all it lists; and a tally."""
+    rows = G.read_manifest(a.manifest)
+    by_src = collections.defaultdict(list)
+    for r in rows:
+        by_src[r["source"]].append(r)
+    out, tally, doc_tally = [], collections.Counter(), collections.Counter()
+    for src in sorted(by_src):
+        got = None
+        for r in sorted(by_src[src], key=lambda r: r["package"]):
+            want = f"usr/share/doc/{r['package']}/copyright"
+            files = G.deb_files(os.path.join(a.cache, G.deb_name(r)), lambda n, w=want: "c" if n == w else None)
+            if "c" in files:
+                text = files["c"].decode("utf-8", "replace")
+                got = (r["package"],) + G.licence_of(text) + (doc_licences(text),)
+                break
+        if got is None:
+            got = ("-", "no copyright file in these packages (a linked doc folder)", [], [])
+        tally[G.family(got[1]) if got[0] != "-" else "not found"] += 1
+        if got[3]:
+            doc_tally[G.family(got[3][0])] += 1
+        out.append(f"{src}\t{got[0]}\t{got[1]}\t{'; '.join(got[3]) or '-'}\t{'; '.join(got[2])}")
+    with open(os.path.join(_mk(a.out), "licences.tsv"), "w", encoding="utf-8") as f:
+        f.write("source\tcopyright_of\tmain_licence\thelp_licences\tall_licences\n" + "\n".join(out) + "\n")
+    print(f"licences: {len(by_src)} source packages, main licence family: "
+          + ", ".join(f"{k} {v}" for k, v in tally.most_common())
+          + f"; {sum(doc_tally.values())} name the help's own licence, family: "
+          + ", ".join(f"{k} {v}" for k, v in doc_tally.most_common()))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("command", choices=["select", "download", "build", "check", "licences", "all"])
+    p.add_argument("--manifest", default=MANIFEST)
+    p.add_argument("--cache", default=os.path.join(HERE, "..", "..", "runs", "docs-debs"),
+                   help="folder for the .deb files (default runs/docs-debs, gitignored)")
+    p.add_argument("--out", default=os.path.join(HERE, "..", "..", "runs", "docs-corpus"))
+    p.add_argument("--ddtp", help="the DDTP corpus folder (en-fr/, en-de/)")
+    p.add_argument("--gettext", help="the gettext corpus folder (en-fr/, en-de/, combined/)")
+    p.add_argument("--reference", help="a previous OUT folder: compare every split byte for byte")
+    p.add_argument("--sha256", help="a file of 'SHA-256  path' lines: compare the built files with it")
+    a = p.parse_args(argv)
+    t0 = time.time()
+    if a.command == "select":
+        cmd_select(a)
+        return 0
+    if a.command == "licences":
+        cmd_licences(a)
+        return 0
+    if a.command in ("download", "all"):
+        G.cmd_download(a)
+    if a.command in ("build", "all"):
+        cmd_build(a)
+    status = 0
+    if a.command in ("check", "all"):
+        status |= check_corpus(a)
+    if a.command in ("build", "all"):
+        with open(os.path.join(a.out, "SHA256SUMS"), "w", encoding="utf-8") as f:
+            f.write(sha256_table(a.out))
+    if a.reference:
+        status |= compare(a.out, a.reference)
+    if a.sha256:
+        want = open(a.sha256, encoding="utf-8").read()
+        got = sha256_table(a.out)
+        same = want == got
+        print("sha256: " + ("identical to " if same else "DIFFERS from ") + os.path.basename(a.sha256))
+        if not same:
+            for line in difflib.unified_diff(want.splitlines(), got.splitlines(), "expected", "built", lineterm="", n=0):
+                print(line)
+        status |= 0 if same else 1
+    print(f"docs_corpus.py {a.command}: {time.time() - t0:.0f} s, status {status}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
