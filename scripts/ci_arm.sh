@@ -11,6 +11,10 @@
 #   aarch64, QEMU_CPU=cortex-a53 (ARMv8.0, no dot product): the kernel tests,
 #     golden and allocation tests under neon (the smull/sadalp int8 path), the
 #     exact outputs under neon; neon_dot must be reported unavailable.
+#   aarch64 Java binding: libsoftalign_jni.so cross-built, the jars (host javac), and the
+#     java_binding_aarch64 test (tests/java) on Debian's arm64 JRE under qemu (-cpu max),
+#     unpacked into the sysroot by scripts/cross_jre.sh; it compares with the cross-built CLI,
+#     also under qemu. About 2 min (JRE download 43 MB once; build 15 s, test 1.5-4 min).
 #   armhf, QEMU_CPU=cortex-a7 (ARMv7-A, NEON + VFPv4): the kernel tests, the
 #     golden tests and the exact outputs under ref and neon.
 #   Instructions per decode step of each aarch64 set (a qemu TCG plugin,
@@ -50,7 +54,7 @@ configure() {  # configure ARCH TOOLCHAIN
   cmake -S . -B "build-$1" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_TOOLCHAIN_FILE="cmake/toolchains/$2.cmake" -DSOFTALIGN_SYSROOT="$root/build-$1-sysroot" \
     -DSOFTALIGN_BUILD_TOOLS=ON -DSOFTALIGN_BUILD_TESTS=ON -DSOFTALIGN_INSTALL=OFF \
-    -DSOFTALIGN_GOLDEN_MODELS_DIR="$golden" >/dev/null
+    -DSOFTALIGN_GOLDEN_MODELS_DIR="$golden" -DSOFTALIGN_CROSS_TEST_AREAS="runtime;models;java" >/dev/null
 }
 
 build() {  # build ARCH TARGET...: only what runs under qemu (no converter)
@@ -88,8 +92,16 @@ sizes() {  # sizes ARCH TRIPLE: stripped sizes of the shared library and the CLI
 
 targets=(runtime_kernels_test runtime_golden_test runtime_alloc_test softalign_cli softalign)
 
+# The Java binding on aarch64 (tests/java): the JNI library and the jars, then its test on the
+# arm64 JRE under qemu (a missing JRE makes the test fail with the step to run).
+java_aarch64() {
+  build aarch64 softalign_jni softalign_java softalign_java_tests &&
+    QEMU_CPU=max ctest --test-dir build-aarch64 -R '^java_binding_aarch64$' --output-on-failure --timeout 900
+}
+
 # aarch64
 if stage "aarch64 sysroot" bash scripts/cross_sysroot.sh aarch64 &&
+  { stage "aarch64 JRE for the Java binding's test" bash scripts/cross_jre.sh aarch64; true; } &&
   stage "aarch64 configure" configure aarch64 aarch64-linux-gnu &&
   stage "aarch64 build" build aarch64 "${targets[@]}"; then
   stage "aarch64 tests, -cpu max (dot product)" qtest aarch64 max \
@@ -97,6 +109,7 @@ if stage "aarch64 sysroot" bash scripts/cross_sysroot.sh aarch64 &&
   stage "aarch64 tests, -cpu cortex-a53 (no dot product)" qtest aarch64 cortex-a53 \
     '^(runtime_kernels|runtime_golden_neon|runtime_alloc_neon|models_exact_neon)$'
   stage "aarch64 cortex-a53 lists no neon_dot" no_dot_on_a53
+  stage "aarch64 Java binding (JNI, arm64 JRE under qemu)" java_aarch64
   stage "aarch64 sizes" sizes aarch64 aarch64-linux-gnu
   stage "aarch64 instructions per decode step" python3 scripts/arm/insn_per_step.py \
     --build build-aarch64 --sysroot "$root/build-aarch64-sysroot"
