@@ -18,7 +18,13 @@ public final class Model implements AutoCloseable {
 
   private Model(long handle) {
     this.handle = handle;
-    byte[][] info = Native.modelInfo(handle);
+    byte[][] info;
+    try {
+      info = Native.modelInfo(handle);
+    } catch (RuntimeException | Error e) {
+      Native.modelFree(handle);  // nobody else holds it yet
+      throw e;
+    }
     name = Translator.utf8(info[0]);
     sourceLanguage = Translator.utf8(info[1]);
     targetLanguage = Translator.utf8(info[2]);
