@@ -36,6 +36,7 @@ import hashlib
 import html
 import html.entities
 import html.parser
+import math
 import os
 import re
 import sys
@@ -52,7 +53,7 @@ EVERYDAY = os.path.join(HERE, "everyday.tsv")
 LANGS = ("fr", "de")
 MAX_DEB_BYTES = 20_000_000
 # Split by the SHA-1 of the module name ("SOURCE:MODULE"), modulo 1000.
-TEST_PERMILLE, DEV_PERMILLE = 100, 250          # < 100 test, < 250 dev, else train
+TEST_PERMILLE, DEV_PERMILLE = 100, 150          # < 100 test, < 150 dev, else train
 COMBINED_DEV_DOCS = 1000                        # docs dev pairs added to the combined dev
 LIBREOFFICE = {"en": "libreoffice-help-en-us", "fr": "libreoffice-help-fr", "de": "libreoffice-help-de"}
 DEBREF = {"en": "debian-reference-en", "fr": "debian-reference-fr", "de": "debian-reference-de"}
@@ -70,6 +71,7 @@ DR_PATH = re.compile(r"^usr/share/debian-reference/([a-z0-9]+)\.(en|fr|de)\.html
 # unit unusable: it holds LINK, and such units are dropped.
 
 LINK = "\x00"
+UNKNOWN = "\ue000"      # an entity whose text is not known here (XML-valid, private use)
 HTML_BLOCKS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dt", "dd", "li", "caption"}
 HTML_SKIP = {"script", "style", "pre", "head", "title", "button", "label", "nav"}
 HTML_SKIP_CLASSES = {"bascode", "pycode", "code", "debug"}
@@ -150,21 +152,35 @@ def _local(tag):
 XML_BUILTIN = {"amp", "lt", "gt", "quot", "apos"}
 
 
-def resolve_entities(data):
+def entity_table(text):
+    """{name: value} of the internal general entity declarations in DTD text (the first
+    declaration of a name wins, as in XML); external (SYSTEM/PUBLIC) and parameter
+    entities are left out."""
+    out = {}
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    for n, _q, v in re.findall(r"<!ENTITY\s+([A-Za-z_][\w.-]*)\s+([\"'])(.*?)\2\s*>", text, re.S):
+        out.setdefault(n, v)
+    return out
+
+
+def resolve_entities(data, extra=None):
     """The document as a str without its DOCTYPE: references to the internal subset's
-    general entities are expanded (DocBook's &app;), HTML's named entities (DocBook's ISO
-    sets: &eacute;, &mdash;) become their characters, references to external or unknown
-    entities (&legal; = legal.xml, &FDL;) are removed — expat would stop at them. Comments
-    are dropped."""
+    general entities are expanded (DocBook's &app;), then those of `extra` (KDE's
+    kdoctools tables: &kate;, &Ctrl;), HTML's named entities (DocBook's ISO sets:
+    &eacute;, &mdash;) become their characters; a reference to an external or unknown
+    entity (&legal; = legal.xml, &FDLNotice;) becomes UNKNOWN, which drops the unit that
+    holds it (outside the units it is harmless) — expat would stop at it. Comments are
+    dropped."""
     s = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     s = re.sub(r"^\ufeff?<\?xml[^>]*\?>", "", s)
     s = re.sub(r"<!--.*?-->", "", s, flags=re.S)
     m = re.search(r"<!DOCTYPE\s[^\[>]*(?:\[(.*?)\])?\s*>", s, re.S)
     internal = {}
     if m:
-        internal = {n: v for n, _q, v in re.findall(r"<!ENTITY\s+([A-Za-z_][\w.-]*)\s+([\"'])(.*?)\2\s*>",
-                                                    m.group(1) or "", re.S)}
+        internal = entity_table(m.group(1) or "")
         s = s[:m.start()] + s[m.end():]
+    for k, v in (extra or {}).items():
+        internal.setdefault(k, v)
 
     def sub(t, depth=0):
         def one(mm):
@@ -172,19 +188,19 @@ def resolve_entities(data):
             if n in XML_BUILTIN:
                 return mm.group(0)
             if n in internal:
-                return sub(internal[n], depth + 1) if depth < 5 else ""
+                return sub(internal[n], depth + 1) if depth < 5 else UNKNOWN
             c = html.entities.html5.get(n + ";")        # DocBook's ISO entities: &eacute;, &mdash;
             if c is not None:
                 return {"&": "&amp;", "<": "&lt;"}.get(c, c)
-            return ""
+            return UNKNOWN
         return re.sub(r"&([A-Za-z_][\w.-]*);", one, t)
     return sub(s)
 
 
-def xml_units(data):
+def xml_units(data, entities=None):
     """[(tag, text)] of a Mallard or DocBook document's block units in document order
     (the desc of the page's info is kept, the rest of info is skipped)."""
-    root = ET.fromstring(resolve_entities(data))
+    root = ET.fromstring(resolve_entities(data, entities))
     out = []
 
     def text_of(e, nested):
@@ -197,8 +213,10 @@ def xml_units(data):
             elif t in XML_SKIP:
                 pass
             elif (t in KEYSEQ or t in GUISEQ) and len(c):
-                keys = [text_of(k, nested).strip() for k in c]
-                parts.append(("+" if t in KEYSEQ else " ▸ ").join(k for k in keys if k))
+                keys = [text_of(k, nested).strip() for k in c if _local(k.tag) != "shortcut"]
+                short = [text_of(k, nested).strip() for k in c if _local(k.tag) == "shortcut"]
+                parts.append(("+" if t in KEYSEQ else " ▸ ").join(k for k in keys if k)
+                             + "".join(f" ({k})" for k in short if k))     # DocBook: File ▸ New (Ctrl+N)
             elif t in ("link", "xref") and (c.get("xref") or c.get("linkend")) and not "".join(c.itertext()).strip():
                 parts.append(LINK)
             else:
@@ -228,18 +246,81 @@ def xml_units(data):
     return out
 
 
-def align_sequences(a, b):
-    """Pairs (text_a, text_b) of two unit lists [(tag, text)] by their tag sequences:
-    the whole lists when the sequences are equal, else the equal stretches difflib finds."""
+def _gc_cost(l1, l2, c):
+    """Gale and Church's length cost: -log P(|delta|) of an English unit of l1 characters
+    against a translation of l2, c the translation's length per English character."""
+    m = (l1 + l2 / c) / 2
+    d = (l2 - l1 * c) / math.sqrt(max(m, 1) * 6.8)
+    return -math.log(max(math.erfc(abs(d) / math.sqrt(2)), 1e-12)), abs(d)
+
+
+# Characters of translation per English character (docs train, 2026-12-04: 1.210 and 1.184).
+LENGTH_RATIO = {"fr": 1.2, "de": 1.18}
+
+
+def align_sequences(a, b, ratio=1.2):
+    """Pairs (text_a, text_b) of two unit lists [(tag, text)]: the whole lists when their tag
+    sequences are equal (itstool and po4a rebuild the translation on the source's structure).
+    Otherwise (an out-of-date translation, a section missing or added, translator credits):
+    a Gale-Church dynamic programme over 1-1 (same tag), 1-0 and 0-1 moves with the units'
+    character lengths (priors 0.89 and 0.0099, the length cost on 1-1 moves only — a
+    paragraph missing from the translation is what this is for —, variance 6.8, `ratio` translation characters
+    per English character: LENGTH_RATIO),
+    in a band around the diagonal; its 1-1 pairs are kept when the lengths are plausible
+    (|delta| <= 2.5). A document whose unpaired units exceed max(4, 5 %) of all is dropped
+    whole: an out-of-date translation, whose edited paragraphs lengths cannot tell apart."""
     ta, tb = [t for t, _ in a], [t for t, _ in b]
     if ta == tb:
         return [(x[1], y[1]) for x, y in zip(a, b)]
-    out = []
-    sm = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag == "equal":
-            out.extend((a[i][1], b[j][1]) for i, j in zip(range(i1, i2), range(j1, j2)))
-    return out
+    n, m = len(a), len(b)
+    if not n or not m:
+        return []
+    la = [len(clean(t)) for _, t in a]
+    lb = [len(clean(t)) for _, t in b]
+    c = ratio
+    p11, p10 = -math.log(0.89), -math.log(0.0099)
+    band = abs(n - m) + 50
+    INF = float("inf")
+    cost = [[INF] * (m + 1) for _ in range(n + 1)]
+    back = [[0] * (m + 1) for _ in range(n + 1)]
+    cost[0][0] = 0.0
+    for i in range(n + 1):
+        centre = i * m // n
+        for j in range(max(0, centre - band), min(m, centre + band) + 1):
+            if i == 0 and j == 0:
+                continue
+            best, move = INF, 0
+            if i and j and ta[i - 1] == tb[j - 1] and cost[i - 1][j - 1] < INF:
+                v = cost[i - 1][j - 1] + p11 + _gc_cost(la[i - 1], lb[j - 1], c)[0]
+                if v < best:
+                    best, move = v, 1
+            if i and cost[i - 1][j] < INF:
+                v = cost[i - 1][j] + p10
+                if v < best:
+                    best, move = v, 2
+            if j and cost[i][j - 1] < INF:
+                v = cost[i][j - 1] + p10
+                if v < best:
+                    best, move = v, 3
+            cost[i][j], back[i][j] = best, move
+    if cost[n][m] == INF:
+        return []
+    out, matched = [], 0
+    i, j = n, m
+    while i or j:
+        mv = back[i][j]
+        if mv == 1:
+            matched += 1
+            if _gc_cost(la[i - 1], lb[j - 1], c)[1] <= 2.5:
+                out.append((a[i - 1][1], b[j - 1][1]))
+            i, j = i - 1, j - 1
+        elif mv == 2:
+            i -= 1
+        else:
+            j -= 1
+    if n + m - 2 * matched > max(4, 0.05 * (n + m)):
+        return []           # too far out of step: an out-of-date translation, where lengths cannot tell
+    return out[::-1]
 
 
 def align_by_id(a, b):
@@ -282,7 +363,7 @@ def keep(a, b):
     """The length and sanity rules (the gettext corpus's, without its format-specifier rule)."""
     if not a or not b or a == b:
         return False
-    if LINK in a or LINK in b:
+    if any(m in a or m in b for m in (LINK, UNKNOWN)):
         return False
     if not re.search(r"[A-Za-z]{2}", a):
         return False
@@ -299,7 +380,7 @@ def clean_pair(a, b):
     """Normalised sentence pairs of one aligned unit: [] when dropped. A paragraph is split
     into sentences when both sides have as many (else kept whole, within the length rules)."""
     a, b = clean(a), clean(b)
-    if not a or not b or a == b or LINK in a or LINK in b:
+    if not a or not b or a == b or any(m in a or m in b for m in (LINK, UNKNOWN)):
         return []
     sa, sb = SENT.split(a), SENT.split(b)
     units = list(zip(sa, sb)) if len(sa) == len(sb) else [(a, b)]
@@ -358,9 +439,71 @@ def debref_units(cache, rows):
             if ch not in docs[lang]:
                 continue
             tr = [(t, x) for t, _i, x in html_units(_decode(docs[lang][ch]))]
-            for x, y in align_sequences(en, tr):
+            for x, y in align_sequences(en, tr, LENGTH_RATIO[lang]):
                 stats[lang] += 1
                 out[lang]["debian-reference:" + ch].extend(clean_pair(x, y))
+    return out, stats
+
+
+KDE_PATH = re.compile(r"^usr/share/doc/HTML/(en|fr|de)/(.+)/([^/]+\.docbook)$")
+KDOCTOOLS = "usr/share/kf5/kdoctools/customization/"
+
+
+def kde_entities(cache, rows):
+    """{lang: {name: value}} of kdoctools' entity tables for en, fr and de, in the DTD's
+    order of precedence: entities/general.entities, then LANG/strings.entities,
+    LANG/lang.entities, LANG/user.entities (the first declaration wins)."""
+    r = [r for r in rows if r["kind"] == "kdoctools"]
+    if not r:
+        return None
+    files = G.deb_files(os.path.join(cache, G.deb_name(r[0])),
+                        lambda n: n[len(KDOCTOOLS):] if n.startswith(KDOCTOOLS) and n.endswith(".entities") else None)
+    out = {}
+    for lang in ("en",) + LANGS:
+        t = {}
+        for f in ("entities/general.entities", f"{lang}/strings.entities", f"{lang}/lang.entities",
+                  f"{lang}/user.entities"):
+            for k, v in entity_table(_decode(files.get(f, b""))).items():
+                t.setdefault(k, v)
+        out[lang] = t
+    return out
+
+
+def kde_units(cache, rows, bad):
+    """{lang: {module: [(src, tgt)]}} of KDE's DocBook manuals in usr/share/doc/HTML/{en,fr,de}/DOC/
+    of each 'kde' package, kdoctools' entities expanded in each language's own values (&Ctrl;
+    is Strg in German); module = SOURCE:kde/DOC. A file is paired with the same path in en/."""
+    out = {lang: collections.defaultdict(list) for lang in LANGS}
+    stats = collections.Counter()
+    ents = kde_entities(cache, rows)
+    if ents is None:
+        return out, stats
+    for r in rows:
+        if r["kind"] != "kde":
+            continue
+        def key(n):
+            m = KDE_PATH.match(n)
+            return (m.group(1), m.group(2), m.group(3)) if m else None
+        files = G.deb_files(os.path.join(cache, G.deb_name(r)), key)
+        parsed = {}
+
+        def units(k):
+            if k not in parsed:
+                try:
+                    parsed[k] = xml_units(files[k], ents[k[0]])
+                except ET.ParseError as e:
+                    bad.append(f"{G.deb_name(r)} {'/'.join(k)}: {e}")
+                    parsed[k] = None
+            return parsed[k]
+        for (lang, doc, page) in sorted(files):
+            if lang == "en" or ("en", doc, page) not in files:
+                continue
+            en, tr = units(("en", doc, page)), units((lang, doc, page))
+            if en is None or tr is None:
+                continue
+            for x, y in align_sequences(en, tr, LENGTH_RATIO[lang]):
+                stats[lang] += 1
+                out[lang][f"{r['source']}:kde/{doc}"].extend(clean_pair(x, y))
     return out, stats
 
 
@@ -399,7 +542,7 @@ def help_units(cache, rows, bad):
             en, tr = units(c), units((lang, doc, page))
             if en is None or tr is None:
                 continue
-            for x, y in align_sequences(en, tr):
+            for x, y in align_sequences(en, tr, LENGTH_RATIO[lang]):
                 stats[lang] += 1
                 out[lang][f"{r['source']}:{doc}"].extend(clean_pair(x, y))
     return out, stats
@@ -487,12 +630,14 @@ def cmd_build(a):
     print(f"build: Debian Reference read ({time.time() - t0:.0f} s)", flush=True)
     hp, hp_stats = help_units(a.cache, rows, bad)
     print(f"build: help pages read ({time.time() - t0:.0f} s)", flush=True)
+    kd, kd_stats = kde_units(a.cache, rows, bad)
+    print(f"build: KDE manuals read ({time.time() - t0:.0f} s)", flush=True)
     summary = [f"packages: {len(rows)} (.deb total {sum(int(r['size']) for r in rows)} bytes), "
                f"source packages: {len({r['source'] for r in rows})}"]
     mods = {}
     for lang in LANGS:
         mods[lang] = {}
-        for part in (lo, dr, hp):
+        for part in (lo, dr, hp, kd):
             for m, p in part[lang].items():
                 mods[lang].setdefault(m, []).extend(p)
     all_mods = sorted(set(mods["fr"]) | set(mods["de"]))
@@ -510,9 +655,10 @@ def cmd_build(a):
             G.write_pairs(d, sp, lang, pairs)
         src_counts = collections.Counter()
         for m, p in mods[lang].items():
-            src_counts[m.split(":")[0] if m.startswith(("libreoffice:", "debian-reference:")) else "help"] += len(p)
+            src_counts[m.split(":")[0] if m.startswith(("libreoffice:", "debian-reference:"))
+                       else "KDE" if ":kde/" in m else "help"] += len(p)
         summary.append(f"en-{lang}: aligned units: LibreOffice {lo_stats[lang]}, Debian Reference {dr_stats[lang]}, "
-                       f"help pages {hp_stats[lang]}; sentence pairs: "
+                       f"help pages {hp_stats[lang]}, KDE manuals {kd_stats[lang]}; sentence pairs: "
                        + ", ".join(f"{k} {v}" for k, v in sorted(src_counts.items())) + "; "
                        + "; ".join(f"{k} {v}" for k, v in stats.items())
                        + "; " + ", ".join(f"{sp} {len(out[sp])}" for sp in ("train", "dev", "test")))
@@ -616,21 +762,28 @@ def sha256_table(out):
 
 def cmd_select(a):
     help_docs = collections.defaultdict(lambda: collections.defaultdict(set))   # pkg -> doc -> langs
+    kde_docs = collections.defaultdict(lambda: collections.defaultdict(set))
     for arch in ("amd64", "all"):
         for line in G._lz4_lines(G._list(rf".*_debian_dists_bookworm_main_Contents-{arch}\.lz4")):
-            if not line.startswith("usr/share/help/"):
+            if line.startswith("usr/share/help/"):
+                table, rx = help_docs, HELP_PATH
+            elif line.startswith("usr/share/doc/HTML/"):
+                table, rx = kde_docs, KDE_PATH
+            else:
                 continue
             fn, _, locs = line.rpartition(" ")
-            m = HELP_PATH.match(fn.strip())
+            m = rx.match(fn.strip())
             if not m:
                 continue
             for loc in locs.split(","):
-                help_docs[loc.rsplit("/", 1)[-1]][m.group(2)].add(m.group(1))
+                table[loc.rsplit("/", 1)[-1]][m.group(2)].add(m.group(1))
     want = {}
-    for pkg, docs in help_docs.items():
-        ok = sorted(d for d, ls in docs.items() if "C" in ls and ({"fr", "de"} & ls))
-        if ok:
-            want[pkg] = ("help", ok)
+    for kind, table, en in (("help", help_docs, "C"), ("kde", kde_docs, "en")):
+        for pkg, docs in table.items():
+            ok = sorted(d for d, ls in docs.items() if en in ls and ({"fr", "de"} & ls))
+            if ok:
+                want[pkg] = (kind, ok)
+    want["kdoctools5"] = ("kdoctools", [])
     for name in list(LIBREOFFICE.values()):
         want[name] = ("libreoffice", [])
     for name in list(DEBREF.values()):
@@ -661,9 +814,10 @@ def cmd_select(a):
                          kind=kind, docs=",".join(docs) or "-"))
     cols = ["package", "version", "architecture", "source", "size", "sha256", "kind", "docs"]
     with open(a.manifest, "w", encoding="utf-8") as f:
-        f.write("# Debian bookworm/main: libreoffice-help-{en-us,fr,de}, debian-reference-{en,fr,de}, and every package "
-                "with usr/share/help/C/DOC/ and usr/share/help/{fr,de}/DOC/ (Contents-amd64 + Contents-all), "
-                f".deb size <= {MAX_DEB_BYTES} bytes.\n")
+        f.write("# Debian bookworm/main: libreoffice-help-{en-us,fr,de}, debian-reference-{en,fr,de}, every package "
+                "with usr/share/help/C/DOC/ and usr/share/help/{fr,de}/DOC/ (kind help) or with "
+                "usr/share/doc/HTML/en/DOC/*.docbook and usr/share/doc/HTML/{fr,de}/DOC/ (kind kde; Contents-amd64 + "
+                f"Contents-all), and kdoctools5 (KDE's entities); .deb size <= {MAX_DEB_BYTES} bytes.\n")
         f.write(f"# {len(rows)} packages, {sum(int(r['size']) for r in rows)} bytes; {len(skipped)} skipped: "
                 + " ".join(f"{n}({w})" for n, w in skipped) + "\n")
         f.write("\t".join(cols) + "\n")

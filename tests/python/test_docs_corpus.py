@@ -1,6 +1,7 @@
 """The documentation corpus recipe (models/corpus/docs_corpus.py) on fixtures made here:
 LibreOffice-style HTML (paragraph ids, system switches, code), Mallard and DocBook
-(blocks, key and menu sequences, metadata, entities), the alignment, cleaning, the split
+(blocks, key and menu sequences, metadata, entities, KDE's per-language entities), the
+alignment (equal structure, Gale-Church where it differs), cleaning, the split
 and leak rules, a whole build from .deb files written here (twice: byte-identical), and
 the everyday sentences file. The rebuild of the real corpus is tests/corpus (label corpus)."""
 import argparse
@@ -96,7 +97,7 @@ DOCBOOK = b"""<?xml version="1.0"?>
 ]>
 <article><articleinfo><title>Manual</title>&legal;</articleinfo>
 <sect1><title>Using &app;</title>
-<para>The caf&eacute; &mdash; menu <menuchoice><guimenu>Game</guimenu><guimenuitem>New</guimenuitem></menuchoice> &amp; more.
+<para>The caf&eacute; &mdash; menu <menuchoice><shortcut><keycombo><keycap>Ctrl</keycap><keycap>N</keycap></keycombo></shortcut><guimenu>Game</guimenu><guimenuitem>New</guimenuitem></menuchoice> &amp; more.
 <itemizedlist><listitem><para>Nested.</para></listitem></itemizedlist></para>
 <programlisting>int main() {}</programlisting>
 </sect1></article>"""
@@ -105,7 +106,7 @@ DOCBOOK = b"""<?xml version="1.0"?>
 def test_docbook_entities_and_nesting():
     units = D.xml_units(DOCBOOK)
     assert units[0] == ("title", "Using Gnome Chess")
-    assert D.clean(units[1][1]) == "The café — menu Game ▸ New & more."
+    assert D.clean(units[1][1]) == "The café — menu Game ▸ New (Ctrl+N) & more."
     assert units[2] == ("para", "Nested.")
     assert len(units) == 3          # articleinfo and the program listing skipped
 
@@ -114,6 +115,55 @@ def test_align_sequences_mismatch_keeps_equal_stretches():
     a = [("title", "A"), ("p", "b"), ("p", "c"), ("p", "d")]
     b = [("title", "A'"), ("p", "b'"), ("note", "x"), ("td", "y")]
     assert D.align_sequences(a, b) == [("A", "A'"), ("b", "b'")]
+
+
+def test_align_sequences_gale_church():
+    a = [("title", "Settings"), ("p", "Short one."),
+         ("p", "A much longer paragraph about many different things that the program can do for you."),
+         ("p", "A paragraph of middle size here."), ("p", "The end.")]
+    b = [("title", "Réglages"), ("p", "Un court."), ("p", "Un paragraphe de taille moyenne ici."), ("p", "La fin.")]
+    # the long paragraph has no translation: the lengths put the others in step
+    assert D.align_sequences(a, b) == [("Settings", "Réglages"), ("Short one.", "Un court."),
+                                       ("A paragraph of middle size here.", "Un paragraphe de taille moyenne ici."),
+                                       ("The end.", "La fin.")]
+    # far out of step (an out-of-date translation): nothing
+    a2 = [("p", f"English paragraph number {k} with some words.") for k in range(40)]
+    b2 = [("p", "Traduction.")] * 20 + [("title", "Titre")] * 10
+    assert D.align_sequences(a2, b2) == []
+
+
+KDE_EN = b"""<?xml version="1.0" ?>
+<!DOCTYPE book PUBLIC "-//KDE//DTD DocBook XML V4.5-Based Variant V1.1//EN" "dtd/kdedbx45.dtd" [
+  <!ENTITY kappname "&kate;">
+  <!ENTITY % addindex "IGNORE">
+  <!ENTITY % English "INCLUDE">
+]>
+<book><bookinfo><title>The &kappname; Handbook</title><legalnotice>&FDLNotice;</legalnotice></bookinfo>
+<chapter><title>Saving</title>
+<para>Press <keycombo action="simul">&Ctrl;<keycap>S</keycap></keycombo> to save in &kate;.</para>
+<para>&underFDL;</para>
+</chapter></book>"""
+KDE_DE = """<?xml version="1.0" ?>
+<!DOCTYPE book PUBLIC "-//KDE//DTD DocBook XML V4.5-Based Variant V1.1//EN" "dtd/kdedbx45.dtd" [
+  <!ENTITY kappname "&kate;">
+  <!ENTITY % German "INCLUDE">
+]>
+<book><bookinfo><title>Das Handbuch zu &kappname;</title><legalnotice>&FDLNotice;</legalnotice></bookinfo>
+<chapter><title>Speichern</title>
+<para>Drücken Sie <keycombo action="simul">&Ctrl;<keycap>S</keycap></keycombo>, um in &kate; zu speichern.</para>
+<para>&underFDL;</para>
+</chapter></book>""".encode("utf-8")
+
+
+def test_kde_entities_per_language():
+    ents = {"en": {"kate": "<application>Kate</application>", "Ctrl": "<keycap>Ctrl</keycap>"},
+            "de": {"kate": "<application>Kate</application>", "Ctrl": "<keycap>Strg</keycap>"}}
+    en, de = D.xml_units(KDE_EN, ents["en"]), D.xml_units(KDE_DE, ents["de"])
+    pairs = [p for x, y in D.align_sequences(en, de) for p in D.clean_pair(x, y)]
+    assert pairs == [("Saving", "Speichern"),
+                     ("Press Ctrl+S to save in Kate.", "Drücken Sie Strg+S, um in Kate zu speichern.")]
+    # the unit made of an unknown external entity (&underFDL;) is dropped, not paired empty
+    assert any(D.UNKNOWN in t for _, t in en)
 
 
 def test_clean_pair_sentences_and_limits():
@@ -186,6 +236,13 @@ def _fixture(tmp_path):
         {dr.format("de"): "<p>Das Debian-System ist stabil.</p><td>apt</td>".encode()})
     add("gedit-common", "gedit", "help", {"usr/share/help/C/gedit/copy.page": MALLARD_EN,
                                           "usr/share/help/fr/gedit/copy.page": MALLARD_FR})
+    kd = "usr/share/kf5/kdoctools/customization/"
+    add("kdoctools5", "kdoctools", "kdoctools",
+        {kd + "entities/general.entities": b'<!ENTITY kate\t"<application>Kate</application>">\n',
+         kd + "en/user.entities": b'<!ENTITY Ctrl "<keycap>Ctrl</keycap>">\n',
+         kd + "de/user.entities": b'<!-- c --><!ENTITY Ctrl "<keycap>Strg</keycap>">\n'})
+    add("kate5-data", "kate", "kde", {"usr/share/doc/HTML/en/kate/index.docbook": KDE_EN,
+                                      "usr/share/doc/HTML/de/kate/index.docbook": KDE_DE})
     manifest = tmp_path / "manifest.tsv"
     cols = ["package", "version", "architecture", "source", "size", "sha256", "kind", "docs"]
     manifest.write_text("# fixture\n" + "\t".join(cols) + "\n"
@@ -210,6 +267,8 @@ def test_build_from_debs_is_deterministic_and_leak_free(tmp_path, capsys):
     every = [l for sp in ("train", "dev", "test") for l in (outs[0] / "en-fr" / f"{sp}.en").read_text().splitlines()]
     assert "The Debian system is stable." in every and "Press Ctrl+C to copy." in every
     assert "Copy and paste" in every
+    every_de = [l for sp in ("train", "dev", "test") for l in (outs[0] / "en-de" / f"{sp}.de").read_text().splitlines()]
+    assert "Drücken Sie Strg+S, um in Kate zu speichern." in every_de
     # a planted leak is found: a train sentence in test
     d = outs[0] / "en-fr"
     first = (d / "train.en").read_text().splitlines()[0]
