@@ -2,9 +2,11 @@
 """English→French and English→German documentation prose from Debian bookworm's
 binary packages: LibreOffice's help (libreoffice-help-{en-us,fr,de}, HTML paired by
 file and paragraph id), the Debian Reference (debian-reference-{en,fr,de}, HTML
-paired element by element per chapter) and the GNOME/application help pages under
-usr/share/help/{C,fr,de}/DOC/ (Mallard and DocBook translated through itstool,
-paired element by element per page).
+paired element by element per chapter), the GNOME/application help pages under
+usr/share/help/{C,fr,de}/DOC/ (Mallard and DocBook translated through itstool) and
+KDE's manuals under usr/share/doc/HTML/{en,fr,de}/DOC/ (DocBook, kdoctools' entities
+from kdoctools5), paired element by element per page (in order where the structures
+are equal, by a Gale-Church alignment where they differ).
 
 One command does everything (README.md beside this file):
 
@@ -15,7 +17,8 @@ Steps (each is also a subcommand):
   select    bookworm/main Contents-{amd64,all} + Packages (apt's lists, after
             `apt-get install apt-file && apt-get update`) -> the package manifest
             docs-packages.tsv beside this file (package, version, architecture,
-            source, size, SHA-256, kind). Only needed to refresh the committed
+            source, size, SHA-256, kind: libreoffice, debian-reference, help, kde,
+            kdoctools). Only needed to refresh the committed
             manifest; `all` uses the committed one.
   download  `apt-get download PKG=VERSION` for what the cache lacks, then every
             .deb's SHA-256 against the manifest.
