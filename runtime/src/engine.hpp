@@ -85,6 +85,14 @@ class Engine {
   // Why the last step or force_step returned false when it was not the
   // scores (a device that failed); Ok when it was the scores.
   virtual Status fault() const { return Status::Ok(); }
+
+  // What one decoder step costs a device engine (BackendInfo's step_*): its
+  // dispatches and barriers and the weight bytes it reads. Zeros on the CPU.
+  virtual void step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const {
+    *dispatches = 0;
+    *barriers = 0;
+    *weight_bytes = 0;
+  }
 };
 
 }  // namespace softalign::internal

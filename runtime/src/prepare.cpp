@@ -202,6 +202,7 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
       backend.backend = Backend::kVulkan;
       backend.name = "vulkan";
       backend.reason = asked == Backend::kVulkan ? "backend=vulkan" : "backend=auto: a Vulkan GPU";
+      engine_->step_costs(&backend.step_dispatches, &backend.step_barriers, &backend.step_weight_bytes);
       return Status::Ok();
     }
     if (asked == Backend::kVulkan)

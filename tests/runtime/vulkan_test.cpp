@@ -389,64 +389,6 @@ TEST_CASE("vulkan: weights uploaded through a staging buffer") {
   device->map_device_local = true;
 }
 
-// f16 and int8 weights read through 8/16-bit storage (linear_native.comp, where
-// the device has it) and unpacked from 32-bit words (linear.comp, the path for
-// devices without it) compute the same sums: teacher-forced logits and
-// attention identical bit for bit, and the same n-best lists.
-TEST_CASE("vulkan: 8/16-bit storage and the packed-word path give the same numbers") {
-  softalign::internal::vk::Device* device = nullptr;
-  REQUIRE(softalign::internal::vk::Device::probe(&device).ok());
-  REQUIRE(device->open().ok());
-  if (!device->native_storage) {
-    MESSAGE(device->description(), " has no 8/16-bit storage: only the packed-word path runs");
-    return;
-  }
-  for (const char* name : {"bahdanau", "luong_concat"})
-    for (const char* precision : {"f16", "int8"}) {
-      INFO(name, " ", precision);
-      std::shared_ptr<const Model> model;
-      REQUIRE(Model::load(golden::model_path(name, precision).string(), &model).ok());
-      std::unique_ptr<Translator> native, packed;
-      REQUIRE(prepare(model, Backend::kVulkan, &native).ok());
-      device->use_native_storage = false;  // read at prepare
-      const Status st = prepare(model, Backend::kVulkan, &packed);
-      device->use_native_storage = true;
-      REQUIRE_MESSAGE(st.ok(), st.to_string());
-      const nlohmann::json g = golden::load_json(name);
-      const int V = model->config().tgt_vocab;
-      for (const auto& sent : g["sentences"]) {
-        const std::vector<int32_t> src = golden::ids(sent["src_ids"]);
-        const std::vector<int32_t> tgt = golden::ids(sent["teacher_forced"]["tgt_in"]);
-        std::vector<float> la(tgt.size() * V), lb(tgt.size() * V, 1.0f), aa(tgt.size() * src.size()),
-            ab(tgt.size() * src.size(), 1.0f);
-        REQUIRE(native->force_decode(src, tgt, la.data(), aa.data()).ok());
-        REQUIRE(packed->force_decode(src, tgt, lb.data(), ab.data()).ok());
-        CHECK(la == lb);
-        CHECK(aa == ab);
-        SearchOptions so;
-        so.beam_size = 4;
-        so.nbest = 4;
-        NBestView a, b;
-        REQUIRE(native->translate_ids(src, so, &a).ok());
-        std::vector<std::vector<int32_t>> ids;
-        std::vector<float> scores;
-        for (std::size_t r = 0; r < a.count; ++r) {
-          ids.emplace_back(a.hypotheses[r].ids, a.hypotheses[r].ids + a.hypotheses[r].length);
-          scores.push_back(a.hypotheses[r].score);
-        }
-        REQUIRE(packed->translate_ids(src, so, &b).ok());
-        REQUIRE(b.count == ids.size());
-        for (std::size_t r = 0; r < b.count; ++r) {
-          CHECK(std::vector<int32_t>(b.hypotheses[r].ids, b.hypotheses[r].ids + b.hypotheses[r].length) == ids[r]);
-          CHECK(b.hypotheses[r].score == scores[r]);
-        }
-      }
-    }
-}
-
-// One Model shared by translators on several threads, each on the Vulkan
-// device at once (the queue is shared; each translator has its own buffers,
-// command buffers and fence): every thread gets the CPU's n-best ids.
 TEST_CASE("vulkan: translators on several threads share the device") {
   std::shared_ptr<const Model> model;
   REQUIRE(Model::load(golden::model_path("luong_2x2", "int8").string(), &model).ok());

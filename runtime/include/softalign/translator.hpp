@@ -43,6 +43,12 @@ struct BackendInfo {
   // Why this backend, e.g. "backend=auto: no Vulkan driver (vkCreateInstance:
   // VK_ERROR_INCOMPATIBLE_DRIVER)", "backend=cpu", "backend=vulkan".
   std::string reason;
+  // What one decoder step costs on a device (0 on the CPU): the dispatches and
+  // barriers recorded for it, and the bytes of weights it reads (at most: the
+  // output layer reads only the shortlist's rows).
+  int step_dispatches = 0;
+  int step_barriers = 0;
+  uint64_t step_weight_bytes = 0;
 };
 
 class Translator {

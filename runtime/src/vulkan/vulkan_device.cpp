@@ -10,9 +10,9 @@ namespace softalign::internal::vk {
 
 namespace {
 
-const char* const kKernelNames[] = {"linear",         "linear_native",   "quantize",     "gru_cell",
-                                    "gru_encoder_step", "embed",          "attend_additive", "attend_luong",
-                                    "fixed_context",  "maxout",         "topk",            "gather_rows"};
+const char* const kKernelNames[] = {"product",       "product_row",     "gru_step",     "gru_step_row",
+                                    "gru_encoder_step", "gru_encoder_step_row", "step_input", "embed",
+                                    "attend_additive", "attend_luong",  "fixed_context", "topk"};
 static_assert(sizeof(kKernelNames) / sizeof(kKernelNames[0]) == static_cast<int>(Kernel::kCount));
 
 const char* type_name(VkPhysicalDeviceType t) {
@@ -137,35 +137,6 @@ Status Device::open() {
 }
 
 Status Device::open_once() {
-  // 8/16-bit storage where the device has both (VK_KHR_8bit_storage is an
-  // extension in Vulkan 1.1; 16-bit storage a 1.1 feature).
-  VkPhysicalDevice8BitStorageFeatures storage8{};
-  storage8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES;
-  VkPhysicalDevice16BitStorageFeatures storage16{};
-  storage16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
-  storage16.pNext = &storage8;
-  VkPhysicalDeviceFeatures2 features{};
-  features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-  features.pNext = &storage16;
-  api.vkGetPhysicalDeviceFeatures2(physical, &features);
-  bool has_8bit_extension = false;
-  uint32_t count = 0;
-  if (api.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr) == VK_SUCCESS) {
-    std::vector<VkExtensionProperties> extensions(count);
-    if (api.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data()) == VK_SUCCESS)
-      for (uint32_t i = 0; i < count; ++i)
-        if (std::strcmp(extensions[i].extensionName, VK_KHR_8BIT_STORAGE_EXTENSION_NAME) == 0) has_8bit_extension = true;
-  }
-  native_storage = has_8bit_extension && storage8.storageBuffer8BitAccess && storage16.storageBuffer16BitAccess;
-  VkPhysicalDevice8BitStorageFeatures enable8{};
-  enable8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES;
-  enable8.storageBuffer8BitAccess = VK_TRUE;
-  VkPhysicalDevice16BitStorageFeatures enable16{};
-  enable16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
-  enable16.storageBuffer16BitAccess = VK_TRUE;
-  enable16.pNext = &enable8;
-  const char* extension = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
-
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo qi{};
   qi.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
@@ -176,11 +147,6 @@ Status Device::open_once() {
   di.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
-  if (native_storage) {
-    di.pNext = &enable16;
-    di.enabledExtensionCount = 1;
-    di.ppEnabledExtensionNames = &extension;
-  }
   VkResult r = api.vkCreateDevice(physical, &di, nullptr, &device);
   if (r != VK_SUCCESS) {
     device = VK_NULL_HANDLE;
@@ -219,7 +185,6 @@ Status Device::open_once() {
   if (r != VK_SUCCESS) return vk_error("vkCreatePipelineLayout", r);
 
   for (int k = 0; k < static_cast<int>(Kernel::kCount); ++k) {
-    if (k == static_cast<int>(Kernel::kLinearNative) && !native_storage) continue;
     const SpirvModule* spv = spirv_module(kKernelNames[k]);
     if (spv == nullptr) return Status(StatusCode::kInternal, std::string("no SPIR-V for shader ") + kKernelNames[k]);
     VkShaderModuleCreateInfo si{};
@@ -255,12 +220,32 @@ int Device::memory_type(uint32_t allowed, VkMemoryPropertyFlags want) const {
   return -1;
 }
 
+// A device-local type in the largest device-local heap (device_local_bytes,
+// what the size checks compare against), host-visible where that heap has
+// such a type (integrated GPUs, CPU devices: then mapped); never the small
+// host-visible window (256 MiB) of a discrete GPU without resizable BAR.
+int Device::device_local_type(uint32_t allowed) const {
+  const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  int best = -1;
+  for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
+    const VkMemoryType& t = memory.memoryTypes[i];
+    if (!(allowed & (1u << i)) || !(t.propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ||
+        memory.memoryHeaps[t.heapIndex].size != device_local_bytes)
+      continue;
+    if (best < 0 || ((t.propertyFlags & visible) == visible &&
+                     (memory.memoryTypes[best].propertyFlags & visible) != visible))
+      best = static_cast<int>(i);
+  }
+  return best;
+}
+
 Status Device::create_buffer(VkDeviceSize size, bool host_visible, Buffer* out) const {
   *out = Buffer{};
   VkBufferCreateInfo bi{};
   bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   bi.size = size < 16 ? 16 : size;
-  bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+             VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
   bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   VkResult r = api.vkCreateBuffer(device, &bi, nullptr, &out->buffer);
   if (r != VK_SUCCESS) {
@@ -275,8 +260,7 @@ Status Device::create_buffer(VkDeviceSize size, bool host_visible, Buffer* out) 
     type = memory_type(req.memoryTypeBits, visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
     if (type < 0) type = memory_type(req.memoryTypeBits, visible);
   } else {
-    type = memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | visible);
-    if (type < 0) type = memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    type = device_local_type(req.memoryTypeBits);
     if (type < 0) type = memory_type(req.memoryTypeBits, 0);
   }
   if (type < 0) {

@@ -18,18 +18,20 @@ namespace softalign::internal::vk {
 
 // The compute shaders (shaders/<name>.comp), one pipeline each.
 enum class Kernel {
-  kLinear,
-  kLinearNative,  // f16/int8 weights through 16/8-bit storage (only where the device has it)
-  kQuantize,
-  kGruCell,
-  kGruEncoderStep,
+  // Each of the first three in tiles of 8 rows, and one row at a time (_row:
+  // a translator of one row, where a tile's unused rows would cost).
+  kProduct,  // products of the weights with activation rows (product.glsl)
+  kProductRow,
+  kGruStep,  // a decoder GRU layer: both products and the cell
+  kGruStepRow,
+  kGruEncoderStep,  // one position of an encoder layer, both directions
+  kGruEncoderStepRow,
+  kStepInput,       // a decoder step's state gather, embedding and fed input
   kEmbed,
   kAttendAdditive,
   kAttendLuong,
   kFixedContext,
-  kMaxout,
   kTopk,
-  kGatherRows,
   kCount
 };
 
@@ -84,21 +86,17 @@ class Device {
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;  // binding 0 weights, 1 activations, 2 host I/O
   VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
   VkPipeline pipelines[static_cast<int>(Kernel::kCount)] = {};
-  VkDeviceSize device_local_bytes = 0;  // the largest device-local heap
+  VkDeviceSize device_local_bytes = 0;  // the largest device-local heap (where device buffers go)
   // Map device-local memory when it is host-visible too (integrated GPUs, CPU
   // devices). A test turns it off to run the discrete GPU's paths (uploads
   // through a staging buffer) on such a device.
   bool map_device_local = true;
-  // 8- and 16-bit storage (VK_KHR_8bit_storage, 16-bit storage): linear_native
-  // reads f16 and int8 weights as such; without it (or with use_native_storage
-  // off, for the tests) linear.comp unpacks them from 32-bit words.
-  bool native_storage = false;
-  bool use_native_storage = true;
 
  private:
   Status probe_once();
   Status open_once();
   int memory_type(uint32_t allowed, VkMemoryPropertyFlags want) const;
+  int device_local_type(uint32_t allowed) const;
 
   std::string description_;
   std::once_flag open_flag_;

@@ -11,6 +11,17 @@ namespace {
 
 uint32_t groups_of(uint32_t n, uint32_t size) { return (n + size - 1) / size; }
 
+// product.glsl's workgroup: kGroup invocations, one per output for
+// kTileRows activation rows; the _row kernels: one row, kSplit invocations
+// per output.
+constexpr uint32_t kGroup = 64, kTileRows = 8, kSplit = 8;
+
+// The kernel for at most `rows` rows: tiles of kTileRows, or one row.
+Kernel tiled(Kernel tile, Kernel one, uint32_t rows) { return rows == 1 ? one : tile; }
+uint32_t tiles_of(uint32_t rows) { return rows == 1 ? 1 : groups_of(rows, kTileRows); }
+// Workgroups for `outputs` outputs.
+uint32_t output_groups(uint32_t outputs, uint32_t rows) { return groups_of(outputs, rows == 1 ? kGroup / kSplit : kGroup); }
+
 }  // namespace
 
 VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanWeights& weights,
@@ -66,10 +77,7 @@ void VulkanEngine::plan() {
   enc_b_ = take(bs * enc_w);
   gi_f_ = take(bs * 3 * n_);
   gi_b_ = take(bs * 3 * n_);
-  h_f_ = take(uint64_t{B_} * n_);
-  h_b_ = take(uint64_t{B_} * n_);
-  gh_f_ = take(uint64_t{B_} * 3 * n_);
-  gh_b_ = take(uint64_t{B_} * 3 * n_);
+  h_ = take(uint64_t{4} * B_ * n_);  // [direction][step parity][sentence][n]
   // The last layer's output are the annotations (ping-pong: layer 0 writes enc_b_).
   ann_ = c_.enc_layers % 2 == 1 ? enc_b_ : enc_a_;
   keys_ = take(bs * std::max(key_dim_, 1u));
@@ -82,21 +90,15 @@ void VulkanEngine::plan() {
   q_ = take(uint64_t{R_} * q_width);
   qp_ = take(uint64_t{R_} * std::max(a_, 1u));
   cat_ = take(uint64_t{R_} * (2 * n_ + d_));
-  gi_ = take(uint64_t{R_} * 3 * d_);
-  gh_ = take(uint64_t{R_} * 3 * d_);
-  u_ = take(uint64_t{R_} * 2 * l_);
   t_ = take(uint64_t{R_} * std::max(l_, d_));
   logits_ = take(uint64_t{R_} * V_);
-  // int8 activations: the most rows times the widest input of any product.
-  const uint64_t rows = std::max<uint64_t>(bs, R_);
-  const uint32_t widest = std::max({enc_w, xw_, d_, l_, 2 * n_ + d_});
-  xq_ = take(rows * ((widest + 3) / 4));
-  xs_ = take(rows);
   act_words_ = at;
 
   at = 0;
   io_sentences_ = take(1);
+  io_enc_all_ = take(1);
   io_enc_rows_ = take(1);
+  io_seff_ = take(1);
   io_rows_ = take(1);
   io_t_ = take(1);
   io_lens_ = take(B_);
@@ -130,7 +132,6 @@ void VulkanEngine::layout(Arena& arena) {
 }
 
 Status VulkanEngine::init() {
-  native_ = dev_.native_storage && dev_.use_native_storage;
   // Checked before anything is allocated: each buffer is bound whole.
   const uint64_t act_bytes = act_words_ * 4, io_bytes = io_words_ * 4;
   const uint64_t largest = dev_.properties.limits.maxStorageBufferRange;
@@ -139,7 +140,9 @@ Status VulkanEngine::init() {
     return Status(StatusCode::kResourceExhausted,
                   "this translator needs " + std::to_string((act_bytes + io_bytes) >> 20) +
                       " MiB of Vulkan buffers, more than the device has (" + std::to_string(largest >> 20) +
-                      " MiB per buffer): lower the beam size, max_batch or max_source_tokens");
+                      " MiB per buffer, " + std::to_string(dev_.device_local_bytes >> 20) +
+                      " MiB of device memory with the weights' " + std::to_string(w_.buffer.size >> 20) +
+                      " MiB): lower the beam size, max_batch or max_source_tokens");
   // Dispatches span the rows (the batch's positions, the step's rows) in one
   // dimension: at most the device's workgroup count.
   const VkPhysicalDeviceLimits& lim = dev_.properties.limits;
@@ -248,7 +251,9 @@ Status VulkanEngine::init() {
     VkCommandBuffer tail = encoder_cbs_[at++];
     st2 = record(tail, [&] { record_encoder_tail(tail); });
   }
+  counting_ = true;
   if (st2.ok()) st2 = record(step_cb_, [&] { record_step(step_cb_, false); });
+  counting_ = false;
   if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, true); });
   return st2;
 }
@@ -261,14 +266,16 @@ void VulkanEngine::barrier(VkCommandBuffer cb) {
                      VK_ACCESS_TRANSFER_WRITE_BIT;
   const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
   api_.vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  if (counting_) ++step_barriers_;
 }
 
 void VulkanEngine::dispatch(VkCommandBuffer cb, Kernel kernel, const uint32_t* push, uint32_t words, uint32_t gx,
-                            uint32_t gy) {
-  if (gx == 0 || gy == 0) return;
+                            uint32_t gy, uint32_t gz) {
+  if (gx == 0 || gy == 0 || gz == 0) return;
   api_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, dev_.pipelines[static_cast<int>(kernel)]);
   api_.vkCmdPushConstants(cb, dev_.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, words * 4, push);
-  api_.vkCmdDispatch(cb, gx, gy, 1);
+  api_.vkCmdDispatch(cb, gx, gy, gz);
+  if (counting_) ++step_dispatches_;
   barrier(cb);
 }
 
@@ -277,24 +284,54 @@ void VulkanEngine::fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words) {
   barrier(cb);
 }
 
-void VulkanEngine::linear(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias, uint32_t x_off, uint32_t ldx,
-                          uint32_t max_m, uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags,
-                          uint32_t row_ids, uint32_t rows_slot) {
-  const uint32_t cols = static_cast<uint32_t>(w.cols), ldq = (cols + 3) / 4;
-  if (w.type == 2) {
-    const uint32_t q[] = {x_off, ldx, cols, max_m, m_slot, xq_, ldq, xs_};
-    dispatch(cb, Kernel::kQuantize, q, sizeof q / 4, max_m, 1);
+void VulkanEngine::step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const {
+  *dispatches = step_dispatches_;
+  *barriers = step_barriers_;
+  *weight_bytes = step_weight_bytes_;
+}
+
+// The bytes of a matrix as stored for the products (16-byte groups per row) and its scales.
+static uint64_t matrix_bytes(const MatrixRef& w) {
+  const uint64_t per = w.type == 2 ? 16 : w.type == 1 ? 8 : 4;
+  return (static_cast<uint64_t>(w.cols) + per - 1) / per * 16 * static_cast<uint64_t>(w.rows) +
+         (w.type == 2 ? 4 * static_cast<uint64_t>(w.rows) : 0);
+}
+
+void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterms, uint32_t bias, uint32_t max_m,
+                           uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags, uint32_t row_ids,
+                           uint32_t rows_slot, bool seff) {
+  uint32_t p[kPushWords] = {static_cast<uint32_t>(terms[0].w->rows),
+                            bias,
+                            y_off,
+                            ldy,
+                            max_m,
+                            m_slot,
+                            flags,
+                            row_ids,
+                            rows_slot,
+                            seff ? io_seff_ : kNone,
+                            S_,
+                            nterms};
+  uint32_t at = 12;
+  for (uint32_t k = 0; k < 3; ++k) {
+    const Term& t = terms[std::min(k, nterms - 1)];
+    p[at++] = t.w->type;
+    p[at++] = t.w->data;
+    p[at++] = t.w->scales;
+    p[at++] = t.x_off;
+    p[at++] = t.ldx;
+    p[at++] = static_cast<uint32_t>(t.w->cols);
+    if (counting_ && k < nterms) step_weight_bytes_ += matrix_bytes(*t.w);
   }
-  const uint32_t p[] = {w.data, w.scales, w.type, static_cast<uint32_t>(w.rows), cols, bias, x_off, ldx, xq_, ldq,
-                        xs_,    y_off,    ldy,    max_m,                         m_slot, flags, row_ids, rows_slot};
-  const Kernel kernel = native_ && w.type != 0 ? Kernel::kLinearNative : Kernel::kLinear;
-  dispatch(cb, kernel, p, sizeof p / 4, groups_of(static_cast<uint32_t>(w.rows), 64), max_m);
+  const uint32_t outputs = static_cast<uint32_t>(terms[0].w->rows) / ((flags & 4) != 0 ? 2 : 1);
+  dispatch(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), p, at, output_groups(outputs, max_m),
+           tiles_of(max_m));
 }
 
 // Layer 0's input: the source embeddings, [b * S + j] rows.
 void VulkanEngine::record_embeddings(VkCommandBuffer cb) {
   const uint32_t bs = B_ * S_;
-  const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, w_.src_emb.type, e_, enc_a_, e_, bs, io_enc_rows_,
+  const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, w_.src_emb.type, e_, enc_a_, e_, bs, io_enc_all_,
                         io_src_};
   dispatch(cb, Kernel::kEmbed, p, sizeof p / 4, groups_of(e_, 64), bs);
 }
@@ -312,10 +349,9 @@ void VulkanEngine::record_layer_head(VkCommandBuffer cb, int layer) {
   const uint32_t in_dim = layer == 0 ? e_ : 2 * n_;
   const GruRef& f = w_.enc_fwd[layer];
   const GruRef& b = w_.enc_bwd[layer];
-  linear(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, 3 * n_, 0);
-  linear(cb, b.w_ih, b.b_ih, in, in_dim, bs, io_enc_rows_, gi_b_, 3 * n_, 0);
-  fill_zero(cb, h_f_, B_ * n_);
-  fill_zero(cb, h_b_, B_ * n_);
+  product(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, 3 * n_, 0, true);
+  product(cb, b.w_ih, b.b_ih, in, in_dim, bs, io_enc_rows_, gi_b_, 3 * n_, 0, true);
+  fill_zero(cb, h_, 4 * B_ * n_);
 }
 
 void VulkanEngine::record_layer_steps(VkCommandBuffer cb, int layer, uint32_t first, uint32_t count) {
@@ -324,13 +360,12 @@ void VulkanEngine::record_layer_steps(VkCommandBuffer cb, int layer, uint32_t fi
   const GruRef& f = w_.enc_fwd[layer];
   const GruRef& b = w_.enc_bwd[layer];
   for (uint32_t step = first; step < first + count; ++step) {
-    linear(cb, f.w_hh, f.b_hh, h_f_, n_, B_, io_sentences_, gh_f_, 3 * n_, 0);
-    linear(cb, b.w_hh, b.b_hh, h_b_, n_, B_, io_sentences_, gh_b_, 3 * n_, 0);
-    for (uint32_t dir = 0; dir < 2; ++dir) {
-      const uint32_t p[] = {dir == 0 ? gi_f_ : gi_b_, dir == 0 ? gh_f_ : gh_b_, dir == 0 ? h_f_ : h_b_, out, n_, S_,
-                            step, dir, B_, io_sentences_, io_lens_};
-      dispatch(cb, Kernel::kGruEncoderStep, p, sizeof p / 4, groups_of(n_, 64), B_);
-    }
+    const uint32_t p[] = {n_,          S_,         step,       B_,         io_sentences_, io_lens_,
+                          f.w_hh.type, f.w_hh.data, f.w_hh.scales, f.b_hh,    b.w_hh.type,   b.w_hh.data,
+                          b.w_hh.scales, b.b_hh,   gi_f_,      gi_b_,      h_,            out,
+                          B_};
+    dispatch(cb, tiled(Kernel::kGruEncoderStep, Kernel::kGruEncoderStepRow, B_), p, sizeof p / 4,
+             output_groups(n_, B_), tiles_of(B_), 2);
   }
 }
 
@@ -340,73 +375,69 @@ void VulkanEngine::record_layer_steps(VkCommandBuffer cb, int layer, uint32_t fi
 void VulkanEngine::record_encoder_tail(VkCommandBuffer cb) {
   const uint32_t bs = B_ * S_;
   if (c_.variant == Variant::kBahdanau)
-    linear(cb, w_.att_U_a, w_.att_U_a_b, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0);
+    product(cb, w_.att_U_a, w_.att_U_a_b, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0, true);
   else if (c_.score == Score::kGeneral)
-    linear(cb, w_.att_W_a, kNone, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0);
+    product(cb, w_.att_W_a, kNone, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0, true);
   else if (c_.score == Score::kConcat)
-    linear(cb, w_.att_W_k, kNone, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0);
+    product(cb, w_.att_W_k, kNone, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0, true);
   fill_zero(cb, state_next_, B_ * state_);  // input feeding's h~_{-1} = 0
   if (c_.variant == Variant::kEncDec) {
     const uint32_t p[] = {ann_, n_, S_, fixed_, B_, io_sentences_, io_lens_};
     dispatch(cb, Kernel::kFixedContext, p, sizeof p / 4, groups_of(2 * n_, 64), B_);
-    linear(cb, w_.bridge_w, w_.bridge_b, fixed_, 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+    product(cb, w_.bridge_w, w_.bridge_b, fixed_, 2 * n_, B_, io_sentences_, state_next_, state_, 2);
   } else {  // x = the backward state at the first position
-    linear(cb, w_.bridge_w, w_.bridge_b, ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+    product(cb, w_.bridge_w, w_.bridge_b, ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_, state_, 2);
   }
-}
-
-void VulkanEngine::copy_rows(VkCommandBuffer cb, uint32_t src, uint32_t lds, uint32_t dst, uint32_t ldd, uint32_t cols,
-                             uint32_t parent_slot) {
-  const uint32_t p[] = {src, lds, dst, ldd, cols, R_, io_rows_, parent_slot};
-  dispatch(cb, Kernel::kGatherRows, p, sizeof p / 4, groups_of(cols, 64), R_);
 }
 
 void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
   const uint32_t top = (c_.dec_layers - 1) * d_;
   const bool luong = c_.variant == Variant::kLuong;
-  // The rows the search kept: state_cur[i] = state_next[parent_i].
-  copy_rows(cb, state_next_, state_, state_cur_, state_, state_, io_parents_);
-  {  // E_y y into x[:, 0:e]
-    const uint32_t p[] = {w_.tgt_emb.data, w_.tgt_emb.scales, w_.tgt_emb.type, e_, x_, xw_, R_, io_rows_, io_tokens_};
-    dispatch(cb, Kernel::kEmbed, p, sizeof p / 4, groups_of(e_, 64), R_);
+  {  // state_cur = state_next[parents]; x = [E y ; the fed input]
+    uint32_t feed = 0, feed_off = 0, feed_ld = 0, feed_cols = 0;
+    if (c_.variant == Variant::kEncDec) {  // the sentence's fixed context
+      feed = 1, feed_off = fixed_, feed_ld = 2 * n_, feed_cols = 2 * n_;
+    } else if (luong && c_.input_feeding) {  // the parent row's h~ (after the layers' states)
+      feed = 2, feed_off = state_next_ + c_.dec_layers * d_, feed_ld = state_, feed_cols = d_;
+    }
+    const uint32_t p[] = {state_next_, state_cur_, state_, io_parents_, w_.tgt_emb.data, w_.tgt_emb.scales,
+                          w_.tgt_emb.type, e_, x_, xw_, R_, io_rows_, io_tokens_, io_row_sent_, feed, feed_off,
+                          feed_ld, feed_cols};
+    dispatch(cb, Kernel::kStepInput, p, sizeof p / 4, groups_of(state_ + e_ + feed_cols, 64), R_);
   }
-  // The rest of the GRU input x[:, e:]: bahdanau's context (attention with the
-  // previous top state), encdec's fixed one, luong's h~_{t-1} (input feeding).
+  // bahdanau: the context from attention with the previous top state, into x[:, e:].
   if (c_.variant == Variant::kBahdanau) {
-    linear(cb, w_.att_W_a, kNone, state_cur_ + top, state_, R_, io_rows_, q_, a_, 0);
+    product(cb, w_.att_W_a, kNone, state_cur_ + top, state_, R_, io_rows_, q_, a_, 0);
     const uint32_t p[] = {q_, keys_, w_.att_v_a, ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, R_, io_rows_,
                           io_row_sent_, io_lens_};
     dispatch(cb, Kernel::kAttendAdditive, p, sizeof p / 4, R_, 1);
-  } else if (c_.variant == Variant::kEncDec) {
-    copy_rows(cb, fixed_, 2 * n_, x_ + e_, xw_, 2 * n_, io_row_sent_);
-  } else if (c_.input_feeding) {
-    copy_rows(cb, state_cur_ + c_.dec_layers * d_, state_, x_ + e_, xw_, d_, kNone);
   }
   // The GRU stack: layer 0 reads x, layer k the new state of layer k - 1.
   for (int layer = 0; layer < c_.dec_layers; ++layer) {
     const GruRef& g = w_.dec[layer];
     const uint32_t lo = static_cast<uint32_t>(layer) * d_;
-    if (layer == 0)
-      linear(cb, g.w_ih, g.b_ih, x_, xw_, R_, io_rows_, gi_, 3 * d_, 0);
-    else
-      linear(cb, g.w_ih, g.b_ih, state_next_ + lo - d_, state_, R_, io_rows_, gi_, 3 * d_, 0);
-    linear(cb, g.w_hh, g.b_hh, state_cur_ + lo, state_, R_, io_rows_, gh_, 3 * d_, 0);
-    const uint32_t p[] = {gi_, 3 * d_, gh_, 3 * d_, state_cur_ + lo, state_, state_next_ + lo, state_, d_, R_, io_rows_};
-    dispatch(cb, Kernel::kGruCell, p, sizeof p / 4, groups_of(d_, 64), R_);
+    const uint32_t x_off = layer == 0 ? x_ : state_next_ + lo - d_, ldx = layer == 0 ? xw_ : state_;
+    const uint32_t p[] = {d_,          R_,          io_rows_,       g.w_ih.type,     g.w_ih.data,    g.w_ih.scales,
+                          x_off,       ldx,         static_cast<uint32_t>(g.w_ih.cols), g.b_ih, g.w_hh.type,
+                          g.w_hh.data, g.w_hh.scales, state_cur_ + lo, state_,        g.b_hh,         state_next_ + lo,
+                          state_};
+    dispatch(cb, tiled(Kernel::kGruStep, Kernel::kGruStepRow, R_), p, sizeof p / 4, output_groups(d_, R_),
+             tiles_of(R_));
+    if (counting_) step_weight_bytes_ += matrix_bytes(g.w_ih) + matrix_bytes(g.w_hh);
   }
   uint32_t gen_in = t_, gen_ld = l_;
   if (luong) {
-    // Attention with the new top state h, then h~ = tanh(W_c [c ; h]).
+    // Attention with the new top state h (writing [c ; h]), then h~ = tanh(W_c [c ; h]).
     const uint32_t h = state_next_ + top, cat = 2 * n_ + d_;
     uint32_t ldq = 0;
     if (c_.score == Score::kConcat) {
       ldq = a_;
-      linear(cb, w_.att_W_q, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
+      product(cb, w_.att_W_q, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
     } else if (c_.score == Score::kLocation) {
       ldq = static_cast<uint32_t>(w_.att_W_loc.rows);
-      linear(cb, w_.att_W_loc, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
+      product(cb, w_.att_W_loc, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
     }
-    if (c_.scope == Scope::kLocalP) linear(cb, w_.att_W_p, kNone, h, state_, R_, io_rows_, qp_, a_, 0);
+    if (c_.scope == Scope::kLocalP) product(cb, w_.att_W_p, kNone, h, state_, R_, io_rows_, qp_, a_, 0);
     const uint32_t score = c_.score == Score::kDot       ? 1
                            : c_.score == Score::kGeneral ? 2
                            : c_.score == Score::kConcat  ? 3
@@ -418,20 +449,17 @@ void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
                           keys, key_dim, w_.att_v_a, w_.att_v_p, a_, ann_, 2 * n_, S_, io_att_, cat_, cat, R_,
                           io_rows_, io_row_sent_, io_lens_, io_fault_};
     dispatch(cb, Kernel::kAttendLuong, p, sizeof p / 4, R_, 1);
-    copy_rows(cb, h, state_, cat_ + 2 * n_, cat, d_, kNone);
     // h~ goes into the state when it is fed back, else into t.
     gen_in = c_.input_feeding ? state_next_ + c_.dec_layers * d_ : t_;
     gen_ld = c_.input_feeding ? state_ : d_;
-    linear(cb, w_.dec_W_c, kNone, cat_, cat, R_, io_rows_, gen_in, gen_ld, 2);
+    product(cb, w_.dec_W_c, kNone, cat_, cat, R_, io_rows_, gen_in, gen_ld, 2);
   } else {
-    // u = U_o s + b_o + V_o E y + C_o c (summed in the CPU engine's order); t = maxout(u).
-    linear(cb, w_.out_U_o, w_.out_U_o_b, state_next_ + top, state_, R_, io_rows_, u_, 2 * l_, 0);
-    linear(cb, w_.out_V_o, kNone, x_, xw_, R_, io_rows_, u_, 2 * l_, 1);
-    linear(cb, w_.out_C_o, kNone, x_ + e_, xw_, R_, io_rows_, u_, 2 * l_, 1);
-    const uint32_t p[] = {u_, t_, l_, R_, io_rows_};
-    dispatch(cb, Kernel::kMaxout, p, sizeof p / 4, groups_of(l_, 64), R_);
+    // t = maxout(U_o s + b_o + V_o E y + C_o c), the terms summed in the CPU engine's order.
+    const Term terms[] = {{&w_.out_U_o, state_next_ + top, state_}, {&w_.out_V_o, x_, xw_}, {&w_.out_C_o, x_ + e_, xw_}};
+    product(cb, terms, 3, w_.out_U_o_b, R_, io_rows_, t_, l_, 4);
   }
-  linear(cb, w_.gen_w, w_.gen_b, gen_in, gen_ld, R_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
+  const Term gen{&w_.gen_w, gen_in, gen_ld};
+  product(cb, &gen, 1, w_.gen_b, R_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
   if (forced) {  // row 0's logits to the host
     VkBufferCopy copy{uint64_t{logits_} * 4, uint64_t{io_logits_} * 4, uint64_t{V_} * 4};
     api_.vkCmdCopyBuffer(cb, act_.buffer, io_.buffer, 1, &copy);
@@ -490,8 +518,12 @@ void VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int*
 }
 
 void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
+  int longest = 1;
+  for (int b = 0; b < n; ++b) longest = std::max(longest, lens[b]);
   io_u_[io_sentences_] = static_cast<uint32_t>(n);
-  io_u_[io_enc_rows_] = static_cast<uint32_t>(n) * S_;
+  io_u_[io_enc_all_] = static_cast<uint32_t>(n) * S_;
+  io_u_[io_seff_] = static_cast<uint32_t>(longest);
+  io_u_[io_enc_rows_] = static_cast<uint32_t>(n) * static_cast<uint32_t>(longest);
   for (int b = 0; b < n; ++b) {
     io_u_[io_lens_ + b] = static_cast<uint32_t>(lens[b]);
     uint32_t* row = io_u_ + io_src_ + static_cast<std::size_t>(b) * S_;
@@ -501,8 +533,6 @@ void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   }
   fault_ = Status::Ok();
   // The encoder's pieces for the longest source: its blocks of steps only.
-  int longest = 1;
-  for (int b = 0; b < n; ++b) longest = std::max(longest, lens[b]);
   const uint32_t blocks = (static_cast<uint32_t>(longest) + kEncoderBlock - 1) / kEncoderBlock;
   uint32_t count = 0;
   std::size_t at = 0;

@@ -1,17 +1,24 @@
 // The Vulkan engine: the decoder engine (engine.hpp) as compute shaders on a
 // Vulkan device. The model's weights are on the device once per Model
-// (vulkan_weights.hpp); everything per sentence — the device buffers, the
-// host-visible I/O block, the descriptor set and the command buffers — is
-// made at prepare. The command buffers are recorded once and resubmitted:
-// the encoder (all sentences of a batch at once) in pieces — the embeddings;
-// per layer its input projections, then its recurrence in blocks of
-// kEncoderBlock steps; the keys and bridge — of which start() submits the
-// blocks the batch's longest source needs; a decoder step over all the rows
-// of a batch ending in log-softmax + top-k (the host reads want candidates
-// per row, never the vocabulary); and a teacher-forced step that copies the
-// logits out. Counts (sentences, rows) and ids travel in the I/O
-// block, so one recording serves every step; invocations past the counts
-// return at once.
+// (vulkan_weights.hpp, laid out for the products); everything per sentence —
+// the device buffers, the host-visible I/O block, the descriptor set and the
+// command buffers — is made at prepare. The command buffers are recorded
+// once and resubmitted: the encoder (all sentences of a batch at once) in
+// pieces — the embeddings; per layer its input projections (positions up to
+// the batch's longest source only), then its recurrence in blocks of
+// kEncoderBlock positions, one dispatch a position for both directions; the
+// keys and bridge — of which start() submits the blocks the batch's longest
+// source needs; a decoder step over all the rows of a batch ending in
+// log-softmax + top-k (the host reads want candidates per row, never the
+// vocabulary); and a teacher-forced step that copies the logits out. Counts
+// (sentences, rows) and ids travel in the I/O block, so one recording serves
+// every step; workgroups past the counts return at once.
+//
+// A decoder step is few dispatches, each fusing what runs back to back:
+// the state gather with the embedding (step_input), each GRU layer's two
+// products with its cell (gru_step), bahdanau's U_o, V_o, C_o with the maxout
+// (one product of three terms), luong's attention with the [c ; h] row; int8
+// activations are quantized inside the products (product.glsl).
 //
 // The vocabulary shortlist: the host makes a sentence's (or a batch's) union
 // of target ids as the CPU does (shortlist.hpp) and writes it into the I/O
@@ -53,6 +60,7 @@ class VulkanEngine final : public Engine {
   void reorder(const int32_t* parents, int n) override;
   bool force_step(int32_t token, int t, float* logits) override;
   Status fault() const override { return fault_; }
+  void step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const override;
 
  private:
   void plan();
@@ -64,21 +72,29 @@ class VulkanEngine final : public Engine {
   void record_layer_steps(VkCommandBuffer cb, int layer, uint32_t first, uint32_t count);
   void record_encoder_tail(VkCommandBuffer cb);
   void record_step(VkCommandBuffer cb, bool forced);
-  // One dispatch of `kernel` with push constants `push`, groups gx × gy, then
-  // a barrier (every dispatch waits for the one before it).
-  void dispatch(VkCommandBuffer cb, Kernel kernel, const uint32_t* push, uint32_t words, uint32_t gx, uint32_t gy);
+  // One dispatch of `kernel` with push constants `push`, groups gx × gy × gz,
+  // then a barrier (every dispatch reads what the one before it wrote).
+  void dispatch(VkCommandBuffer cb, Kernel kernel, const uint32_t* push, uint32_t words, uint32_t gx, uint32_t gy,
+                uint32_t gz = 1);
   void barrier(VkCommandBuffer cb);
-  // y[i] = W x[i] (+ bias) for the rows i < io[m_slot] (at most max_m): int8
-  // weights quantize the x rows first.
-  // row_ids / rows_slot: only the weight rows io[row_ids + r], r < io[rows_slot].
-  void linear(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias, uint32_t x_off, uint32_t ldx, uint32_t max_m,
-              uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags, uint32_t row_ids = kNone,
-              uint32_t rows_slot = kNone);
+  // One term of a product: W times the rows of x (x_off, ldx).
+  struct Term {
+    const MatrixRef* w;
+    uint32_t x_off, ldx;
+  };
+  // y[i] = act(Σ terms + bias) for the rows i < io[m_slot] (at most max_m),
+  // product.comp; flags 2 tanh, 4 maxout. row_ids / rows_slot: only the
+  // weight rows io[row_ids + r], r < io[rows_slot]. seff: rows are a batch's
+  // positions up to its longest source (the encoder's products).
+  void product(VkCommandBuffer cb, const Term* terms, uint32_t nterms, uint32_t bias, uint32_t max_m, uint32_t m_slot,
+               uint32_t y_off, uint32_t ldy, uint32_t flags, uint32_t row_ids = kNone, uint32_t rows_slot = kNone,
+               bool seff = false);
+  void product(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias, uint32_t x_off, uint32_t ldx, uint32_t max_m,
+               uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags, bool seff = false) {
+    const Term t{&w, x_off, ldx};
+    product(cb, &t, 1, bias, max_m, m_slot, y_off, ldy, flags, kNone, kNone, seff);
+  }
   void fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words);
-  // dst[i, 0:cols] = src[parent_i, 0:cols] for the step's rows (parent_i =
-  // io[parent_slot + i], or i when parent_slot is kNone).
-  void copy_rows(VkCommandBuffer cb, uint32_t src, uint32_t lds, uint32_t dst, uint32_t ldd, uint32_t cols,
-                 uint32_t parent_slot);
   bool run(const VkCommandBuffer* cbs, uint32_t count);
   bool position_fault(uint32_t rows) const;
 
@@ -94,16 +110,14 @@ class VulkanEngine final : public Engine {
   uint32_t key_dim_ = 0;  // columns of the keys (0: none)
 
   // Device buffer (act), in words.
-  uint32_t enc_a_ = 0, enc_b_ = 0, gi_f_ = 0, gi_b_ = 0, h_f_ = 0, h_b_ = 0, gh_f_ = 0, gh_b_ = 0;
+  uint32_t enc_a_ = 0, enc_b_ = 0, gi_f_ = 0, gi_b_ = 0, h_ = 0;
   uint32_t ann_ = 0, keys_ = 0, fixed_ = 0, state_cur_ = 0, state_next_ = 0, x_ = 0, q_ = 0, qp_ = 0, cat_ = 0;
-  uint32_t gi_ = 0, gh_ = 0, u_ = 0, t_ = 0;
-  uint32_t logits_ = 0, xq_ = 0, xs_ = 0;
+  uint32_t t_ = 0, logits_ = 0;
   uint64_t act_words_ = 0;
   // Host-visible I/O block, in words.
-  uint32_t io_sentences_ = 0, io_enc_rows_ = 0, io_rows_ = 0, io_t_ = 0, io_lens_ = 0, io_src_ = 0, io_tokens_ = 0;
-  uint32_t io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0, io_lse_ = 0, io_fault_ = 0;
-  uint32_t io_att_ = 0;
-  uint32_t io_logits_ = 0;
+  uint32_t io_sentences_ = 0, io_enc_all_ = 0, io_enc_rows_ = 0, io_seff_ = 0, io_rows_ = 0, io_t_ = 0, io_lens_ = 0;
+  uint32_t io_src_ = 0, io_tokens_ = 0, io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0;
+  uint32_t io_lse_ = 0, io_fault_ = 0, io_att_ = 0, io_logits_ = 0;
   uint64_t io_words_ = 0;
   bool too_large_ = false;  // a plan past 2^32 words
   // The vocabulary of the coming steps: its size, its ids (identity for the
@@ -123,7 +137,10 @@ class VulkanEngine final : public Engine {
   std::vector<VkCommandBuffer> encoder_cbs_, encoder_submit_;
   uint32_t blocks_ = 0;  // encoder blocks per layer
   VkFence fence_ = VK_NULL_HANDLE;
-  bool native_ = false;  // f16/int8 products through linear_native (Device::native_storage)
+  // Counted while the step's command buffer is recorded (step_costs()).
+  bool counting_ = false;
+  int step_dispatches_ = 0, step_barriers_ = 0;
+  uint64_t step_weight_bytes_ = 0;
   Status fault_;  // a submission failed: every later step of the sentence reports it
 
   int32_t* heads_ = nullptr;  // [K] merge cursor per row of a group (arena)

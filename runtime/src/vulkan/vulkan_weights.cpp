@@ -1,5 +1,6 @@
 #include "vulkan/vulkan_weights.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -35,11 +36,35 @@ class Packer {
     }
     return r;
   }
+  // A matrix the products read (shaders/product.glsl): a row's columns in
+  // 16-byte groups (int8 16 values, f16 8, f32 4; zero padded), group g of
+  // row r at byte 16 (g rows + r), from a 16-byte aligned start.
+  MatrixRef product_matrix(const kernels::Matrix& m) {
+    MatrixRef r;
+    if (m.data == nullptr || m.rows == 0) return r;
+    r.rows = m.rows;
+    r.cols = m.cols;
+    const std::size_t elem = m.type == WeightType::kF32 ? 4 : m.type == WeightType::kF16 ? 2 : 1;
+    const std::size_t per = 16 / elem, groups = (static_cast<std::size_t>(m.cols) + per - 1) / per;
+    const std::size_t rows = static_cast<std::size_t>(m.rows), row_bytes = m.cols * elem;
+    std::vector<uint8_t> grouped(groups * rows * 16, 0);
+    const auto* src = static_cast<const uint8_t*>(m.data);
+    for (std::size_t row = 0; row < rows; ++row)
+      for (std::size_t g = 0; g < groups; ++g) {
+        const std::size_t from = g * 16, n = std::min<std::size_t>(16, row_bytes - from);
+        std::memcpy(grouped.data() + (g * rows + row) * 16, src + row * row_bytes + from, n);
+      }
+    align(16);
+    r.type = m.type == WeightType::kF32 ? 0 : m.type == WeightType::kF16 ? 1 : 2;
+    r.data = put(grouped.data(), grouped.size());
+    if (m.type == WeightType::kI8) r.scales = put(m.scales, rows * 4);
+    return r;
+  }
   uint32_t vector(const float* v, int n) { return v == nullptr ? kNone : put(v, static_cast<std::size_t>(n) * 4); }
   GruRef gru(const GruWeights& g) {
     GruRef r;
-    r.w_ih = matrix(g.w_ih);
-    r.w_hh = matrix(g.w_hh);
+    r.w_ih = product_matrix(g.w_ih);
+    r.w_hh = product_matrix(g.w_hh);
     r.b_ih = vector(g.b_ih, 3 * g.hidden);
     r.b_hh = vector(g.b_hh, 3 * g.hidden);
     return r;
@@ -48,6 +73,7 @@ class Packer {
   bool too_large = false;
 
  private:
+  void align(std::size_t bytes) { image.resize((image.size() + bytes - 1) / bytes * bytes, 0); }
   uint32_t put(const void* data, std::size_t bytes) {
     const std::size_t at = image.size();
     if ((at + bytes + 3) / 4 >= kNone) {
@@ -69,23 +95,23 @@ Status build(const ModelImpl& m, Device* device, VulkanWeights* vw) {
   for (const GruWeights& g : w.enc_fwd) vw->enc_fwd.push_back(p.gru(g));
   for (const GruWeights& g : w.enc_bwd) vw->enc_bwd.push_back(p.gru(g));
   for (const GruWeights& g : w.dec) vw->dec.push_back(p.gru(g));
-  vw->bridge_w = p.matrix(w.bridge_w);
+  vw->bridge_w = p.product_matrix(w.bridge_w);
   vw->bridge_b = p.vector(w.bridge_b, w.bridge_w.rows);
-  vw->att_W_a = p.matrix(w.att_W_a);
-  vw->att_U_a = p.matrix(w.att_U_a);
+  vw->att_W_a = p.product_matrix(w.att_W_a);
+  vw->att_U_a = p.product_matrix(w.att_U_a);
   vw->att_U_a_b = p.vector(w.att_U_a_b, c.att_hidden);
   vw->att_v_a = p.vector(w.att_v_a, c.att_hidden);
-  vw->att_W_q = p.matrix(w.att_W_q);
-  vw->att_W_k = p.matrix(w.att_W_k);
-  vw->att_W_loc = p.matrix(w.att_W_loc);
-  vw->att_W_p = p.matrix(w.att_W_p);
+  vw->att_W_q = p.product_matrix(w.att_W_q);
+  vw->att_W_k = p.product_matrix(w.att_W_k);
+  vw->att_W_loc = p.product_matrix(w.att_W_loc);
+  vw->att_W_p = p.product_matrix(w.att_W_p);
   vw->att_v_p = p.vector(w.att_v_p, c.att_hidden);
-  vw->dec_W_c = p.matrix(w.dec_W_c);
-  vw->out_U_o = p.matrix(w.out_U_o);
+  vw->dec_W_c = p.product_matrix(w.dec_W_c);
+  vw->out_U_o = p.product_matrix(w.out_U_o);
   vw->out_U_o_b = p.vector(w.out_U_o_b, w.out_U_o.rows);
-  vw->out_V_o = p.matrix(w.out_V_o);
-  vw->out_C_o = p.matrix(w.out_C_o);
-  vw->gen_w = p.matrix(w.gen_w);
+  vw->out_V_o = p.product_matrix(w.out_V_o);
+  vw->out_C_o = p.product_matrix(w.out_C_o);
+  vw->gen_w = p.product_matrix(w.gen_w);
   vw->gen_b = p.vector(w.gen_b, w.gen_w.rows);
   const VkDeviceSize bytes = p.image.size();
   if (p.too_large || bytes > device->properties.limits.maxStorageBufferRange)

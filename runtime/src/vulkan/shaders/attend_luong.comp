@@ -8,7 +8,7 @@
 //     (W_loc h)_j (precomputed);
 //   a = softmax over the window (local-p: times exp(-(j - p)² / (2 σ²)),
 //     σ = D / 2, not renormalised), zeros outside; c = Σ_j a_j h_j.
-// Writes a into the I/O block and c into row i of ctx. A local-p position
+// Writes a into the I/O block and [c ; h] into row i of ctx. A local-p position
 // that is not a number in [0, len] (damaged weights) sets io[fault_slot + i]
 // and the window is taken at 0, as the CPU does.
 #include "common.glsl"
@@ -128,4 +128,6 @@ void main() {
     for (int j = lo; j <= hi; ++j) c += score[j] * act[p.ann_off + (b * p.max_source + uint(j)) * p.ann_dim + k];
     act[p.ctx_off + i * p.ldctx + k] = c;
   }
+  // h after c: the row [c ; h] that W_c multiplies.
+  for (uint k = t; k < p.h_dim; k += 64u) act[p.ctx_off + i * p.ldctx + p.ann_dim + k] = act[h + k];
 }

@@ -38,6 +38,9 @@ float weight(uint type, uint base, uint index) {
 
 float weight_f32(uint offset) { return uintBitsToFloat(w[offset]); }
 
+// Element r of a stored vector (a bias), 0 where there is none.
+float bias_at(uint vec, uint r) { return vec == NONE ? 0.0 : uintBitsToFloat(w[vec + r]); }
+
 // A count fixed when the command buffer was recorded, or read from the I/O block.
 uint count_of(uint fixed_count, uint slot) { return slot == NONE ? fixed_count : io[slot]; }
 

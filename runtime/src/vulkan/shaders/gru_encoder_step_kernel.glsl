@@ -1,0 +1,74 @@
+// One step of a bidirectional encoder layer for every sentence b < n, both
+// directions at once (z: 0 forward, 1 backward): position j = step
+// (forward) or len_b - 1 - step (backward), nothing once step >= len_b.
+// gh = W_hh h_b + b_hh fused with the cell, gi[b, j] = W_ih x + b_ih being
+// precomputed for all positions (product.comp). h is double-buffered by the
+// step's parity (read h[step % 2], write h[(step + 1) % 2]: other workgroups
+// still read the old state); the new state also goes into the layer's output
+// [b, j, dir * hidden ...]. One invocation per unit, a workgroup per 64 units
+// × TM sentences (product.glsl).
+#include "common.glsl"
+#include "product.glsl"
+layout(local_size_x = 64) in;
+
+layout(push_constant) uniform Push {
+  uint hidden, max_source, step, n, n_slot, lens_slot;
+  uint type_f, data_f, scales_f, bias_f, type_b, data_b, scales_b, bias_b;
+  uint gi_f, gi_b;
+  uint h_off;  // [dir][parity][sentence][hidden]
+  uint out_off;
+  uint sentences;  // rows of each h buffer
+} p;
+
+void main() {
+  const uint t = gl_LocalInvocationID.x;
+  const uint dir = gl_WorkGroupID.z;
+  const uint m = count_of(p.n, p.n_slot);
+  const uint b0 = gl_WorkGroupID.y * TM;
+  if (b0 >= m) return;
+  tile_rows = min(TM, m - b0);
+  tile_first = b0;
+  map_seff = 0u;
+  const uint n = p.hidden;
+  const uint hbuf = p.sentences * n;
+  const uint h_cur = p.h_off + (dir * 2u + (p.step & 1u)) * hbuf;
+  const uint h_next = p.h_off + (dir * 2u + ((p.step + 1u) & 1u)) * hbuf;
+  const uint type = dir == 0u ? p.type_f : p.type_b;
+  const uint data = dir == 0u ? p.data_f : p.data_b;
+  const uint scales = dir == 0u ? p.scales_f : p.scales_b;
+  const uint bias = dir == 0u ? p.bias_f : p.bias_b;
+  const uint gi_off = dir == 0u ? p.gi_f : p.gi_b;
+  const uint u = gl_WorkGroupID.x * OUTS + out_slot();
+  const bool live = u < n;
+  uint wr[NRMAX];
+  wr[0] = live ? u : 0u;
+  wr[1] = live ? n + u : 0u;
+  wr[2] = live ? 2u * n + u : 0u;
+  int acci[NRMAX * TM];
+  float accf[NRMAX * TM];
+  [[unroll]] for (uint k = 0u; k < NRMAX * TM; ++k) {
+    acci[k] = 0;
+    accf[k] = 0.0;
+  }
+  if (type == TYPE_I8) row_scales(h_cur, n, n);
+  term_product(type, data, 3u * n, n, h_cur, n, live, wr, 3u, acci, accf);
+  if (!live || out_lane() != 0u) return;
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    if (i >= tile_rows) continue;
+    const uint b = b0 + i;
+    const uint len = io[p.lens_slot + b];
+    if (p.step >= len) continue;
+    const uint j = dir == 0u ? p.step : len - 1u - p.step;
+    const uint pos = b * p.max_source + j;
+    const uint gi = gi_off + pos * 3u * n;
+    const float gh_r = term_value(type, scales, wr[0], 0u, i, acci, accf) + bias_at(bias, wr[0]);
+    const float gh_z = term_value(type, scales, wr[1], 1u, i, acci, accf) + bias_at(bias, wr[1]);
+    const float gh_n = term_value(type, scales, wr[2], 2u, i, acci, accf) + bias_at(bias, wr[2]);
+    const float r = sigmoid(act[gi + u] + gh_r);
+    const float z = sigmoid(act[gi + n + u] + gh_z);
+    const float c = tanh(act[gi + 2u * n + u] + r * gh_n);
+    const float h = (1.0 - z) * c + z * act[h_cur + b * n + u];
+    act[h_next + b * n + u] = h;
+    act[p.out_off + pos * 2u * n + dir * n + u] = h;
+  }
+}

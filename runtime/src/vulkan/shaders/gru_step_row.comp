@@ -1,0 +1,5 @@
+#version 450
+// gru_step_kernel.glsl for one row at a time, 8 invocations per output (decoder GRU steps of one sentence, greedy).
+#define TILE_ROWS 1u
+#define K_SPLIT 8u
+#include "gru_step_kernel.glsl"

@@ -1,0 +1,203 @@
+// Products of a stored weight matrix with rows of activations, for shaders in
+// which one invocation owns whole output rows of a tile of up to TM
+// activation rows (workgroups of 64 invocations).
+//
+// The weights are stored for this (vulkan_weights.cpp): a row's columns in
+// groups of 16 bytes (int8: 16 values, f16: 8, f32: 4; the last group padded
+// with zeros), group g of row r at uvec4 index data / 4 + g * rows + r. The 64
+// invocations of a workgroup read 64 neighbouring rows' groups: 1 KiB of
+// contiguous memory per load, each thread walking its row's columns in order.
+//
+// The activations travel through shared memory in chunks of CHUNK 16-byte
+// slots per row, loaded once per workgroup and read by every invocation:
+// int8 weights multiply x quantized right here (per row, symmetric:
+// scale = max|x| / 127, q = clamp(roundEven(x · 127 / max|x|)), as the CPU's
+// quantize_i8) with int32 sums; f16 and f32 weights multiply the floats, summed
+// in column order as the CPU's reference kernel.
+#extension GL_EXT_control_flow_attributes : enable
+
+#ifndef TILE_ROWS
+#define TILE_ROWS 8u
+#endif
+#ifndef K_SPLIT
+#define K_SPLIT 1u
+#endif
+
+layout(set = 0, binding = 0) readonly buffer WeightVec4 { uvec4 w4[]; };
+
+const uint TM = TILE_ROWS;        // activation rows per workgroup
+const uint CHUNK = 64u;    // 16-byte slots of x per row per chunk
+const uint NRMAX = 3u;     // weight rows per invocation (a GRU unit's three gates)
+const uint GROUP = 64u;    // invocations per workgroup
+// Invocations per output: each takes every KS-th 16-byte group of the
+// columns, then lane 0 adds the lanes' sums in lane order (one row at a time,
+// where outputs alone would leave the device idle: more threads, shorter walks).
+const uint KS = K_SPLIT;
+const uint OUTS = GROUP / KS;  // outputs per workgroup
+
+// This invocation's output within the workgroup, and its lane among the KS.
+uint out_slot() { return gl_LocalInvocationID.x / KS; }
+uint out_lane() { return gl_LocalInvocationID.x % KS; }
+
+shared uvec4 xs[TM * CHUNK];  // the chunk: int8 (16 per slot) or floats (4 per slot)
+shared float red[NRMAX * TM * GROUP];  // row_scales, the lanes' sums
+shared float xscale[TM];
+
+// The tile: logical rows tile_first + i for i < tile_rows (<= TM), set by
+// the shader; logical row k is buffer row k, or with map_seff > 0 a batch's
+// position (k / seff) * map_stride + k % seff.
+uint tile_first, tile_rows, map_seff, map_stride;
+
+uint tile_row(uint i) {
+  const uint k = tile_first + i;
+  return map_seff == 0u ? k : (k / map_seff) * map_stride + k % map_seff;
+}
+
+int dot4(uint a, uint b) {
+  return bitfieldExtract(int(a), 0, 8) * bitfieldExtract(int(b), 0, 8) +
+         bitfieldExtract(int(a), 8, 8) * bitfieldExtract(int(b), 8, 8) +
+         bitfieldExtract(int(a), 16, 8) * bitfieldExtract(int(b), 16, 8) +
+         bitfieldExtract(int(a), 24, 8) * bitfieldExtract(int(b), 24, 8);
+}
+
+int dot16(uvec4 a, uvec4 b) { return dot4(a.x, b.x) + dot4(a.y, b.y) + dot4(a.z, b.z) + dot4(a.w, b.w); }
+
+uint values_per_group(uint type) { return type == TYPE_I8 ? 16u : type == TYPE_F16 ? 8u : 4u; }
+
+// max|x| of each tile row over cols columns, into xscale (then the x scale
+// max / 127 of the int8 path, 0 for an all-zero row).
+void row_scales(uint x_off, uint ldx, uint cols) {
+  const uint t = gl_LocalInvocationID.x;
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    float a = 0.0;
+    if (i < tile_rows)
+      for (uint c = t; c < cols; c += GROUP) a = max(a, abs(act[x_off + tile_row(i) * ldx + c]));
+    red[i * GROUP + t] = a;
+  }
+  barrier();
+  if (t < TM) {
+    float a = 0.0;
+    for (uint s = 0u; s < GROUP; ++s) a = max(a, red[t * GROUP + s]);
+    xscale[t] = a;
+  }
+  barrier();
+}
+
+// Loads slots [s0, s0 + CHUNK) of every tile row into xs (zeros past cols).
+void load_chunk(uint type, uint x_off, uint ldx, uint cols, uint s0) {
+  const uint t = gl_LocalInvocationID.x;
+  const uint per = type == TYPE_I8 ? 16u : 4u;  // values per slot
+  for (uint e = t; e < TM * CHUNK; e += GROUP) {
+    const uint i = e / CHUNK, c0 = (s0 + e % CHUNK) * per;
+    uvec4 v = uvec4(0u);
+    if (i < tile_rows && c0 < cols) {
+      const uint x0 = x_off + tile_row(i) * ldx;
+      if (type == TYPE_I8) {
+        const float amax = xscale[i];
+        const float inv = amax > 0.0 ? 127.0 / amax : 0.0;
+        [[unroll]] for (uint b = 0u; b < 16u; ++b) {
+          const uint c = c0 + b;
+          if (c < cols && amax > 0.0) {
+            const uint q = uint(int(clamp(roundEven(act[x0 + c] * inv), -127.0, 127.0))) & 0xFFu;
+            v[b >> 2u] |= q << (8u * (b & 3u));
+          }
+        }
+      } else {
+        [[unroll]] for (uint b = 0u; b < 4u; ++b)
+          if (c0 + b < cols) v[b] = floatBitsToUint(act[x0 + c0 + b]);
+      }
+    }
+    xs[e] = v;
+  }
+}
+
+// acc[q * TM + i] += row wr[q] of the matrix · tile row i, for q < nr (int8:
+// accumulated in acci; f16, f32: in accf, in column order). Every invocation
+// of the workgroup must call it (it loads the chunks); `live` says whether
+// this one's rows exist. For int8, call row_scales first.
+void term_product(uint type, uint data, uint wrows, uint cols, uint x_off, uint ldx, bool live, uint wr[NRMAX],
+                  uint nr, inout int acci[NRMAX * TM], inout float accf[NRMAX * TM]) {
+  const uint vpg = values_per_group(type);
+  const uint groups = (cols + vpg - 1u) / vpg;
+  const uint base = data / 4u;
+  // Slots of x per weight group: int8 1 (16 values), f16 2 (8 floats), f32 1 (4 floats).
+  const uint spg = type == TYPE_F16 ? 2u : 1u;
+  const uint gpc = CHUNK / spg;  // weight groups per chunk
+  for (uint g0 = 0u; g0 < groups; g0 += gpc) {
+    barrier();  // the previous chunk is no longer read
+    load_chunk(type, x_off, ldx, cols, g0 * spg);
+    barrier();
+    if (!live) continue;
+    const uint gend = min(groups - g0, gpc);
+    for (uint g = out_lane(); g < gend; g += KS) {  // gpc is a multiple of KS
+      [[unroll]] for (uint q = 0u; q < NRMAX; ++q) {
+        if (q >= nr) continue;
+        const uvec4 wv = w4[base + (g0 + g) * wrows + wr[q]];
+        if (type == TYPE_I8) {
+          [[unroll]] for (uint i = 0u; i < TM; ++i)
+            if (i < tile_rows) acci[q * TM + i] += dot16(wv, xs[i * CHUNK + g]);
+        } else if (type == TYPE_F16) {
+          const vec2 w01 = unpackHalf2x16(wv.x), w23 = unpackHalf2x16(wv.y);
+          const vec2 w45 = unpackHalf2x16(wv.z), w67 = unpackHalf2x16(wv.w);
+          [[unroll]] for (uint i = 0u; i < TM; ++i) {
+            if (i >= tile_rows) continue;
+            const vec4 xa = uintBitsToFloat(xs[i * CHUNK + 2u * g]);
+            const vec4 xb = uintBitsToFloat(xs[i * CHUNK + 2u * g + 1u]);
+            float a = accf[q * TM + i];
+            a += w01.x * xa.x;
+            a += w01.y * xa.y;
+            a += w23.x * xa.z;
+            a += w23.y * xa.w;
+            a += w45.x * xb.x;
+            a += w45.y * xb.y;
+            a += w67.x * xb.z;
+            a += w67.y * xb.w;
+            accf[q * TM + i] = a;
+          }
+        } else {
+          const vec4 wf = uintBitsToFloat(wv);
+          [[unroll]] for (uint i = 0u; i < TM; ++i) {
+            if (i >= tile_rows) continue;
+            const vec4 xa = uintBitsToFloat(xs[i * CHUNK + g]);
+            float a = accf[q * TM + i];
+            a += wf.x * xa.x;
+            a += wf.y * xa.y;
+            a += wf.z * xa.z;
+            a += wf.w * xa.w;
+            accf[q * TM + i] = a;
+          }
+        }
+      }
+    }
+  }
+  if (KS > 1u) {  // lane 0 of each output: the lanes' sums, in lane order
+    const uint t = gl_LocalInvocationID.x;
+    barrier();
+    [[unroll]] for (uint k = 0u; k < NRMAX * TM; ++k)
+      red[t * NRMAX * TM + k] = type == TYPE_I8 ? intBitsToFloat(acci[k]) : accf[k];
+    barrier();
+    if (out_lane() == 0u) {
+      [[unroll]] for (uint k = 0u; k < NRMAX * TM; ++k) {
+        int si = 0;
+        float sf = 0.0;
+        for (uint l = 0u; l < KS; ++l) {
+          const float v = red[(t + l) * NRMAX * TM + k];
+          si += floatBitsToInt(v);
+          sf += v;
+        }
+        acci[k] = si;
+        accf[k] = sf;
+      }
+    }
+    barrier();  // red is free again
+  }
+}
+
+// The value of output q, tile row i, after term_product: int8 sums scaled by
+// the weight row's scale times the x row's (as the CPU: acc * (sw * sx)).
+float term_value(uint type, uint scales, uint wr, uint q, uint i, int acci[NRMAX * TM], float accf[NRMAX * TM]) {
+  if (type != TYPE_I8) return accf[q * TM + i];
+  const float amax = xscale[i];
+  const float sx = amax > 0.0 ? amax / 127.0 : 0.0;
+  return float(acci[q * TM + i]) * (weight_f32(scales + wr) * sx);
+}
