@@ -82,6 +82,9 @@ DEFAULTS = {
         # and at the end of each of these steps (a fixed schedule, as Luong et al. halve
         # theirs after epoch 5), e.g. [7000, 8000]
         "lr_decay_steps": [],
+        # Also halve (lr_decay) when the training time passes each of these minutes: a
+        # schedule for a run bounded by time (--max-minutes) rather than by steps.
+        "lr_decay_minutes": [],
         "max_epochs": 30, "max_steps": None, "max_minutes": None,
         "eval_every": 500,                         # steps
         "dev_bleu_sentences": 300,                 # greedy dev BLEU on the first N dev pairs
@@ -143,6 +146,9 @@ def load_recipe(path, overrides=()):
         if parts[-1] not in node:
             raise RecipeError(f"unknown recipe key: {key}")
         node[parts[-1]] = yaml.safe_load(val)
+    minutes = r["training"]["lr_decay_minutes"]
+    if not isinstance(minutes, list) or not all(isinstance(m, (int, float)) and m > 0 for m in minutes):
+        raise RecipeError(f"training.lr_decay_minutes must be a list of positive numbers, got {minutes!r}")
     steps = r["training"]["lr_decay_steps"]
     if not isinstance(steps, list) or not all(isinstance(k, int) and not isinstance(k, bool) and k > 0
                                               for k in steps):
@@ -600,11 +606,16 @@ class Trainer:
             dt = time.time() - t0
             if not math.isfinite(loss):
                 raise FloatingPointError(f"loss is {loss} at step {st['step']}")
+            before = st["train_seconds"]
             st["train_seconds"] += dt
             st["step"] += 1
             if st["step"] in tr["lr_decay_steps"]:
                 st["lr"] *= tr["lr_decay"]
                 self.log(f"step {st['step']}: scheduled learning-rate decay to {st['lr']:.2e}")
+            for m in tr["lr_decay_minutes"]:
+                if before < 60 * m <= st["train_seconds"]:
+                    st["lr"] *= tr["lr_decay"]
+                    self.log(f"step {st['step']}: learning-rate decay at {m} minutes of training to {st['lr']:.2e}")
             st["batch_idx"] += 1
             steps_here += 1
             win_tok += b.n_tokens

@@ -96,6 +96,17 @@ def test_scheduled_lr_decay_is_applied_once_and_resumes_exactly(corpus, tmp_path
     assert_same_weights(weights(a), weights(b))
 
 
+def test_lr_decay_by_training_minutes(corpus, tmp_path):
+    with pytest.raises(RecipeError, match="lr_decay_minutes"):
+        load_recipe(write_recipe(tmp_path / "bad.yaml"), ["training.lr_decay_minutes=[-1]"])
+    # a tiny threshold: passed during the first step, so halved exactly once
+    recipe = load_recipe(write_recipe(tmp_path / "r.yaml", max_steps=3, eval_every=0),
+                         ["training.lr_decay_minutes=[1.0e-6]"])
+    st = Trainer(recipe, corpus, "en", "fr", str(tmp_path / "a"), quiet=True).run()
+    assert st["lr"] == recipe["training"]["lr"] * recipe["training"]["lr_decay"]
+    assert "learning-rate decay at 1e-06 minutes" in open(os.path.join(str(tmp_path / "a"), "train.log")).read()
+
+
 def test_exact_resume_after_a_stop(corpus, tmp_path):
     recipe = load_recipe(write_recipe(tmp_path / "r.yaml", max_steps=10))
     a, b = str(tmp_path / "a"), str(tmp_path / "b")
