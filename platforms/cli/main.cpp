@@ -14,7 +14,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"softalign: offline translation with attention RNN models (Bahdanau 2014, Luong 2015)",
                "softalign"};
-  app.set_version_flag("--version", std::string("softalign ") + softalign::version_string());
+  app.set_version_flag("--version", std::string("softalign ") + softalign::version());
   app.require_subcommand(1);
   auto translate = softalign::cli::add_translate_command(app);
   auto info = softalign::cli::add_info_command(app);

@@ -356,7 +356,7 @@ PYBIND11_MODULE(softalign, m) {
              if (!softalign::backend_from_name(device, &o.backend))
                check(softalign::Status(softalign::StatusCode::kInvalidArgument,
                                        "device must be \"auto\", \"cpu\" or \"vulkan\", got \"" + device + "\""));
-             o.long_input = split_long_input ? softalign::LongInputPolicy::kSplitSentences
+             o.long_input = split_long_input ? softalign::LongInputPolicy::kSplit
                                              : softalign::LongInputPolicy::kError;
              o.invalid_utf8 = replace_invalid_utf8 ? softalign::InvalidUtf8Policy::kReplace
                                                    : softalign::InvalidUtf8Policy::kError;

@@ -104,7 +104,7 @@ softalign::TranslatorOptions to_cpp(const softalign_translator_options& o) {
   t.search.return_attention = o.alignment != 0;
   t.search.return_alignment = o.alignment != 0;
   t.threads = o.threads;
-  t.long_input = o.split_long_input ? softalign::LongInputPolicy::kSplitSentences
+  t.long_input = o.split_long_input ? softalign::LongInputPolicy::kSplit
                                     : softalign::LongInputPolicy::kError;
   t.invalid_utf8 = o.replace_invalid_utf8 ? softalign::InvalidUtf8Policy::kReplace
                                           : softalign::InvalidUtf8Policy::kError;
@@ -128,7 +128,7 @@ softalign_status load_common(softalign::Status st, std::shared_ptr<const softali
 
 extern "C" {
 
-const char* softalign_version(void) { return softalign::version_string(); }
+const char* softalign_version(void) { return softalign::version(); }
 
 const char* softalign_last_error(void) { return g_last_error.c_str(); }
 

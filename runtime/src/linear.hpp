@@ -6,16 +6,11 @@
 // over the thread pool when the product is large enough. XNNPACK's f32
 // fully-connected operator (use_xnnpack; f32 and f16 weights) runs the encoder
 // input projections and attention keys of f32/f16 models, where it wins
-// (prepare.cpp); the output layer stays on our kernels. Measured with `softalign_bench --linear`
-// on the trained 256-wide bahdanau model (8k target vocabulary), AVX-512 host:
-//   f32 output layer, 1 row:  kernels 0.104 ms, XNNPACK 0.117 ms
-//   f32 output layer, 4 rows: kernels 0.326 ms, XNNPACK 0.245 ms
-//   f32 encoder W_ih, 30 rows: kernels 0.178 ms, XNNPACK 0.117 ms
-//   XNNPACK create (packs an f32 copy): 10.7 ms and 8 MB for the output layer,
-//   in every Translator; int8 (what ships): 0.045 / 0.116 / 0.086 ms, and
-//   XNNPACK 2022 has no int8 operator with float outputs.
-// The copies alone break "peak RSS <= file + 20 MB" and "load to first
-// translation <= 10 ms", for a 1.3-1.5x gain on f32 beams only.
+// (prepare.cpp); the output layer stays on our kernels: there XNNPACK's
+// operator gains only on f32 beams and would pack an f32 copy of the whole
+// layer in every Translator (memory and load time), and Debian's XNNPACK has
+// no int8 operator with float outputs for the int8 models that ship.
+// `softalign_bench --linear` measures both (tests/bench/README.md).
 #pragma once
 
 #include <cstdint>

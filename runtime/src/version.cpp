@@ -18,6 +18,5 @@ const char* version() {
 int version_major() { return SOFTALIGN_VERSION_MAJOR; }
 int version_minor() { return SOFTALIGN_VERSION_MINOR; }
 int version_patch() { return SOFTALIGN_VERSION_PATCH; }
-const char* version_string() { return version(); }
 
 }  // namespace softalign

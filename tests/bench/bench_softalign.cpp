@@ -236,7 +236,7 @@ int main(int argc, char** argv) {
   o.threads = threads;
   o.max_batch = batch;  // translate_batch decodes the whole batch together
   o.kernels = kernels;
-  o.long_input = LongInputPolicy::kSplitSentences;
+  o.long_input = LongInputPolicy::kSplit;
   o.invalid_utf8 = InvalidUtf8Policy::kReplace;
   backend_from_name(device, &o.backend);
   o.copy_through = !no_copy_through;

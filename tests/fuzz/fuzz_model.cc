@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   opt.search.nbest = 2;
   opt.search.max_len_a = 1.0f;
   opt.search.max_len_b = 8.0f;
-  opt.long_input = LongInputPolicy::kSplitSentences;
+  opt.long_input = LongInputPolicy::kSplit;
   opt.invalid_utf8 = InvalidUtf8Policy::kReplace;
   std::unique_ptr<Translator> tr;
   if (!Translator::prepare(model, opt, &tr).ok()) return 0;

@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
         opt.search.beam_size = 3;
         opt.search.nbest = 3;
         opt.invalid_utf8 = u ? InvalidUtf8Policy::kReplace : InvalidUtf8Policy::kError;
-        opt.long_input = s ? LongInputPolicy::kSplitSentences : LongInputPolicy::kError;
+        opt.long_input = s ? LongInputPolicy::kSplit : LongInputPolicy::kError;
         st = Translator::prepare(l.model, opt, &l.tr[u][s]);
       }
     if (!st.ok()) {

@@ -62,7 +62,7 @@ SOFTALIGN_API bool backend_from_name(std::string_view name, Backend* out);
 // punctuation (; : ,), else in halves at the space nearest the middle (else
 // between characters) — translate the parts and join their best
 // translations (one hypothesis, no attention across the parts).
-enum class LongInputPolicy { kError, kSplit, kSplitSentences = kSplit /* the older name */ };
+enum class LongInputPolicy { kError, kSplit };
 // What translate() does with text that is not valid UTF-8.
 enum class InvalidUtf8Policy { kError, kReplace /* each bad byte becomes U+FFFD */ };
 
@@ -105,9 +105,10 @@ struct TranslatorOptions {
   // Translator::backend_info() says which and why. kVulkan: any Vulkan device
   // (a CPU one such as lavapipe too), else prepare fails (kUnsupported, or
   // kResourceExhausted without enough device memory). kCpu: the CPU.
-  // The default is the CPU: the Vulkan engine is not yet measured on a real
-  // GPU, and kAuto's probe loads the system's Vulkan drivers once per process
-  // (about 40-70 ms and 55 MB where Mesa's CPU driver is installed).
+  // The default is the CPU: kAuto's probe loads the system's Vulkan drivers
+  // once per process (where Mesa's CPU driver is installed and there is no
+  // GPU, that costs time and memory: docs/vulkan.md), and at batch 1 a GPU
+  // gains little.
   Backend backend = Backend::kCpu;
   // Use the model's vocabulary shortlist (if the file has one) unless a call
   // says otherwise: the output layer, log-softmax and top-k then cover only

@@ -11,7 +11,5 @@ SOFTALIGN_API const char* version();  // "MAJOR.MINOR.PATCH", e.g. "0.1.0"
 SOFTALIGN_API int version_major();
 SOFTALIGN_API int version_minor();
 SOFTALIGN_API int version_patch();
-// The same string as version() (the name used before 0.1.0 was packaged).
-SOFTALIGN_API const char* version_string();
 
 }  // namespace softalign
