@@ -36,6 +36,7 @@ struct TranslateArgs {
   int block_repeats = 0;
   bool copy_model = false;
   bool copy_through = false, no_copy_through = false;  // --copy-through: the default, said explicitly
+  bool no_repair_placeholders = false, check_placeholders = false;
   std::string kernels;
   // Options given on the command line (the others keep the model's defaults).
   CLI::Option *beam_opt = nullptr, *nbest_opt = nullptr, *alpha_opt = nullptr, *beta_opt = nullptr,
@@ -80,6 +81,7 @@ constexpr int kExitBadArguments = 2;  // arguments the parser, the model or the 
 // What --stats reports.
 struct Stats {
   std::size_t lines = 0, failed = 0, source_pieces = 0, target_pieces = 0;
+  std::size_t placeholders_repaired = 0;  // lines whose best hypothesis had them repaired
 };
 
 using Clock = std::chrono::steady_clock;
@@ -126,8 +128,8 @@ void translate_range(Translator& tr, const SearchOptions& search, const std::vec
 // Translates one batch, split across the translators (one thread each), and
 // writes the results in input order; returns false if a line failed.
 bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const SearchOptions& search,
-               const OutputFormat& format, std::size_t first_index, const std::vector<std::string>& lines,
-               Stats& stats) {
+               const OutputFormat& format, bool check_placeholders, std::size_t first_index,
+               const std::vector<std::string>& lines, Stats& stats) {
   std::vector<LineResult> out(lines.size());
   const std::size_t workers = std::min(translators.size(), lines.size());
   const std::size_t per = workers == 0 ? 0 : (lines.size() + workers - 1) / workers;
@@ -156,6 +158,14 @@ bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const Sear
       const TranslationResult& r = out[i].result;
       stats.source_pieces += r.source_pieces.size();
       if (!r.hypotheses.empty()) stats.target_pieces += r.hypotheses.front().ids.size();
+      if (!r.hypotheses.empty() && r.hypotheses.front().placeholders_repaired) {
+        ++stats.placeholders_repaired;
+        if (check_placeholders)
+          std::cerr << "softalign: line " << first_index + i + 1 << ": "
+                    << (translators[0]->options().repair_placeholders ? "placeholders repaired"
+                                                                       : "placeholders not kept")
+                    << "\n";
+      }
       write_result(std::cout, format, first_index + i, r);
     } else {
       all_ok = false;
@@ -218,17 +228,25 @@ int run(const TranslateArgs& a) {
   // caches between its steps), for 11-25 MB more memory, while greedy ran
   // 1.17-1.35x with AVX-512 and 0.97x with AVX2 (tests/bench/README.md).
   const int beam = options.search.beam_size.value_or(models[0]->config().decoding.beam);
-  const bool together = options.backend != Backend::kCpu || beam == 1;
+  const bool together_on_cpu = beam == 1;
+  const bool together = options.backend != Backend::kCpu || together_on_cpu;
   // Each worker's share of a batch, in size_t: --batch may be INT_MAX.
   const std::size_t share = (static_cast<std::size_t>(a.batch) + a.workers - 1) / a.workers;
   options.max_batch = together ? static_cast<int>(std::min<std::size_t>(share, TranslatorOptions::kMaxBatch)) : 1;
   options.copy_through = !a.no_copy_through;
+  options.repair_placeholders = !a.no_repair_placeholders;
   if (a.max_line_bytes > 0) options.max_line_bytes = a.max_line_bytes;
   // One translator per worker; they share the models.
   const Clock::time_point t_prepare = Clock::now();
   std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
   for (std::unique_ptr<Translator>& tr : translators) {
     st = Translator::prepare(models, options, &tr);
+    // auto that fell back to the CPU: beam search there decodes one by one,
+    // with the smaller arena that needs.
+    if (st.ok() && !together_on_cpu && options.max_batch > 1 && tr->backend_info().backend == Backend::kCpu) {
+      options.max_batch = 1;
+      st = Translator::prepare(models, options, &tr);
+    }
     if (!st.ok()) {
       error(st.to_string());
       // Options out of the model's range (--beam 2000, --kernels bogus),
@@ -263,7 +281,7 @@ int run(const TranslateArgs& a) {
   std::size_t index = 0;
   std::vector<std::string> lines;
   auto flush_batch = [&] {
-    ok = run_batch(translators, search, format, index, lines, stats) && ok;
+    ok = run_batch(translators, search, format, a.check_placeholders, index, lines, stats) && ok;
     index += lines.size();
     lines.clear();
   };
@@ -290,6 +308,9 @@ int run(const TranslateArgs& a) {
   if (!lines.empty()) flush_batch();
   // Translation time includes reading stdin: for a file or pipe it is negligible.
   if (a.stats) print_stats(stats, load_ms, prepare_ms, ms_since(t_translate), translators[0]->arena_bytes());
+  if (a.check_placeholders)
+    std::cerr << "softalign: placeholders " << (options.repair_placeholders ? "repaired" : "not kept") << " in "
+              << stats.placeholders_repaired << " of " << stats.lines << " lines\n";
   return ok ? 0 : kExitFailed;
 }
 
@@ -383,6 +404,12 @@ std::function<int()> add_translate_command(CLI::App& app) {
                                  "by the attention (the default)");
   cmd->add_flag("--no-copy-through", a->no_copy_through, "Translate names and identifiers as the model does")
       ->excludes(copy_opt);
+  cmd->add_flag("--no-repair-placeholders", a->no_repair_placeholders,
+                "Leave placeholders (%s, %1$d, %(name)s, %1, {0}, <b>...</b>, &amp;) as the model gives them; by "
+                "default each one of the source comes out exactly once, tags nested as in the source");
+  cmd->add_flag("--check-placeholders", a->check_placeholders,
+                "Name on stderr each line whose placeholders the model did not keep (repaired, unless "
+                "--no-repair-placeholders), and their count at the end");
   return [a] { return run(*a); };
 }
 

@@ -8,6 +8,7 @@ Environment (set by ctest): SOFTALIGN_CLI (the program), SOFTALIGN_GOLDEN_BIN_DI
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -484,6 +485,20 @@ class Device(unittest.TestCase):
         self.assertEqual(p.stdout.split("\n")[:-1], self.greedy())
         self.assertRegex(p.stderr, r"^softalign: backend (cpu \(backend=auto: .+\)|vulkan on .+ \(backend=auto: a Vulkan GPU\)), kernels")
         self.assertEqual(self.translate("--device", "cpu").stderr, "")  # quiet without --verbose
+
+    def test_auto_on_the_cpu_sizes_for_the_cpu(self):
+        # Beam search decodes one by one on the CPU: auto that fell back to it
+        # prepares the CPU's arena, not the one a GPU batch would need.
+        def arena(device):
+            p = subprocess.run([CLI, "translate", "-m", self.g.model, "--beam", "4", "--batch", "32", *LEN,
+                                "--device", device, "--verbose", "--stats"],
+                               input="\n".join(self.g.sources) + "\n", capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return p.stderr, re.search(r"arena (\d+) bytes per translator", p.stderr).group(1)
+        auto_err, auto_arena = arena("auto")
+        if "backend vulkan" in auto_err:
+            self.skipTest("auto found a Vulkan GPU here")
+        self.assertEqual(auto_arena, arena("cpu")[1])
 
     def test_unknown_device(self):
         p = self.translate("--device", "gpu")
