@@ -1,7 +1,9 @@
 // Picks the kernel set once, at prepare. A per-ISA set (kernels/<isa>/, its
 // files compiled with their own flags) is listed only when cpuinfo says the
 // CPU has its instructions, best last; "auto" takes the last one.
+#if SOFTALIGN_HAVE_X86_KERNELS || SOFTALIGN_HAVE_NEON_KERNELS
 #include <cpuinfo.h>
+#endif
 
 #include <cstdlib>
 #include <cstring>

@@ -1,7 +1,9 @@
 #include "linear.hpp"
 
 #include <pthreadpool.h>
+#if SOFTALIGN_HAVE_XNNPACK
 #include <xnnpack.h>
+#endif
 
 #include <algorithm>
 #include <limits>
@@ -11,12 +13,14 @@
 namespace softalign::internal {
 
 namespace {
+#if SOFTALIGN_HAVE_XNNPACK
 bool xnnpack_ready() {
   static std::once_flag once;
   static bool ok = false;
   std::call_once(once, [] { ok = xnn_initialize(nullptr) == xnn_status_success; });
   return ok;
 }
+#endif
 
 // A thread-pool task gets at least this many multiply-adds (and a multiple
 // of 256 output rows): below it, waking a worker costs more than it saves.
@@ -48,12 +52,15 @@ void run_tile(void* ctx, std::size_t first, std::size_t count) {
 }  // namespace
 
 Linear::~Linear() {
+#if SOFTALIGN_HAVE_XNNPACK
   if (op_ != nullptr) xnn_delete_operator(op_);
+#endif
 }
 
 Status Linear::init(const kernels::Matrix& w, const float* bias, bool use_xnnpack) {
   w_ = w;
   bias_ = bias;
+#if SOFTALIGN_HAVE_XNNPACK
   if (!use_xnnpack || w.type == WeightType::kI8 || !xnnpack_ready()) return Status::Ok();
   // XNNPACK packs its own copy of the weights at create, so f16 weights are
   // widened (exactly) into a temporary that is dropped right after.
@@ -72,18 +79,23 @@ Status Linear::init(const kernels::Matrix& w, const float* bias, bool use_xnnpac
     op_ = nullptr;
     return Status(StatusCode::kInternal, "XNNPACK fully-connected operator: status " + std::to_string(st));
   }
+#else
+  (void)use_xnnpack;  // built without XNNPACK (SOFTALIGN_XNNPACK=OFF): our kernels for every layer
+#endif
   return Status::Ok();
 }
 
 void Linear::run(const kernels::KernelTable& k, const float* x, int rows, float* y, int8_t* xq, float* xs,
                  pthreadpool* pool) const {
   if (rows <= 0) return;
+#if SOFTALIGN_HAVE_XNNPACK
   if (op_ != nullptr) {
     std::lock_guard<std::mutex> lock(xnn_mutex_);
     if (xnn_setup_fully_connected_nc_f32(op_, rows, x, y, pool) == xnn_status_success &&
         xnn_run_operator(op_, pool) == xnn_status_success)
       return;
   }
+#endif
   run_kernels(k, nullptr, w_.rows, x, rows, y, xq, xs, pool);
 }
 
