@@ -8,6 +8,9 @@
 #                                   PyTorch and the Python tools, pybind11, Vulkan
 #                                   tools, the JDK (the Java binding), and the project venv (.venv) for the
 #                                   PyPI packages Debian lacks; what scripts/test.sh uses
+#   bash scripts/setup.sh web       the WebAssembly build and its tests (platforms/web/build.sh):
+#                                   Debian's emscripten and chromium, flatc, the
+#                                   header-only -dev packages, pip (SentencePiece's source)
 #   bash scripts/setup.sh hardening clang 14 with its runtime libraries (libFuzzer,
 #                                   ASan/UBSan for clang), on top of full; what
 #                                   scripts/ci_hardening.sh adds (gcc's ASan/UBSan/TSan
@@ -35,11 +38,13 @@ FULL_DEBS=(
   default-jdk-headless  # the Java binding (platforms/java) and its java_binding test
 )
 HARDENING_DEBS=(clang libclang-rt-14-dev)
+WEB_DEBS=(cmake ninja-build flatbuffers-compiler libflatbuffers-dev libfp16-dev python3-pip emscripten chromium)
 case "$profile" in
   runtime) DEBS=("${RUNTIME_DEBS[@]}") ;;
   full) DEBS=("${FULL_DEBS[@]}") ;;
   hardening) DEBS=("${HARDENING_DEBS[@]}") ;;
-  *) echo "usage: $0 [runtime|full|hardening]" >&2; exit 2 ;;
+  web) DEBS=("${WEB_DEBS[@]}") ;;
+  *) echo "usage: $0 [runtime|full|hardening|web]" >&2; exit 2 ;;
 esac
 
 missing=()

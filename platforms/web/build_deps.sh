@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The WebAssembly build's dependencies, in a git-ignored sysroot
+# (build-wasm-sysroot/ by default; SOFTALIGN_WASM_SYSROOT overrides it).
+# Nothing here is committed and the runtime downloads nothing:
+#   - SentencePiece: its C++ source from the PyPI sdist (pip download, pinned
+#     by version and sha256; 0.1.97's sdist has no C++ source, 0.1.99's does),
+#     compiled by Debian's emscripten (-fexceptions, no threads) into a static
+#     library, its headers beside it;
+#   - FlatBuffers and FP16: header-only, copied from Debian's packages
+#     (libflatbuffers-dev, libfp16-dev), with a small CMake package whose flatc
+#     is the host's /usr/bin/flatc.
+# Idempotent: a second run with everything in place does nothing.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+sysroot=${SOFTALIGN_WASM_SYSROOT:-$root/build-wasm-sysroot}
+jobs=${JOBS:-2}
+spm_version=0.1.99
+spm_sha256=189c48f5cb2949288f97ccdb97f0473098d9c3dcf5a3d99d4eabe719ec27297f
+prefix=$sysroot  # include/ and lib/: emscripten's CMake searches / under each root
+mkdir -p "$sysroot/src" "$prefix/include" "$prefix/lib/cmake/flatbuffers"
+
+for tool in emcmake emcc /usr/bin/flatc; do
+  command -v "$tool" >/dev/null || { echo "build_deps: $tool is missing: bash scripts/setup.sh web" >&2; exit 1; }
+done
+
+# Header-only dependencies from Debian.
+cp -a /usr/include/flatbuffers "$prefix/include/"
+cp -a /usr/include/fp16.h /usr/include/fp16 "$prefix/include/"
+cat > "$prefix/lib/cmake/flatbuffers/FlatBuffersConfig.cmake" <<'CFG'
+# Written by platforms/web/build_deps.sh: Debian's FlatBuffers headers (copied
+# beside this file) and the host's flatc, for the WebAssembly build.
+get_filename_component(_fb_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+if(NOT TARGET flatbuffers::flatbuffers)
+  add_library(flatbuffers::flatbuffers INTERFACE IMPORTED)
+  set_target_properties(flatbuffers::flatbuffers PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_fb_prefix}/include")
+endif()
+if(NOT TARGET flatbuffers::flatc)
+  add_executable(flatbuffers::flatc IMPORTED)
+  set_target_properties(flatbuffers::flatc PROPERTIES IMPORTED_LOCATION /usr/bin/flatc)
+endif()
+set(FlatBuffers_FOUND TRUE)
+CFG
+
+# SentencePiece from source.
+if [ -f "$prefix/lib/libsentencepiece.a" ] && [ -f "$prefix/include/sentencepiece_processor.h" ]; then
+  echo "build_deps: SentencePiece $spm_version already in $sysroot"
+  exit 0
+fi
+tarball=$sysroot/src/sentencepiece-$spm_version.tar.gz
+if [ ! -f "$tarball" ]; then
+  python3 -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: \
+    "sentencepiece==$spm_version" -d "$sysroot/src"
+fi
+echo "$spm_sha256  $tarball" | sha256sum -c --quiet
+rm -rf "$sysroot/src/sentencepiece-$spm_version"
+tar xzf "$tarball" -C "$sysroot/src"
+src=$sysroot/src/sentencepiece-$spm_version/sentencepiece
+emcmake cmake -S "$src" -B "$sysroot/spm-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DSPM_ENABLE_SHARED=OFF -DSPM_ENABLE_TCMALLOC=OFF -DSPM_USE_BUILTIN_PROTOBUF=ON \
+  -DCMAKE_CXX_FLAGS="-fexceptions" -DCMAKE_C_FLAGS="-fexceptions" >/dev/null
+cmake --build "$sysroot/spm-build" -j"$jobs" --target sentencepiece-static
+cp "$sysroot/spm-build/src/libsentencepiece.a" "$prefix/lib/"
+cp "$src/src/sentencepiece_processor.h" "$src/src/sentencepiece_trainer.h" "$prefix/include/"
+echo "build_deps: SentencePiece $spm_version built into $sysroot"

@@ -1,0 +1,130 @@
+// The offline demo page: a model from a file (picked or dropped) or the
+// shipped one, translated in a Web Worker (WorkerTranslator), the attention
+// drawn as a heat map. Nothing is sent anywhere: after the page and the model
+// are loaded, it works with no network.
+import { WorkerTranslator } from '../softalign.js';
+
+const $ = (id) => document.getElementById(id);
+const SHIPPED = new URL('../models/en-fr.int8.softalign', import.meta.url);
+// One worker for the page's life, started now (while the page is online):
+// loading another model later needs no network.
+const worker = WorkerTranslator.startWorker();
+let translator = null;
+let last = null;  // { bytes, name }: the model loaded last, kept to reload it with another beam
+
+function showError(e) {
+  const box = $('error');
+  box.textContent = e ? (e.status ? `${e.status}: ${e.detail}` : String(e)) : '';
+  box.hidden = !e;
+}
+
+async function load(bytesPromise, name) {
+  showError(null);
+  $('translate').disabled = true;
+  $('model-status').textContent = `Loading ${name} ...`;
+  if (translator) translator.dispose();
+  translator = null;
+  const t0 = performance.now();
+  try {
+    const bytes = await bytesPromise;
+    last = { bytes: bytes.slice(0), name };
+    const tr = await WorkerTranslator.create(bytes, { beam: Number($('beam').value), nbest: 2, alignment: true },
+                                             { transfer: true, worker });
+    const ms = performance.now() - t0;
+    translator = tr;
+    const i = tr.info;
+    $('model-status').textContent = `${name}: ${i.name} (${i.srcLang} → ${i.tgtLang}, ${i.variant}, ${i.weightType}, ` +
+      `${(i.fileBytes / 1048576).toFixed(1)} MiB), beam ${tr.options.beam || i.defaultBeam}; loaded in ${ms.toFixed(0)} ms`;
+    $('model-status').dataset.loadMs = ms.toFixed(1);
+    $('translate').disabled = false;
+    await translate();
+  } catch (e) {
+    $('model-status').textContent = `${name}: not loaded.`;
+    showError(e);
+  }
+}
+
+function heatmap(result) {
+  const h = result.hypotheses[0];
+  const div = $('heatmap');
+  div.textContent = '';
+  if (!h.alignment) return;
+  const { rows, cols, weights } = h.alignment;
+  const table = document.createElement('table');
+  const head = table.createTHead().insertRow();
+  head.appendChild(document.createElement('th'));
+  const src = [...result.sourcePieces, '</s>'];
+  const tgt = [...h.pieces, '</s>'];
+  for (let j = 0; j < cols; ++j) {
+    const th = document.createElement('th');
+    th.textContent = src[j];
+    head.appendChild(th);
+  }
+  const body = table.createTBody();
+  for (let i = 0; i < rows; ++i) {
+    const tr = body.insertRow();
+    const th = document.createElement('th');
+    th.textContent = tgt[i];
+    tr.appendChild(th);
+    for (let j = 0; j < cols; ++j) {
+      const w = weights[i * cols + j];
+      const td = tr.insertCell();
+      td.style.background = `rgba(9, 105, 218, ${Math.min(1, Math.max(0, w)).toFixed(3)})`;
+      td.title = `${tgt[i]} ← ${src[j]}: ${w.toFixed(3)}`;
+    }
+  }
+  div.appendChild(table);
+}
+
+async function translate() {
+  if (!translator) return;
+  const out = $('output');
+  const text = $('source').value;
+  out.dataset.state = 'busy';
+  showError(null);
+  const t0 = performance.now();
+  try {
+    const lines = text.split('\n');
+    const results = await translator.translateDetailed(lines);
+    const ms = performance.now() - t0;
+    out.textContent = results.map((r) => r.hypotheses[0].text).join('\n');
+    const last = results.filter((r) => r.hypotheses[0].pieces.length > 0).pop() ?? results[0];
+    $('nbest').textContent = last.hypotheses.length > 1 ? `2nd best: ${last.hypotheses[1].text}` : '';
+    heatmap(last);
+    $('time').textContent = `${ms.toFixed(0)} ms (${lines.length} line${lines.length > 1 ? 's' : ''}, in a Web Worker)`;
+    out.dataset.ms = ms.toFixed(1);
+    out.dataset.state = 'done';
+  } catch (e) {
+    out.textContent = '';
+    $('heatmap').textContent = '';
+    showError(e);
+    out.dataset.state = 'error';
+  }
+}
+
+$('file').addEventListener('change', (e) => {
+  const f = e.target.files[0];
+  if (f) load(f.arrayBuffer(), f.name);
+});
+$('shipped').addEventListener('click', () => {
+  load(fetch(SHIPPED).then((r) => {
+    if (!r.ok) throw new Error(`the shipped model is not served here (${r.status})`);
+    return r.arrayBuffer();
+  }), 'en-fr.int8.softalign');
+});
+const drop = $('drop');
+drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+drop.addEventListener('drop', (e) => {
+  e.preventDefault();
+  drop.classList.remove('over');
+  const f = e.dataTransfer.files[0];
+  if (f) load(f.arrayBuffer(), f.name);
+});
+$('translate').addEventListener('click', translate);
+$('source').addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) translate();
+});
+$('beam').addEventListener('change', () => {
+  if (last) load(Promise.resolve(last.bytes.slice(0)), last.name);
+});

@@ -1,0 +1,138 @@
+// TypeScript declarations of softalign.js (the JS API of the WebAssembly build).
+
+/** The C API's status names (softalign_status_name). */
+export type StatusName =
+  | 'invalid_argument' | 'not_found' | 'io_error' | 'invalid_model' | 'unsupported_version'
+  | 'input_too_long' | 'invalid_utf8' | 'unsupported' | 'internal' | 'resource_exhausted';
+
+/** What every rejected promise of this API carries. */
+export class SoftalignError extends Error {
+  readonly name: 'SoftalignError';
+  /** The status name, e.g. "invalid_model". */
+  readonly status: StatusName;
+  /** The library's message, without the status name. */
+  readonly detail: string;
+}
+
+/** A translator's options, fixed when it is made; omitted ones take the model's defaults. */
+export interface TranslatorOptions {
+  /** Beam size >= 1 (1 is greedy); 0: the model's default. */
+  beam?: number;
+  /** Hypotheses per sentence, 1..beam; 0: the model's default. */
+  nbest?: number;
+  /** Results carry the attention matrix and Pharaoh alignments. */
+  alignment?: boolean;
+  /** The longest source in pieces (EOS included); 0: the model's. */
+  maxSourceTokens?: number;
+  /** URLs, paths, identifiers and code come out unchanged (default true). */
+  copyThrough?: boolean;
+  /** The model's vocabulary shortlist, if it has one (default true). */
+  useShortlist?: boolean;
+  /** Split a source longer than maxSourceTokens (default true); false: input_too_long. */
+  splitLongInput?: boolean;
+  replaceInvalidUtf8?: boolean;
+  /** Refuse repeats of up to this many pieces; -1: the model's. */
+  blockRepeats?: number;
+  /** Length and coverage penalties, max length floor(a * S + b); negative: the model's. */
+  alpha?: number;
+  beta?: number;
+  maxLenA?: number;
+  maxLenB?: number;
+  /** '' (the default): the best kernel set; 'ref': the reference kernels. */
+  kernels?: string;
+}
+
+/** What a model file says about itself. */
+export interface ModelInfo {
+  name: string;
+  srcLang: string;
+  tgtLang: string;
+  variant: string;
+  weightType: 'f32' | 'f16' | 'i8';
+  srcVocab: number;
+  tgtVocab: number;
+  maxSourceTokens: number;
+  defaultBeam: number;
+  fileBytes: number;
+}
+
+export interface Alignment {
+  /** Target pieces + the EOS row (no EOS row when cut at the max length). */
+  rows: number;
+  /** Source pieces + the source EOS. */
+  cols: number;
+  /** Row-major attention weights, rows x cols. */
+  weights: Float32Array;
+}
+
+export interface Hypothesis {
+  text: string;
+  /** The ranking score: log-probability / length penalty + coverage penalty. */
+  score: number;
+  /** Summed log-probability, EOS included. */
+  logProb: number;
+  ids: number[];
+  pieces: string[];
+  /** With options.alignment only. */
+  alignment?: Alignment;
+  /** Piece alignment, "src-tgt" pairs ("0-0 1-2 ..."); with options.alignment only. */
+  pharaoh?: string;
+  /** The same over whitespace-separated words. */
+  pharaohWords?: string;
+}
+
+export interface TranslationResult {
+  sourcePieces: string[];
+  /** The n-best hypotheses, best first. */
+  hypotheses: Hypothesis[];
+}
+
+export interface TranslateOptions {
+  /** Forces the translation's beginning (one text only). */
+  prefix?: string;
+}
+
+export type ModelBytes = ArrayBuffer | ArrayBufferView | Blob;
+
+/** A translator on the calling thread. */
+export class Translator {
+  /** Loads a model from its bytes and makes a translator; rejects with a SoftalignError. */
+  static create(modelBytes: ModelBytes, options?: TranslatorOptions): Promise<Translator>;
+  /** The library's version, e.g. "0.1.0". */
+  static version(): Promise<string>;
+  readonly info: ModelInfo;
+  readonly options: Required<TranslatorOptions>;
+  translate(text: string, options?: TranslateOptions): Promise<string>;
+  translate(texts: string[], options?: TranslateOptions): Promise<string[]>;
+  translateDetailed(text: string, options?: TranslateOptions): Promise<TranslationResult>;
+  translateDetailed(texts: string[], options?: TranslateOptions): Promise<TranslationResult[]>;
+  /** Bytes of working memory the translator reserved. */
+  arenaBytes(): number;
+  /** Frees the translator and the model; later calls reject with invalid_argument. */
+  dispose(): void;
+}
+
+export interface WorkerOptions {
+  /** A worker from WorkerTranslator.startWorker() to use (and keep running after dispose). */
+  worker?: Worker;
+  /** Where softalign-worker.js is (default: beside softalign.js). */
+  workerUrl?: string | URL;
+  /** Hand the ArrayBuffer over to the worker instead of copying it. */
+  transfer?: boolean;
+}
+
+/** The same API in a Web Worker: the page never blocks. */
+export class WorkerTranslator {
+  /** A worker running softalign-worker.js, for create({ worker }): start it while online. */
+  static startWorker(workerUrl?: string | URL): Worker;
+  static create(modelBytes: ModelBytes, options?: TranslatorOptions, worker?: WorkerOptions): Promise<WorkerTranslator>;
+  readonly info: ModelInfo;
+  readonly options: Required<TranslatorOptions>;
+  translate(text: string, options?: TranslateOptions): Promise<string>;
+  translate(texts: string[], options?: TranslateOptions): Promise<string[]>;
+  translateDetailed(text: string, options?: TranslateOptions): Promise<TranslationResult>;
+  translateDetailed(texts: string[], options?: TranslateOptions): Promise<TranslationResult[]>;
+  arenaBytes(): Promise<number>;
+  /** Ends the worker, or frees the model in a worker passed to create(). */
+  dispose(): void;
+}

@@ -1,0 +1,290 @@
+// softalign in the browser: the JS API over the WebAssembly module
+// (softalign-core.mjs, built by platforms/web/build.sh). An ES module:
+//
+//   import { Translator } from './softalign.js';
+//   const tr = await Translator.create(modelBytes, { beam: 4 });
+//   await tr.translate('A simple text editor.');          // 'Un éditeur de texte simple.'
+//   await tr.translate(['One file.', 'Open file']);       // array in, array out, in order
+//   const [r] = await tr.translateDetailed('Open file');  // n-best, pieces, scores, alignment
+//   tr.dispose();
+//
+// Every call runs on the calling thread (one translation blocks it for its
+// duration); WorkerTranslator below has the same API and runs in a Web
+// Worker, so a page never blocks. Errors are rejected promises carrying a
+// SoftalignError whose `status` is the C API's status name ("invalid_model",
+// "invalid_utf8", ...). Nothing is downloaded: the wasm is inside
+// softalign-core.mjs and the model is the bytes you pass.
+import createSoftalignCore from './softalign-core.mjs';
+
+let corePromise = null;
+
+/** The WebAssembly module, instantiated once per thread (page or worker). */
+function core() {
+  if (corePromise === null) corePromise = createSoftalignCore();
+  return corePromise;
+}
+
+export class SoftalignError extends Error {
+  constructor(status, detail) {
+    if (detail.startsWith(`${status}: `)) detail = detail.slice(status.length + 2);
+    super(`${status}: ${detail}`);
+    this.name = 'SoftalignError';
+    this.status = status;   // "invalid_model", "invalid_argument", ... (softalign_status_name)
+    this.detail = detail;   // the library's message
+  }
+}
+
+function check(M, code) {
+  if (code !== 0) {
+    throw new SoftalignError(M.UTF8ToString(M._softalign_status_name(code)),
+                             M.UTF8ToString(M._softalign_last_error()));
+  }
+}
+
+function toUint8(bytes) {
+  if (bytes instanceof Uint8Array) return bytes;
+  if (bytes instanceof ArrayBuffer) return new Uint8Array(bytes);
+  if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  throw new SoftalignError('invalid_argument', 'modelBytes must be an ArrayBuffer, a typed array or a Blob');
+}
+
+/** A copy of a JS string as UTF-8 in the module's memory (sa_web_free it). */
+function cString(M, s) {
+  const n = M.lengthBytesUTF8(s) + 1;
+  const p = M._sa_web_alloc(n);
+  if (p === 0) throw new SoftalignError('resource_exhausted', 'out of memory for the text');
+  M.stringToUTF8(s, p, n);
+  return p;
+}
+
+const DEFAULTS = {
+  beam: 0,                  // 0: the model's default (1 is greedy)
+  nbest: 0,                 // hypotheses per sentence, 1..beam; 0: the model's default
+  alignment: false,         // results carry the attention matrix and Pharaoh alignments
+  maxSourceTokens: 0,       // 0: the model's
+  copyThrough: true,        // URLs, paths, identifiers copied through untranslated
+  useShortlist: true,
+  replaceInvalidUtf8: false,
+  splitLongInput: true,
+  blockRepeats: -1,         // -1: the model's
+  alpha: -1, beta: -1, maxLenA: -1, maxLenB: -1,  // negative: the model's
+  kernels: '',              // '' : the best available ("ref": the reference kernels)
+};
+
+export class Translator {
+  /** @private use Translator.create */
+  constructor(M, model, translator, bytesPtr, info, options) {
+    this._M = M;
+    this._model = model;
+    this._tr = translator;
+    this._bytes = bytesPtr;
+    this.info = info;         // the model's name, languages, variant, weight type, vocabularies, ...
+    this.options = options;   // the options the translator was made with
+  }
+
+  /**
+   * Loads a model from its bytes (ArrayBuffer, typed array or Blob) and makes
+   * a translator. Rejects with a SoftalignError ("invalid_model" for a
+   * damaged file, "unsupported_version", "invalid_argument" for bad options).
+   */
+  static async create(modelBytes, options = {}) {
+    if (typeof Blob !== 'undefined' && modelBytes instanceof Blob) modelBytes = await modelBytes.arrayBuffer();
+    const bytes = toUint8(modelBytes);
+    const o = { ...DEFAULTS, ...options };
+    for (const k of Object.keys(options))
+      if (!(k in DEFAULTS)) throw new SoftalignError('invalid_argument', `unknown option "${k}"`);
+    const M = await core();
+    const out = M._sa_web_alloc(8);
+    const data = M._sa_web_alloc(bytes.length);
+    let model = 0;
+    let kernels = 0;
+    try {
+      if (data === 0) throw new SoftalignError('resource_exhausted', `no memory for a ${bytes.length}-byte model`);
+      M.HEAPU8.set(bytes, data);
+      check(M, M._sa_web_model_load(data, bytes.length, out));
+      model = M.getValue(out, 'i32');
+      const infoPtr = M._sa_web_model_info(model);
+      const info = JSON.parse(M.UTF8ToString(infoPtr));
+      M._sa_web_free(infoPtr);
+      kernels = cString(M, String(o.kernels));
+      check(M, M._sa_web_translator_create(model, o.beam | 0, o.nbest | 0, o.alignment ? 1 : 0,
+        o.maxSourceTokens | 0, o.copyThrough ? 1 : 0, o.useShortlist ? 1 : 0, o.replaceInvalidUtf8 ? 1 : 0,
+        o.splitLongInput ? 1 : 0, o.blockRepeats | 0, +o.alpha, +o.beta, +o.maxLenA, +o.maxLenB, kernels, out));
+      const tr = M.getValue(out, 'i32');
+      return new Translator(M, model, tr, data, info, o);
+    } catch (e) {
+      if (model !== 0) M._softalign_model_free(model);
+      M._sa_web_free(data);
+      throw e;
+    } finally {
+      M._sa_web_free(kernels);
+      M._sa_web_free(out);
+    }
+  }
+
+  /** The library's version, e.g. "0.1.0". */
+  static async version() {
+    const M = await core();
+    return M.UTF8ToString(M._softalign_version());
+  }
+
+  /** Bytes of working memory the translator reserved. */
+  arenaBytes() {
+    this._live();
+    return this._M._softalign_translator_arena_bytes(this._tr) >>> 0;
+  }
+
+  _live() {
+    if (this._tr === 0) throw new SoftalignError('invalid_argument', 'the translator was disposed');
+  }
+
+  /**
+   * The full results: for a string, one result; for an array, one per text,
+   * in order. A result is { sourcePieces, hypotheses: [{ text, score, logProb,
+   * ids, pieces, alignment?: { rows, cols, weights }, pharaoh?, pharaohWords? }] },
+   * n-best hypotheses best first. options.prefix (one text only) forces the
+   * translation's beginning.
+   */
+  async translateDetailed(input, options = {}) {
+    this._live();
+    const M = this._M;
+    const many = Array.isArray(input);
+    const texts = many ? input : [input];
+    for (const t of texts)
+      if (typeof t !== 'string') throw new SoftalignError('invalid_argument', 'texts must be strings');
+    const prefix = options.prefix ?? '';
+    if (prefix !== '' && texts.length !== 1)
+      throw new SoftalignError('invalid_argument', 'a prefix goes with one text');
+    const ptrs = [];
+    const array = M._sa_web_alloc(4 * Math.max(texts.length, 1));
+    const out = M._sa_web_alloc(8);
+    let prefixPtr = 0;
+    try {
+      for (let i = 0; i < texts.length; ++i) {
+        ptrs.push(cString(M, texts[i]));
+        M.setValue(array + 4 * i, ptrs[i], 'i32');
+      }
+      prefixPtr = cString(M, prefix);
+      check(M, M._sa_web_translate(this._tr, array, texts.length, prefixPtr, out));
+      const json = M.getValue(out, 'i32');
+      const results = JSON.parse(M.UTF8ToString(json));
+      M._sa_web_free(json);
+      for (const r of results)
+        for (const h of r.hypotheses)
+          if (h.alignment) h.alignment.weights = Float32Array.from(h.alignment.weights);
+      return many ? results : results[0];
+    } finally {
+      for (const p of ptrs) M._sa_web_free(p);
+      M._sa_web_free(prefixPtr);
+      M._sa_web_free(array);
+      M._sa_web_free(out);
+    }
+  }
+
+  /** The translation of a string, or of each string of an array (in order). */
+  async translate(input, options = {}) {
+    const r = await this.translateDetailed(input, options);
+    return Array.isArray(input) ? r.map((x) => x.hypotheses[0].text) : r.hypotheses[0].text;
+  }
+
+  /** Frees the translator, the model and its bytes. Calls after it reject. */
+  dispose() {
+    if (this._tr === 0) return;
+    this._M._softalign_translator_free(this._tr);
+    this._M._softalign_model_free(this._model);
+    this._M._sa_web_free(this._bytes);
+    this._tr = 0;
+    this._model = 0;
+    this._bytes = 0;
+  }
+}
+
+/**
+ * The same API in a Web Worker (softalign-worker.js): the model is loaded and
+ * every translation runs off the page's thread. create() transfers a copy of
+ * the bytes to the worker (pass { transfer: true } to hand over an
+ * ArrayBuffer instead of copying it). By default each translator starts its
+ * own worker, which fetches softalign-worker.js, softalign.js and
+ * softalign-core.mjs; a page that must keep working offline makes one worker
+ * while it is online (WorkerTranslator.startWorker()) and passes it as
+ * { worker } to every create(): a worker holds one translator at a time, and
+ * dispose() then leaves the worker running.
+ */
+let nextMessageId = 1;
+
+export class WorkerTranslator {
+  constructor(worker, owned) {
+    this._worker = worker;
+    this._owned = owned;
+    this._pending = new Map();
+    this.info = null;
+    this.options = null;
+    this._onmessage = (e) => this._reply(e.data);
+    this._onerror = (e) => {
+      const why = e.message || 'the worker failed to start (softalign-worker.js or its imports could not be loaded)';
+      for (const { reject } of this._pending.values()) reject(new SoftalignError('internal', `worker: ${why}`));
+      this._pending.clear();
+    };
+    worker.addEventListener('message', this._onmessage);
+    worker.addEventListener('error', this._onerror);
+  }
+
+  /** A worker for create({ worker }) (softalign-worker.js beside softalign.js, or workerUrl). */
+  static startWorker(workerUrl = undefined) {
+    return new Worker(workerUrl ?? new URL('./softalign-worker.js', import.meta.url), { type: 'module' });
+  }
+
+  static async create(modelBytes, options = {}, { worker, workerUrl, transfer = false } = {}) {
+    if (typeof Blob !== 'undefined' && modelBytes instanceof Blob) {
+      modelBytes = await modelBytes.arrayBuffer();
+      transfer = true;
+    }
+    let bytes = toUint8(modelBytes);
+    if (!transfer || bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) bytes = bytes.slice();
+    const w = new WorkerTranslator(worker ?? WorkerTranslator.startWorker(workerUrl), !worker);
+    try {
+      const { info, options: used } = await w._call('create', [bytes.buffer, options], [bytes.buffer]);
+      w.info = info;
+      w.options = used;
+      return w;
+    } catch (e) {
+      w.dispose();
+      throw e;
+    }
+  }
+
+  _call(op, args, transfer = []) {
+    if (this._worker === null)
+      return Promise.reject(new SoftalignError('invalid_argument', 'the translator was disposed'));
+    const id = nextMessageId++;
+    return new Promise((resolve, reject) => {
+      this._pending.set(id, { resolve, reject });
+      this._worker.postMessage({ id, op, args }, transfer);
+    });
+  }
+
+  _reply({ id, ok, value, status, detail }) {
+    const p = this._pending.get(id);
+    if (!p) return;
+    this._pending.delete(id);
+    if (ok) p.resolve(value);
+    else p.reject(new SoftalignError(status, detail));
+  }
+
+  translate(input, options = {}) { return this._call('translate', [input, options]); }
+  translateDetailed(input, options = {}) { return this._call('translateDetailed', [input, options]); }
+  arenaBytes() { return this._call('arenaBytes', []); }
+
+  /** Frees the translator: ends its worker, or frees the model in a worker passed to create(). */
+  dispose() {
+    if (this._worker === null) return;
+    for (const { reject } of this._pending.values())
+      reject(new SoftalignError('invalid_argument', 'the translator was disposed'));
+    this._pending.clear();
+    this._worker.removeEventListener('message', this._onmessage);
+    this._worker.removeEventListener('error', this._onerror);
+    if (this._owned) this._worker.terminate();
+    else this._worker.postMessage({ id: 0, op: 'dispose', args: [] });
+    this._worker = null;
+  }
+}

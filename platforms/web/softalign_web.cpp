@@ -1,0 +1,198 @@
+// The WebAssembly module's glue: a few plain-C functions over the C API
+// (softalign.h) that the JS API (softalign.js) calls. Results come back as
+// one JSON string (the hypotheses, their pieces, scores and alignments), so
+// the JS side never reads the library's structs. No exception crosses here:
+// everything below calls the C API, whose guard turns them into statuses.
+#include <softalign/softalign.h>
+
+#include <emscripten/emscripten.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+
+void put_string(std::string& out, const char* s) {
+  out += '"';
+  for (const unsigned char* p = reinterpret_cast<const unsigned char*>(s ? s : ""); *p; ++p) {
+    switch (*p) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (*p < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", *p);
+          out += buf;
+        } else {
+          out += static_cast<char>(*p);
+        }
+    }
+  }
+  out += '"';
+}
+
+void put_float(std::string& out, float v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
+  out += buf;
+}
+
+void put_result(std::string& out, const softalign_result* r) {
+  out += "{\"sourcePieces\":[";
+  const size_t sn = softalign_result_source_count(r);
+  for (size_t k = 0; k < sn; ++k) {
+    if (k) out += ',';
+    put_string(out, softalign_result_source_piece(r, k));
+  }
+  out += "],\"hypotheses\":[";
+  const size_t n = softalign_result_count(r);
+  for (size_t h = 0; h < n; ++h) {
+    if (h) out += ',';
+    out += "{\"text\":";
+    put_string(out, softalign_result_text(r, h));
+    out += ",\"score\":";
+    put_float(out, softalign_result_score(r, h));
+    out += ",\"logProb\":";
+    put_float(out, softalign_result_log_prob(r, h));
+    size_t count = 0;
+    const int32_t* ids = softalign_result_ids(r, h, &count);
+    out += ",\"ids\":[";
+    for (size_t k = 0; k < count; ++k) {
+      if (k) out += ',';
+      out += std::to_string(ids[k]);
+    }
+    out += "],\"pieces\":[";
+    for (size_t k = 0; k < count; ++k) {
+      if (k) out += ',';
+      put_string(out, softalign_result_piece(r, h, k));
+    }
+    out += ']';
+    size_t rows = 0, cols = 0;
+    const float* a = softalign_result_alignment(r, h, &rows, &cols);
+    if (a != nullptr) {
+      out += ",\"alignment\":{\"rows\":" + std::to_string(rows) + ",\"cols\":" + std::to_string(cols) + ",\"weights\":[";
+      for (size_t i = 0; i < rows * cols; ++i) {
+        if (i) out += ',';
+        put_float(out, a[i]);
+      }
+      out += "]},\"pharaoh\":";
+      put_string(out, softalign_result_pharaoh(r, h));
+      out += ",\"pharaohWords\":";
+      put_string(out, softalign_result_pharaoh_words(r, h));
+    }
+    out += '}';
+  }
+  out += "]}";
+}
+
+char* to_heap(const std::string& s) {
+  char* p = static_cast<char*>(std::malloc(s.size() + 1));
+  if (p != nullptr) std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+}  // namespace
+
+extern "C" {
+
+// Memory for the JS side: model bytes (aligned to 32, as
+// softalign_model_load_memory needs), texts, and the returned JSON.
+EMSCRIPTEN_KEEPALIVE void* sa_web_alloc(size_t size) { return std::aligned_alloc(32, (size + 31) / 32 * 32); }
+EMSCRIPTEN_KEEPALIVE void sa_web_free(void* p) { std::free(p); }
+
+// The model over bytes the JS side copied into the module's memory (used in
+// place: it frees them after the model and every translator are freed).
+EMSCRIPTEN_KEEPALIVE int sa_web_model_load(const void* data, size_t size, softalign_model** out) {
+  return softalign_model_load_memory(data, size, out);
+}
+
+EMSCRIPTEN_KEEPALIVE char* sa_web_model_info(const softalign_model* m) {
+  softalign_model_info info;
+  info.struct_size = sizeof info;
+  if (softalign_model_get_info(m, &info) != SOFTALIGN_OK) return nullptr;
+  std::string out = "{\"name\":";
+  put_string(out, info.name);
+  out += ",\"srcLang\":";
+  put_string(out, info.src_lang);
+  out += ",\"tgtLang\":";
+  put_string(out, info.tgt_lang);
+  out += ",\"variant\":";
+  put_string(out, info.variant);
+  out += ",\"weightType\":";
+  put_string(out, info.weight_type);
+  out += ",\"srcVocab\":" + std::to_string(info.src_vocab) + ",\"tgtVocab\":" + std::to_string(info.tgt_vocab) +
+         ",\"maxSourceTokens\":" + std::to_string(info.max_src_len) + ",\"defaultBeam\":" +
+         std::to_string(info.default_beam) + ",\"fileBytes\":" + std::to_string(info.file_bytes) + "}";
+  return to_heap(out);
+}
+
+// Options as numbers (the JS side fills every one; negative floats and 0 ints
+// mean the model's defaults, as in softalign_translator_options).
+EMSCRIPTEN_KEEPALIVE int sa_web_translator_create(const softalign_model* m, int beam, int nbest, int alignment,
+                                                  int max_source_tokens, int copy_through, int use_shortlist,
+                                                  int replace_invalid_utf8, int split_long_input,
+                                                  int block_repeats, float alpha, float beta, float max_len_a,
+                                                  float max_len_b, const char* kernels,
+                                                  softalign_translator** out) {
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  o.beam = beam;
+  o.nbest = nbest;
+  o.alignment = alignment;
+  o.max_source_tokens = max_source_tokens;
+  o.copy_through = copy_through;
+  o.use_shortlist = use_shortlist;
+  o.replace_invalid_utf8 = replace_invalid_utf8;
+  o.split_long_input = split_long_input;
+  o.block_repeats = block_repeats;
+  o.alpha = alpha;
+  o.beta = beta;
+  o.max_len_a = max_len_a;
+  o.max_len_b = max_len_b;
+  o.kernels = (kernels != nullptr && kernels[0] != '\0') ? kernels : nullptr;
+  o.threads = 1;  // no threads in this build
+  return softalign_translator_create(m, &o, out);
+}
+
+// Translates count texts (count == 1 with a prefix: softalign_translate_prefix).
+// On success *json is a JSON array of count results for sa_web_free.
+EMSCRIPTEN_KEEPALIVE int sa_web_translate(softalign_translator* tr, const char* const* texts, size_t count,
+                                          const char* prefix, char** json) try {
+  *json = nullptr;
+  std::vector<softalign_result*> results(count, nullptr);
+  softalign_status st;
+  if (count == 1)
+    st = (prefix != nullptr && prefix[0] != '\0') ? softalign_translate_prefix(tr, texts[0], prefix, &results[0])
+                                                  : softalign_translate(tr, texts[0], &results[0]);
+  else
+    st = count == 0 ? SOFTALIGN_OK : softalign_translate_batch(tr, texts, count, results.data());
+  if (st == SOFTALIGN_OK) {
+    std::string out = "[";
+    for (size_t i = 0; i < count; ++i) {
+      if (i) out += ',';
+      put_result(out, results[i]);
+    }
+    out += ']';
+    *json = to_heap(out);
+    if (*json == nullptr) st = SOFTALIGN_RESOURCE_EXHAUSTED;
+  }
+  for (softalign_result* r : results) softalign_result_free(r);
+  return st;
+} catch (const std::bad_alloc&) {  // the vector or the JSON string (-fexceptions)
+  return SOFTALIGN_RESOURCE_EXHAUSTED;
+}
+
+}  // extern "C"

@@ -1,0 +1,113 @@
+// wasm.node: the JS API (softalign.js over softalign-core.mjs) under node.
+//   node node_test.mjs WEB_DIR MODEL EXPECTED_JSON
+// Translates the expected file's sentences (the native CLI's outputs, beam 4)
+// and checks the text, n-best and alignments, and that errors are rejected
+// promises with the status name: a damaged model, a truncated one, bad
+// options, a source too long, a disposed translator.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+
+const [webDir, modelPath, expectedPath] = process.argv.slice(2);
+// emscripten 3.1.6's ES-module output still calls require() and reads __dirname under node.
+globalThis.require = createRequire(import.meta.url);
+globalThis.__dirname = path.resolve(webDir);
+const { Translator, SoftalignError } = await import(pathToFileURL(path.join(webDir, 'softalign.js')).href);
+
+const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
+const bytes = readFileSync(modelPath);
+let failures = 0;
+async function check(name, fn) {
+  try {
+    await fn();
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failures++;
+    console.log(`FAIL ${name}: ${e.stack ?? e}`);
+  }
+}
+async function rejects(promiseFn, status) {
+  let err = null;
+  try {
+    await promiseFn();
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err instanceof SoftalignError, `expected a SoftalignError, got ${err}`);
+  assert.equal(err.status, status, err.message);
+  return err;
+}
+
+let t0 = performance.now();
+const tr = await Translator.create(bytes, { beam: expected.beam });
+const loadMs = performance.now() - t0;
+console.log(`version ${await Translator.version()}, model ${tr.info.name} (${tr.info.weightType}), ` +
+            `load+prepare ${loadMs.toFixed(1)} ms, arena ${tr.arenaBytes()} bytes`);
+
+await check('translations equal the native CLI', async () => {
+  const times = [];
+  for (const s of expected.sentences) {
+    const t = performance.now();
+    const out = await tr.translate(s.source);
+    times.push(performance.now() - t);
+    assert.equal(out, s.native, `"${s.source}"`);
+  }
+  console.log(`     per sentence: mean ${(times.reduce((a, b) => a + b) / times.length).toFixed(1)} ms`);
+});
+await check('an array in, an array out, in order', async () => {
+  const out = await tr.translate(expected.sentences.map((s) => s.source));
+  assert.deepEqual(out, expected.sentences.map((s) => s.native));
+});
+await check('n-best and alignments', async () => {
+  const t2 = await Translator.create(bytes, { beam: 4, nbest: 3, alignment: true });
+  const r = await t2.translateDetailed(expected.sentences[1].source);
+  assert.equal(r.hypotheses.length, 3);
+  assert.equal(r.hypotheses[0].text, expected.sentences[1].native);
+  assert.ok(r.hypotheses[0].score >= r.hypotheses[1].score);
+  const a = r.hypotheses[0].alignment;
+  assert.equal(a.cols, r.sourcePieces.length + 1);
+  assert.equal(a.rows, r.hypotheses[0].pieces.length + 1);
+  assert.equal(a.weights.length, a.rows * a.cols);
+  for (let i = 0; i < a.rows; ++i) {
+    let sum = 0;
+    for (let j = 0; j < a.cols; ++j) sum += a.weights[i * a.cols + j];
+    assert.ok(Math.abs(sum - 1) < 1e-3, `row ${i} sums to ${sum}`);
+  }
+  assert.match(r.hypotheses[0].pharaoh, /^\d+-\d+( \d+-\d+)*$/);
+  const p = await t2.translateDetailed('A simple text editor.', { prefix: 'Un éditeur' });
+  assert.ok(p.hypotheses[0].text.startsWith('Un éditeur'), p.hypotheses[0].text);
+  t2.dispose();
+});
+await check('a damaged model is rejected with invalid_model', async () => {
+  const bad = Uint8Array.from(bytes);
+  for (let i = 0; i < 64; ++i) bad[16 + i] ^= 0x5a;  // the FlatBuffer's root tables
+  const e = await rejects(() => Translator.create(bad), 'invalid_model');
+  console.log(`     ${e.message}`);
+});
+await check('a truncated model is rejected with invalid_model', async () => {
+  await rejects(() => Translator.create(bytes.subarray(0, 1000)), 'invalid_model');
+  await rejects(() => Translator.create(new Uint8Array(0)), 'invalid_model');
+});
+await check('bad options: invalid_argument', async () => {
+  await rejects(() => Translator.create(bytes, { beam: -3 }), 'invalid_argument');
+  await rejects(() => Translator.create(bytes, { bogus: 1 }), 'invalid_argument');
+  await rejects(() => Translator.create(bytes, { kernels: 'avx512' }), 'invalid_argument');
+});
+await check('a too long source without splitting: input_too_long; the translator still works', async () => {
+  const t4 = await Translator.create(bytes, { maxSourceTokens: 8, splitLongInput: false });
+  await rejects(() => t4.translate('one two three four five six seven eight nine ten eleven twelve'), 'input_too_long');
+  assert.equal(await t4.translate(''), '');
+  assert.equal(await t4.translate(expected.sentences[2].source), expected.sentences[2].native);
+  t4.dispose();
+});
+await check('a disposed translator rejects', async () => {
+  const t3 = await Translator.create(bytes);
+  t3.dispose();
+  t3.dispose();
+  await rejects(() => t3.translate('Hello'), 'invalid_argument');
+});
+tr.dispose();
+console.log(failures === 0 ? 'all passed' : `${failures} failed`);
+process.exit(failures === 0 ? 0 : 1);
