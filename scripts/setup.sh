@@ -38,7 +38,8 @@ FULL_DEBS=(
   default-jdk-headless  # the Java binding (platforms/java) and its java_binding test
 )
 HARDENING_DEBS=(clang libclang-rt-14-dev)
-WEB_DEBS=(cmake ninja-build flatbuffers-compiler libflatbuffers-dev libfp16-dev python3-pip emscripten chromium)
+WEB_DEBS=(cmake ninja-build flatbuffers-compiler libflatbuffers-dev libfp16-dev libsimde-dev doctest-dev python3-pip
+  emscripten chromium)
 case "$profile" in
   runtime) DEBS=("${RUNTIME_DEBS[@]}") ;;
   full) DEBS=("${FULL_DEBS[@]}") ;;

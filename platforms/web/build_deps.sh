@@ -6,9 +6,10 @@
 #     by version and sha256; 0.1.97's sdist has no C++ source, 0.1.99's does),
 #     compiled by Debian's emscripten (-fexceptions, no threads) into a static
 #     library, its headers beside it;
-#   - FlatBuffers and FP16: header-only, copied from Debian's packages
-#     (libflatbuffers-dev, libfp16-dev), with a small CMake package whose flatc
-#     is the host's /usr/bin/flatc.
+#   - FlatBuffers, FP16, SIMDe and doctest: header-only, copied from Debian's
+#     packages (libflatbuffers-dev, libfp16-dev, libsimde-dev, doctest-dev),
+#     with a small CMake package for FlatBuffers whose flatc is the host's
+#     /usr/bin/flatc.
 # Idempotent: a second run with everything in place does nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,6 +28,8 @@ done
 # Header-only dependencies from Debian.
 cp -a /usr/include/flatbuffers "$prefix/include/"
 cp -a /usr/include/fp16.h /usr/include/fp16 "$prefix/include/"
+cp -a /usr/include/simde "$prefix/include/"        # libsimde-dev: the wasm_simd kernel set
+cp -a /usr/include/doctest "$prefix/include/"      # doctest-dev: the kernel tests under node
 cat > "$prefix/lib/cmake/flatbuffers/FlatBuffersConfig.cmake" <<'CFG'
 # Written by platforms/web/build_deps.sh: Debian's FlatBuffers headers (copied
 # beside this file) and the host's flatc, for the WebAssembly build.

@@ -16,6 +16,9 @@
 #if SOFTALIGN_HAVE_NEON_KERNELS
 #include "kernels/neon/neon.hpp"
 #endif
+#if SOFTALIGN_HAVE_WASM_SIMD_KERNELS
+#include "kernels/wasm_simd/wasm_simd.hpp"
+#endif
 
 namespace softalign::kernels {
 
@@ -46,6 +49,11 @@ int available_kernels(const KernelTable** out, int max) {
     if (neon && cpuinfo_has_arm_neon_dot()) sets[n++] = &neon::dot_table();
 #endif
   }
+#endif
+#if SOFTALIGN_HAVE_WASM_SIMD_KERNELS
+  // WebAssembly: SIMD is decided when the module is built (an engine without
+  // SIMD128 would not load the module at all).
+  sets[n++] = &wasm_simd::table();
 #endif
   for (int i = 0; i < n && i < max; ++i) out[i] = sets[i];
   return n;

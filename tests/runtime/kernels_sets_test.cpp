@@ -426,3 +426,17 @@ TEST_CASE("kernel sets: neon gives the avx2 set's floats bit for bit") {
     CHECK(d.weighted == want.weighted);
   }
 }
+
+#if defined(__EMSCRIPTEN__)
+// The WebAssembly build (platforms/web, SOFTALIGN_WASM_SIMD): the neon set's
+// files on SIMD128 through SIMDe, listed as wasm_simd and picked by "auto".
+// WASM has no fused multiply-add (SIMDe's vfmaq_f32 rounds twice), so it is
+// held to the reference's tolerances above, not to the avx2 digests.
+TEST_CASE("kernel sets: the WebAssembly build lists wasm_simd and picks it") {
+  const KernelTable* simd = select_kernels("wasm_simd");
+  REQUIRE(simd != nullptr);
+  CHECK(std::string(simd->name) == "wasm_simd");
+  CHECK(select_kernels("auto") == simd);
+  CHECK(select_kernels("neon") == nullptr);
+}
+#endif

@@ -56,6 +56,16 @@ await check('translations equal the native CLI', async () => {
   }
   console.log(`     per sentence: mean ${(times.reduce((a, b) => a + b) / times.length).toFixed(1)} ms`);
 });
+await check('the same with each kernel set forced (ref, wasm_simd)', async () => {
+  for (const kernels of ['ref', 'wasm_simd']) {
+    const t = await Translator.create(bytes, { beam: expected.beam, kernels });
+    const t0 = performance.now();
+    const out = await t.translate(expected.sentences.map((s) => s.source));
+    console.log(`     ${kernels}: ${((performance.now() - t0) / out.length).toFixed(1)} ms per sentence`);
+    assert.deepEqual(out, expected.sentences.map((s) => s.native), kernels);
+    t.dispose();
+  }
+});
 await check('an array in, an array out, in order', async () => {
   const out = await tr.translate(expected.sentences.map((s) => s.source));
   assert.deepEqual(out, expected.sentences.map((s) => s.native));
