@@ -156,8 +156,8 @@ Status Device::open_once() {
   if (!load_device_functions(&api, device, &why)) return unavailable(why);
   api.vkGetDeviceQueue(device, queue_family, 0, &queue);
 
-  VkDescriptorSetLayoutBinding bindings[3]{};
-  for (uint32_t b = 0; b < 3; ++b) {
+  VkDescriptorSetLayoutBinding bindings[4]{};
+  for (uint32_t b = 0; b < 4; ++b) {
     bindings[b].binding = b;
     bindings[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     bindings[b].descriptorCount = 1;
@@ -165,7 +165,7 @@ Status Device::open_once() {
   }
   VkDescriptorSetLayoutCreateInfo li{};
   li.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-  li.bindingCount = 3;
+  li.bindingCount = 4;
   li.pBindings = bindings;
   r = api.vkCreateDescriptorSetLayout(device, &li, nullptr, &set_layout);
   if (r != VK_SUCCESS) return vk_error("vkCreateDescriptorSetLayout", r);

@@ -83,7 +83,8 @@ class Device {
   uint32_t queue_family = 0;
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;  // binding 0 weights, 1 activations, 2 host I/O
+  // binding 0 weights, 1 activations, 2 the I/O block's device copy, 3 the host I/O block
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
   VkPipeline pipelines[static_cast<int>(Kernel::kCount)] = {};
   VkDeviceSize device_local_bytes = 0;  // the largest device-local heap (where device buffers go)

@@ -58,6 +58,7 @@ VulkanEngine::~VulkanEngine() {
   if (pool_ != VK_NULL_HANDLE) api_.vkDestroyDescriptorPool(dev, pool_, nullptr);
   dev_.destroy_buffer(&act_);
   dev_.destroy_buffer(&io_);
+  dev_.destroy_buffer(&ctl_);
 }
 
 // Offsets of every region of the device buffer and of the I/O block, in
@@ -136,7 +137,7 @@ Status VulkanEngine::init() {
   const uint64_t act_bytes = act_words_ * 4, io_bytes = io_words_ * 4;
   const uint64_t largest = dev_.properties.limits.maxStorageBufferRange;
   if (too_large_ || act_bytes > largest || io_bytes > largest ||
-      act_bytes + io_bytes + w_.buffer.size > dev_.device_local_bytes)
+      act_bytes + 2 * io_bytes + w_.buffer.size > dev_.device_local_bytes)
     return Status(StatusCode::kResourceExhausted,
                   "this translator needs " + std::to_string((act_bytes + io_bytes) >> 20) +
                       " MiB of Vulkan buffers, more than the device has (" + std::to_string(largest >> 20) +
@@ -155,13 +156,14 @@ Status VulkanEngine::init() {
                       " workgroups per dispatch: lower max_batch, the beam size or max_source_tokens");
   Status st = dev_.create_buffer(act_bytes, false, &act_);
   if (st.ok()) st = dev_.create_buffer(io_bytes, true, &io_);
+  if (st.ok()) st = dev_.create_buffer(io_bytes, false, &ctl_);
   if (!st.ok()) return Status(st.code(), "cannot allocate the translator's Vulkan buffers: " + st.message());
   io_u_ = static_cast<uint32_t*>(io_.mapped);
   io_f_ = static_cast<float*>(io_.mapped);
   std::memset(io_.mapped, 0, io_bytes);
 
   const VkDevice dev = dev_.device;
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4};
   VkDescriptorPoolCreateInfo pi{};
   pi.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
   pi.maxSets = 1;
@@ -176,11 +178,12 @@ Status VulkanEngine::init() {
   ai.pSetLayouts = &dev_.set_layout;
   r = api_.vkAllocateDescriptorSets(dev, &ai, &set_);
   if (r != VK_SUCCESS) return vk_error("vkAllocateDescriptorSets", r);
-  VkDescriptorBufferInfo infos[3] = {{w_.buffer.buffer, 0, VK_WHOLE_SIZE},
+  VkDescriptorBufferInfo infos[4] = {{w_.buffer.buffer, 0, VK_WHOLE_SIZE},
                                      {act_.buffer, 0, VK_WHOLE_SIZE},
+                                     {ctl_.buffer, 0, VK_WHOLE_SIZE},
                                      {io_.buffer, 0, VK_WHOLE_SIZE}};
-  VkWriteDescriptorSet writes[3]{};
-  for (uint32_t b = 0; b < 3; ++b) {
+  VkWriteDescriptorSet writes[4]{};
+  for (uint32_t b = 0; b < 4; ++b) {
     writes[b].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     writes[b].dstSet = set_;
     writes[b].dstBinding = b;
@@ -188,7 +191,7 @@ Status VulkanEngine::init() {
     writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[b].pBufferInfo = &infos[b];
   }
-  api_.vkUpdateDescriptorSets(dev, 3, writes, 0, nullptr);
+  api_.vkUpdateDescriptorSets(dev, 4, writes, 0, nullptr);
 
   VkCommandPoolCreateInfo cp{};
 
@@ -199,8 +202,8 @@ Status VulkanEngine::init() {
   blocks_ = (S_ + kEncoderBlock - 1) / kEncoderBlock;
   const uint32_t layers = static_cast<uint32_t>(c_.enc_layers);
   encoder_cbs_.assign(2 + layers * (1 + blocks_), VK_NULL_HANDLE);
-  encoder_submit_.assign(encoder_cbs_.size(), VK_NULL_HANDLE);
-  std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 2);
+  encoder_submit_.assign(encoder_cbs_.size() + 1, VK_NULL_HANDLE);  // + the vocabulary's copy
+  std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 3);
   VkCommandBufferAllocateInfo ci{};
   ci.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   ci.commandPool = cmd_pool_;
@@ -211,6 +214,7 @@ Status VulkanEngine::init() {
   std::copy(cbs.begin(), cbs.begin() + encoder_cbs_.size(), encoder_cbs_.begin());
   step_cb_ = cbs[encoder_cbs_.size()];
   force_cb_ = cbs[encoder_cbs_.size() + 1];
+  vocab_cb_ = cbs[encoder_cbs_.size() + 2];
   VkFenceCreateInfo fi{};
   fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
   r = api_.vkCreateFence(dev, &fi, nullptr, &fence_);
@@ -254,6 +258,7 @@ Status VulkanEngine::init() {
   counting_ = true;
   if (st2.ok()) st2 = record(step_cb_, [&] { record_step(step_cb_, false); });
   counting_ = false;
+  if (st2.ok()) st2 = record(vocab_cb_, [&] { copy_io(vocab_cb_, true, io_width_, static_cast<uint32_t>(io_words_)); });
   if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, true); });
   return st2;
 }
@@ -281,6 +286,12 @@ void VulkanEngine::dispatch(VkCommandBuffer cb, Kernel kernel, const uint32_t* p
 
 void VulkanEngine::fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words) {
   api_.vkCmdFillBuffer(cb, act_.buffer, uint64_t{off} * 4, uint64_t{words} * 4, 0);
+  barrier(cb);
+}
+
+void VulkanEngine::copy_io(VkCommandBuffer cb, bool to_device, uint32_t first, uint32_t end) {
+  const VkBufferCopy c{uint64_t{first} * 4, uint64_t{first} * 4, uint64_t{end - first} * 4};
+  api_.vkCmdCopyBuffer(cb, to_device ? io_.buffer : ctl_.buffer, to_device ? ctl_.buffer : io_.buffer, 1, &c);
   barrier(cb);
 }
 
@@ -328,8 +339,10 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
            tiles_of(max_m));
 }
 
-// Layer 0's input: the source embeddings, [b * S + j] rows.
+// The encoder's inputs (counts, lengths, ids) to the device; layer 0's input:
+// the source embeddings, [b * S + j] rows.
 void VulkanEngine::record_embeddings(VkCommandBuffer cb) {
+  copy_io(cb, true, 0, io_tokens_);
   const uint32_t bs = B_ * S_;
   const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, w_.src_emb.type, e_, enc_a_, e_, bs, io_enc_all_,
                         io_src_};
@@ -402,7 +415,7 @@ void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
     }
     const uint32_t p[] = {state_next_, state_cur_, state_, io_parents_, w_.tgt_emb.data, w_.tgt_emb.scales,
                           w_.tgt_emb.type, e_, x_, xw_, R_, io_rows_, io_tokens_, io_row_sent_, feed, feed_off,
-                          feed_ld, feed_cols};
+                          feed_ld, feed_cols, io_t_, io_want_};
     dispatch(cb, Kernel::kStepInput, p, sizeof p / 4, groups_of(state_ + e_ + feed_cols, 64), R_);
   }
   // bahdanau: the context from attention with the previous top state, into x[:, e:].
@@ -463,12 +476,17 @@ void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
   if (forced) {  // row 0's logits to the host
     VkBufferCopy copy{uint64_t{logits_} * 4, uint64_t{io_logits_} * 4, uint64_t{V_} * 4};
     api_.vkCmdCopyBuffer(cb, act_.buffer, io_.buffer, 1, &copy);
-    barrier(cb);
   } else {
     const uint32_t p[] = {logits_, V_, io_width_, K_, R_, io_rows_, io_want_, io_idx_, io_val_, io_lse_,
                           io_mask_, mask_words_, io_mask_on_, io_row_sent_};
     dispatch(cb, Kernel::kTopk, p, sizeof p / 4, R_, 1);
   }
+  // The results to the host (each row's candidates, lse, fault flag and attention
+  // row); record() ends with the barrier that makes them visible to it.
+  // encdec has no attention: its rows stay the zeros the host's block starts with.
+  const uint32_t end = c_.variant == Variant::kEncDec ? io_att_ : io_logits_;
+  const VkBufferCopy back{uint64_t{io_idx_} * 4, uint64_t{io_idx_} * 4, uint64_t{end - io_idx_} * 4};
+  api_.vkCmdCopyBuffer(cb, ctl_.buffer, io_.buffer, 1, &back);
 }
 
 bool VulkanEngine::run(const VkCommandBuffer* cbs, uint32_t count) {
@@ -478,8 +496,16 @@ bool VulkanEngine::run(const VkCommandBuffer* cbs, uint32_t count) {
   return fault_.ok();
 }
 
+bool VulkanEngine::run_step(VkCommandBuffer cb) {
+  if (!vocab_dirty_) return run(&cb, 1);
+  const VkCommandBuffer both[] = {vocab_cb_, cb};
+  vocab_dirty_ = false;
+  return run(both, 2);
+}
+
 void VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
   const ShortlistTable& table = m_.shortlist;
+  vocab_dirty_ = true;
   io_u_[io_mask_on_] = 0;
   if (!(use && shortlist_room_)) {
     if (!identity_vocab_)
@@ -536,6 +562,10 @@ void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   const uint32_t blocks = (static_cast<uint32_t>(longest) + kEncoderBlock - 1) / kEncoderBlock;
   uint32_t count = 0;
   std::size_t at = 0;
+  if (vocab_dirty_) {
+    encoder_submit_[count++] = vocab_cb_;
+    vocab_dirty_ = false;
+  }
   encoder_submit_[count++] = encoder_cbs_[at++];
   for (int layer = 0; layer < c_.enc_layers; ++layer) {
     encoder_submit_[count++] = encoder_cbs_[at++];
@@ -575,7 +605,7 @@ bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const f
     }
   io_u_[io_rows_] = rows;
   io_u_[io_t_] = static_cast<uint32_t>(t);
-  if (!run(&step_cb_, 1)) return false;
+  if (!run_step(step_cb_)) return false;
   bool finite = !position_fault(rows);
   for (uint32_t i = 0; i < rows; ++i)
     if (!std::isfinite(io_f_[io_lse_ + i])) finite = false;
@@ -629,7 +659,7 @@ bool VulkanEngine::force_step(int32_t token, int t, float* logits) {
   io_u_[io_t_] = static_cast<uint32_t>(t);
   io_u_[io_tokens_] = static_cast<uint32_t>(token);
   io_u_[io_row_sent_] = 0;
-  if (!run(&force_cb_, 1)) return false;
+  if (!run_step(force_cb_)) return false;
   io_u_[io_parents_] = 0;  // the next step continues this row
   std::memcpy(logits, io_f_ + io_logits_, sizeof(float) * V_);
   return !position_fault(1);

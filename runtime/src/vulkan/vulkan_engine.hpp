@@ -95,6 +95,10 @@ class VulkanEngine final : public Engine {
     product(cb, &t, 1, bias, max_m, m_slot, y_off, ldy, flags, kNone, kNone, seff);
   }
   void fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words);
+  // Copies words [first, end) of the I/O block between the host's and the device's.
+  void copy_io(VkCommandBuffer cb, bool to_device, uint32_t first, uint32_t end);
+  // Submits the vocabulary's copy (when select_vocab changed it) before `cb`.
+  bool run_step(VkCommandBuffer cb);
   bool run(const VkCommandBuffer* cbs, uint32_t count);
   bool position_fault(uint32_t rows) const;
 
@@ -125,13 +129,19 @@ class VulkanEngine final : public Engine {
   // as bits [sentence, column] (mask_words per sentence).
   uint32_t io_width_ = 0, io_vocab_ids_ = 0, io_mask_on_ = 0, io_mask_ = kNone, mask_words_ = 0;
 
-  Buffer act_, io_;
+  // The I/O block: the host's (io_, mapped) and its device-local copy (ctl_,
+  // the one the shaders read and write; the same layout). The step's inputs
+  // reach the device through step_input, the encoder's and the vocabulary's
+  // through copies; the step's results come back by a copy at its end.
+  Buffer act_, io_, ctl_;
   uint32_t* io_u_ = nullptr;  // the mapped I/O block
   float* io_f_ = nullptr;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   VkCommandPool cmd_pool_ = VK_NULL_HANDLE;
   VkCommandBuffer step_cb_ = VK_NULL_HANDLE, force_cb_ = VK_NULL_HANDLE;
+  VkCommandBuffer vocab_cb_ = VK_NULL_HANDLE;  // copies the vocabulary's tables to the device
+  bool vocab_dirty_ = true;                     // select_vocab wrote them since the last copy
   // The encoder: [embeddings, per layer (head, blocks...), tail], and the list
   // start() submits (both sized at prepare).
   std::vector<VkCommandBuffer> encoder_cbs_, encoder_submit_;

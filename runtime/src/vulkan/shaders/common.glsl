@@ -4,7 +4,11 @@
 //              endian, any byte offset), per-row scales and vectors as floats.
 //   binding 1: the translator's device buffers (floats; int8-quantized
 //              activations as packed words).
-//   binding 2: the host-visible I/O block: counts, ids, the step's results.
+//   binding 2: the I/O block's device-local copy, what the shaders read and
+//              write: counts, ids, the step's results (copied to and from
+//              the host's block by the engine's command buffers).
+//   binding 3: the host-visible I/O block itself (only step_input reads it:
+//              the step's rows, tokens and parents, which it copies over).
 // Offsets in push constants count 32-bit words from the start of a buffer.
 #extension GL_EXT_control_flow_attributes : enable
 
@@ -13,6 +17,7 @@ layout(set = 0, binding = 1) buffer ActFloats { float act[]; };
 layout(set = 0, binding = 1) buffer ActWords { uint act_u[]; };
 layout(set = 0, binding = 2) buffer IoWords { uint io[]; };
 layout(set = 0, binding = 2) buffer IoFloats { float io_f[]; };
+layout(set = 0, binding = 3) readonly buffer HostWords { uint host[]; };
 
 const uint NONE = 0xFFFFFFFFu;
 const uint TYPE_F32 = 0u;

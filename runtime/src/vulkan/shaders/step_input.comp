@@ -5,6 +5,9 @@
 //   x[i, 0:e] = the target embedding of io[tok_slot + i] (int8: times its row scale);
 //   x[i, e:e + feed_cols] = encdec's fixed context of the row's sentence
 //     (feed 1), or luong's h~ of the parent row (feed 2: input feeding).
+// It reads the step's control words from the host's I/O block (binding 3)
+// and copies them into the device's copy for the kernels after it: the row
+// count and step, each row's token, sentence, parent and wanted candidates.
 // One invocation per element of [state | embedding | feed].
 #include "common.glsl"
 layout(local_size_x = 64) in;
@@ -15,20 +18,32 @@ layout(push_constant) uniform Push {
   uint x_off, ldx;
   uint m, m_slot, tok_slot, sent_slot;
   uint feed, feed_off, feed_ld, feed_cols;
+  uint t_slot, want_slot;
 } p;
 
 void main() {
   const uint c = gl_GlobalInvocationID.x;
   const uint i = gl_GlobalInvocationID.y;
-  if (i >= count_of(p.m, p.m_slot)) return;
-  const uint parent = io[p.parents_slot + i];
+  const uint rows = p.m_slot == NONE ? p.m : host[p.m_slot];
+  if (c == 0u && i == 0u && p.m_slot != NONE) {
+    io[p.m_slot] = rows;
+    io[p.t_slot] = host[p.t_slot];
+  }
+  if (i >= rows) return;
+  const uint parent = host[p.parents_slot + i];
+  if (c == 0u) {
+    io[p.parents_slot + i] = parent;
+    io[p.tok_slot + i] = host[p.tok_slot + i];
+    io[p.sent_slot + i] = host[p.sent_slot + i];
+    io[p.want_slot + i] = host[p.want_slot + i];
+  }
   if (c < p.state_w) {
     act[p.cur_off + i * p.state_w + c] = act[p.next_off + parent * p.state_w + c];
     return;
   }
   const uint k = c - p.state_w;
   if (k < p.e) {
-    const uint tok = io[p.tok_slot + i];
+    const uint tok = host[p.tok_slot + i];
     float v = weight(p.emb_type, p.emb_data, tok * p.e + k);
     if (p.emb_type == TYPE_I8) v *= weight_f32(p.emb_scales + tok);
     act[p.x_off + i * p.ldx + k] = v;
@@ -36,6 +51,6 @@ void main() {
   }
   const uint f = k - p.e;
   if (p.feed == 0u || f >= p.feed_cols) return;
-  const uint src = p.feed == 1u ? io[p.sent_slot + i] : parent;
+  const uint src = p.feed == 1u ? host[p.sent_slot + i] : parent;
   act[p.x_off + i * p.ldx + p.e + f] = act[p.feed_off + src * p.feed_ld + f];
 }
