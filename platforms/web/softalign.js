@@ -48,12 +48,21 @@ function toUint8(bytes) {
   throw new SoftalignError('invalid_argument', 'modelBytes must be an ArrayBuffer, a typed array or a Blob');
 }
 
-/** A copy of a JS string as UTF-8 in the module's memory (sa_web_free it). */
+const encoder = new TextEncoder();
+
+/**
+ * A copy of a JS string as NUL-terminated UTF-8 in the module's memory
+ * (sa_web_free it). TextEncoder writes a lone surrogate as U+FFFD, so the
+ * bytes are always valid UTF-8; a NUL inside would cut the C string short,
+ * so it is refused.
+ */
 function cString(M, s) {
-  const n = M.lengthBytesUTF8(s) + 1;
-  const p = M._sa_web_alloc(n);
+  if (s.includes('\0')) throw new SoftalignError('invalid_argument', 'the text holds a NUL character');
+  const bytes = encoder.encode(s);
+  const p = M._sa_web_alloc(bytes.length + 1);
   if (p === 0) throw new SoftalignError('resource_exhausted', 'out of memory for the text');
-  M.stringToUTF8(s, p, n);
+  M.HEAPU8.set(bytes, p);
+  M.HEAPU8[p + bytes.length] = 0;
   return p;
 }
 

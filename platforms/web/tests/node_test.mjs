@@ -112,6 +112,11 @@ await check('a too long source without splitting: input_too_long; the translator
   assert.equal(await t4.translate(expected.sentences[2].source), expected.sentences[2].native);
   t4.dispose();
 });
+await check('a lone surrogate becomes U+FFFD; a NUL in a text is invalid_argument', async () => {
+  const r = await tr.translateDetailed('Open \uD800 file');
+  assert.ok(r.hypotheses[0].text.length > 0);
+  await rejects(() => tr.translate('Open\0file'), 'invalid_argument');
+});
 await check('a disposed translator rejects', async () => {
   const t3 = await Translator.create(bytes);
   t3.dispose();
