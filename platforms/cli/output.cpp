@@ -32,6 +32,7 @@ Json to_json(const Hypothesis& h) {
   j["ids"] = h.ids;
   j["score"] = h.score;
   j["log_prob"] = h.log_prob;
+  j["placeholders_repaired"] = h.placeholders_repaired;
   if (!h.attention.empty()) {
     // Rows: target pieces then EOS; columns: source pieces then EOS.
     Json rows = Json::array();

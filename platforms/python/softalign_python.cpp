@@ -215,6 +215,9 @@ PYBIND11_MODULE(softalign, m) {
       .def_readonly("ids", &softalign::Hypothesis::ids)
       .def_readonly("score", &softalign::Hypothesis::score, "log-prob / length penalty + coverage penalty")
       .def_readonly("log_prob", &softalign::Hypothesis::log_prob, "summed log-probability, EOS included")
+      .def_readonly("placeholders_repaired", &softalign::Hypothesis::placeholders_repaired,
+                    "the model's own text lacked a placeholder of the source (%s, {0}, <b>, &amp;...), held one "
+                    "twice or another one, or nested the source's tags otherwise (repair_placeholders: repaired)")
       .def_property_readonly(
           "attention",
           [](const softalign::Hypothesis& h) -> py::object {
@@ -344,7 +347,7 @@ PYBIND11_MODULE(softalign, m) {
                        std::optional<float> max_len_b, int threads, int max_source_tokens, bool use_shortlist,
                        const std::string& kernels, bool split_long_input, bool replace_invalid_utf8,
                        bool copy_through, const std::string& device, int max_batch, std::size_t max_line_bytes,
-                       std::optional<int> block_repeats) {
+                       std::optional<int> block_repeats, bool repair_placeholders) {
              auto pt = std::make_unique<PyTranslator>();
              pt->models = models_of(model);
              softalign::TranslatorOptions o;
@@ -361,6 +364,7 @@ PYBIND11_MODULE(softalign, m) {
              o.invalid_utf8 = replace_invalid_utf8 ? softalign::InvalidUtf8Policy::kReplace
                                                    : softalign::InvalidUtf8Policy::kError;
              o.copy_through = copy_through;
+             o.repair_placeholders = repair_placeholders;
              o.max_batch = max_batch;
              if (max_line_bytes != 0) o.max_line_bytes = max_line_bytes;
              softalign::Status st;
@@ -377,6 +381,7 @@ PYBIND11_MODULE(softalign, m) {
            py::arg("use_shortlist") = true, py::arg("kernels") = "", py::arg("split_long_input") = true,
            py::arg("replace_invalid_utf8") = false, py::arg("copy_through") = true, py::arg("device") = "cpu",
            py::arg("max_batch") = 1, py::arg("max_line_bytes") = 0, py::arg("block_repeats") = py::none(),
+           py::arg("repair_placeholders") = true,
            "model: a Model, or a list of Models sharing the target vocabulary (an ensemble: their log-probabilities "
            "averaged at each step). Unset search options take the (first) model's defaults; beam and the max_len_* "
            "fix the memory reserved. device: \"cpu\" (the default), \"auto\" (a Vulkan GPU if there is one, else "
@@ -386,7 +391,10 @@ PYBIND11_MODULE(softalign, m) {
            "in C++, C and the CLI); False: it is an input_too_long error. max_line_bytes: the longest text one "
            "translation takes, in bytes (0: the default, 1 MiB); a longer one is an input_too_long error. "
            "block_repeats: refuse a word or words of up to this many target pieces repeated back to back "
-           "(0: off; None: the model's default; CPU only).")
+           "(0: off; None: the model's default; CPU only). repair_placeholders: every placeholder of the source "
+           "(formats such as %s, %1$d, %(name)s, %1; braces such as {0}; markup tags and entities) comes out "
+           "exactly once, tags nested as in the source (the default); Hypothesis.placeholders_repaired says "
+           "when the model's own text had to change.")
       .def(
           "translate",
           [](PyTranslator& pt, py::object input, std::optional<int> beam, std::optional<float> alpha,

@@ -114,6 +114,7 @@ softalign::TranslatorOptions to_cpp(const softalign_translator_options& o) {
   t.copy_through = o.copy_through != 0;
   if (o.max_line_bytes != 0) t.max_line_bytes = static_cast<std::size_t>(o.max_line_bytes);
   if (o.block_repeats >= 0) t.search.block_repeats = o.block_repeats;
+  t.repair_placeholders = o.repair_placeholders != 0;
   return t;
 }
 
@@ -290,6 +291,7 @@ void softalign_translator_options_init(softalign_translator_options* options, si
   d.split_long_input = 1;
   d.copy_through = 1;
   d.block_repeats = -1;
+  d.repair_placeholders = 1;
   std::memcpy(options, &d, d.struct_size);
 }
 
@@ -491,6 +493,11 @@ float softalign_result_score(const softalign_result* result, size_t hypothesis) 
 float softalign_result_log_prob(const softalign_result* result, size_t hypothesis) {
   const softalign::Hypothesis* h = hyp(result, hypothesis);
   return h == nullptr ? 0.0f : h->log_prob;
+}
+
+int softalign_result_placeholders_repaired(const softalign_result* result, size_t hypothesis) {
+  const softalign::Hypothesis* h = hyp(result, hypothesis);
+  return h != nullptr && h->placeholders_repaired ? 1 : 0;
 }
 
 size_t softalign_result_source_count(const softalign_result* result) {

@@ -3,6 +3,7 @@
 #include <sentencepiece_processor.h>
 
 #include <algorithm>
+#include <map>
 
 #include "guard.hpp"
 #include "model_impl.hpp"
@@ -44,21 +45,28 @@ std::string_view source_word(std::string_view text, TextRange piece) {
   return lo < hi ? word.substr(lo, hi - lo) : word;
 }
 
-// Whether `needle` occurs in `hay` as a whole token (no letter, digit or '_'
-// right before or after it).
-bool contains_token(std::string_view hay, std::string_view needle) {
+// How many times `needle` occurs in `hay` as a whole token (no letter, digit
+// or '_' right before or after it), without overlaps, counting up to `most`.
+std::size_t count_tokens(std::string_view hay, std::string_view needle, std::size_t most) {
   auto word_char = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   };
-  if (needle.empty()) return true;
-  for (std::size_t at = hay.find(needle); at != std::string_view::npos; at = hay.find(needle, at + 1)) {
+  if (needle.empty()) return most;
+  std::size_t count = 0;
+  for (std::size_t at = hay.find(needle); at != std::string_view::npos && count < most;) {
     const std::size_t end = at + needle.size();
     if ((at == 0 || !word_char(hay[at - 1]) || !word_char(needle.front())) &&
-        (end == hay.size() || !word_char(hay[end]) || !word_char(needle.back())))
-      return true;
+        (end == hay.size() || !word_char(hay[end]) || !word_char(needle.back()))) {
+      ++count;
+      at = hay.find(needle, end);
+    } else {
+      at = hay.find(needle, at + 1);
+    }
   }
-  return false;
+  return count;
 }
+
+bool contains_token(std::string_view hay, std::string_view needle) { return count_tokens(hay, needle, 1) > 0; }
 
 // One change to the target: pieces [first, last) become `text` (first ==
 // last: inserted before piece `first`). own_word: `text` is a word of its
@@ -232,8 +240,12 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
   for (int i = 0; i < n; ++i) any_unk = any_unk || is_unk(i);
   std::vector<bool> present(plan.spans.size(), false);
   bool all_present = !any_unk;
+  // A span whose text the source holds several times ("%s ... %s") is there
+  // only as many times as the output holds it.
+  std::map<std::string_view, std::size_t> seen;  // earlier spans with the same text
   for (std::size_t k = 0; k < plan.spans.size(); ++k) {
-    present[k] = contains_token(h->text, span_text(k));
+    const std::size_t same_before = seen[span_text(k)]++;
+    present[k] = count_tokens(h->text, span_text(k), same_before + 1) > same_before;
     all_present = all_present && present[k];
   }
   if (all_present) return Status::Ok();

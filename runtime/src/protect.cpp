@@ -1,6 +1,9 @@
 #include "protect.hpp"
 
+#include <algorithm>
 #include <string_view>
+
+#include "placeholders.hpp"
 
 namespace softalign::internal {
 
@@ -132,19 +135,6 @@ bool package_name(std::string_view s) {
   return false;
 }
 
-// "%s", "%d", "%1$s", "%-10.3f", "%%": a printf-style format in the token.
-bool has_format(std::string_view s) {
-  for (std::size_t i = 0; i + 1 < s.size(); ++i) {
-    if (s[i] != '%') continue;
-    std::size_t k = i + 1;
-    while (k < s.size() && (is_digit(s[k]) || s[k] == '$' || s[k] == '-' || s[k] == '+' || s[k] == '#' ||
-                            s[k] == '.' || s[k] == '*' || s[k] == 'l' || s[k] == 'h' || s[k] == 'z'))
-      ++k;
-    if (k < s.size() && std::string_view("sdiuxXcpfgeEoS%").find(s[k]) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
 // Whether a (trimmed) token is protected (protect.hpp lists the kinds).
 bool protected_token(std::string_view s) {
   if (s.empty()) return false;
@@ -168,7 +158,6 @@ bool protected_token(std::string_view s) {
   if ((s[0] == '/' && s.size() > 1 && (is_alnum(s[1]) || s[1] == '.' || s[1] == '_')) || starts_with(s, "~/") ||
       starts_with(s, "./") || starts_with(s, "../") || slashes >= 2)
     return true;  // path
-  if (has_format(s)) return true;
   if (!letter && !digit) return false;
   if (number_with_unit(s)) return false;
   if (s.find('_') != std::string_view::npos || s.find("::") != std::string_view::npos ||
@@ -201,9 +190,18 @@ bool protected_token(std::string_view s) {
 
 std::vector<TextRange> find_protected_spans(std::string_view text) {
   std::vector<TextRange> spans;
+  const std::vector<Placeholder> placeholders = find_placeholders(text);
+  std::size_t p = 0;  // the next placeholder not before i
   std::size_t i = 0;
   const std::size_t n = text.size();
   while (i < n) {
+    while (p < placeholders.size() && placeholders[p].bytes.begin < i) ++p;  // inside code
+    const std::size_t next_placeholder = p < placeholders.size() ? placeholders[p].bytes.begin : n;
+    if (next_placeholder == i) {
+      spans.push_back(placeholders[p].bytes);
+      i = placeholders[p].bytes.end;
+      continue;
+    }
     if (is_ws(text[i])) {
       ++i;
       continue;
@@ -217,9 +215,9 @@ std::vector<TextRange> find_protected_spans(std::string_view text) {
         continue;
       }
     }
-    // A token: up to whitespace or a backquote that opens code.
+    // A token: up to whitespace, a placeholder or a backquote that opens code.
     const std::size_t b = i;
-    while (i < n && !is_ws(text[i])) {
+    while (i < n && i < next_placeholder && !is_ws(text[i])) {
       if (text[i] == '`' && i > b) {
         const std::size_t run = backquote_run(text, i);
         if (code_end(text, i, run) != std::string_view::npos) break;
@@ -229,8 +227,10 @@ std::vector<TextRange> find_protected_spans(std::string_view text) {
       ++i;
     }
     if (i == b) ++i;  // a lone backquote run without a closing one: skipped above as a token char
-    const TextRange t = trim_token(text, {b, i});
+    const std::size_t e = std::min(i, next_placeholder);
+    const TextRange t = trim_token(text, {b, e});
     if (t.begin < t.end && protected_token(text.substr(t.begin, t.end - t.begin))) spans.push_back(t);
+    i = std::max(i, e);
   }
   return spans;
 }

@@ -1,5 +1,6 @@
 // Protected spans: the parts of a source text that are copied, never
-// translated (URLs, e-mail addresses, paths, versions, identifiers, code).
+// translated (placeholders, URLs, e-mail addresses, paths, versions,
+// identifiers, code).
 #pragma once
 
 #include <cstddef>
@@ -11,15 +12,17 @@
 namespace softalign::internal {
 
 // The protected spans of `text`, in order, disjoint and non-empty:
+// - each placeholder (placeholders.hpp: printf, Python and Qt formats,
+//   braces, markup tags, entities) outside code, a span of its own;
 // - code in backquotes (`...`, ``...``: the same run of backquotes closes it,
 //   at most kMaxCodeBytes further), backquotes included;
-// - and each whitespace-separated token (outside code), without its
+// - and each whitespace-separated token (outside code, cut at placeholders), without its
 //   surrounding quotes and punctuation, that is
 //   - a URL (scheme://..., www....) or an e-mail address (a@b.c),
 //   - a path (/..., ~/..., ./..., ../..., or two slashes or more),
 //   - a version or dotted number (1.2, v5.3, 2.6.32-5-amd64),
 //   - a number of two digits or more (13908, 2014, 1149-1, 2-12, 1,000),
-//   - an identifier: with '_', '::', '()', '$NAME', '%s'-style formats, a
+//   - an identifier: with '_', '::', '()', '$NAME', a
 //     command-line option (-v, --help), letters and digits together (wasy10,
 //     libc6; but not 2nd, 64-bit, 10MB), an inner capital (GtkWidget,
 //     iCalendar), a dot between letters (yc.el, index.php; not e.g.), or a

@@ -10,6 +10,7 @@
 
 #include "copy_through.hpp"
 #include "protect.hpp"
+#include "repair_placeholders.hpp"
 #include "guard.hpp"
 #include "text.hpp"
 #include "translator_impl.hpp"
@@ -155,9 +156,9 @@ namespace {
 
 // Fills `out` from the core's views of one source's n-best list (and copies
 // names and identifiers through, as `plan` says).
-Status fill_result(const Model& model, const std::vector<int32_t>& ids, const std::vector<std::string>& pieces,
-                   const NBestView& nb, const SearchOptions& search, const internal::CopyPlan& plan,
-                   TranslationResult* out) {
+Status fill_result(const Model& model, std::string_view text, bool repair_placeholders,
+                   const std::vector<int32_t>& ids, const std::vector<std::string>& pieces, const NBestView& nb,
+                   const SearchOptions& search, const internal::CopyPlan& plan, TranslationResult* out) {
   out->source_ids = ids;
   out->source_pieces = pieces;
   out->protected_spans = plan.spans;
@@ -173,8 +174,13 @@ Status fill_result(const Model& model, const std::vector<int32_t>& ids, const st
     h.log_prob = v.log_prob;
     st = model.decode_target(v.ids, v.length, &h.text, &h.pieces);
     if (!st.ok()) return st;
+    h.placeholders_repaired = !internal::placeholders_intact(text, h.text);
     st = internal::copy_through(model, plan, v, &h);
     if (!st.ok()) return st;
+    if (repair_placeholders) {
+      std::string repaired;
+      if (internal::repair_placeholders(text, h.text, &repaired)) h.text = std::move(repaired);
+    }
     h.source_length = v.source_length;
     if (want_att) {
       h.attention.assign(v.attention, v.attention + v.attention_rows * v.source_length);
@@ -194,12 +200,13 @@ Status fill_result(const Model& model, const std::vector<int32_t>& ids, const st
 }
 
 // Translates one source already tokenised.
-Status translate_tokens(Translator& tr, const std::vector<int32_t>& ids, const std::vector<std::string>& pieces,
-                        const SearchOptions& search, const internal::CopyPlan& plan, TranslationResult* out) {
+Status translate_tokens(Translator& tr, std::string_view text, const std::vector<int32_t>& ids,
+                        const std::vector<std::string>& pieces, const SearchOptions& search,
+                        const internal::CopyPlan& plan, TranslationResult* out) {
   NBestView nb;
   Status st = tr.translate_ids(Span<const int32_t>(ids.data(), ids.size()), search, &nb);
   if (!st.ok()) return st;
-  return fill_result(tr.model(), ids, pieces, nb, search, plan, out);
+  return fill_result(tr.model(), text, tr.options().repair_placeholders, ids, pieces, nb, search, plan, out);
 }
 
 Status empty_result(TranslationResult* out) {
@@ -244,7 +251,7 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
     if (!st.ok()) return st;
     if (ids.size() <= static_cast<std::size_t>(impl_->S) ||
         impl_->options.long_input == LongInputPolicy::kError)
-      return translate_tokens(*this, ids, pieces, search, plan, out);
+      return translate_tokens(*this, text, ids, pieces, search, plan, out);
     if (!search.target_prefix_ids.empty())
       return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(ids.size()) +
                                                    " tokens, more than max_source_tokens " + std::to_string(impl_->S) +
@@ -278,6 +285,7 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
       joined.ids.insert(joined.ids.end(), h.ids.begin(), h.ids.end());
       joined.score += h.score;
       joined.log_prob += h.log_prob;
+      joined.placeholders_repaired = joined.placeholders_repaired || h.placeholders_repaired;
     }
     out->source_ids = ids;
     out->source_pieces = pieces;
@@ -402,8 +410,8 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
           const std::size_t i = (*sh.order)[k];
           const Item& item = (*sh.items)[i];
           (*sh.status)[i] =
-              st.ok() ? fill_result(tr.model(), item.ids, item.pieces, views[k - begin], *sh.search, item.plan,
-                                    &(*sh.results)[i])
+              st.ok() ? fill_result(tr.model(), (*sh.texts)[i], tr.options().repair_placeholders, item.ids,
+                                    item.pieces, views[k - begin], *sh.search, item.plan, &(*sh.results)[i])
                       : st;
         }
       }

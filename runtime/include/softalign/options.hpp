@@ -90,6 +90,16 @@ struct TranslatorOptions {
   // TranslationResult::protected_spans. On by default: on the DDTP dev sets
   // it raises BLEU and copies every span (models/*/MODEL_CARD.md).
   bool copy_through = true;
+  // Keep placeholders: every printf, Python or Qt format (%s, %1$d,
+  // %(name)s, %1), brace ({0}, {count}), markup tag (<b>, </a>, <br/>) and
+  // entity (&amp;) of the source comes out exactly once in each hypothesis's
+  // text, no other, and the tags the source pairs stay nested and ordered as
+  // there. With copy_through, a missing one is first put where the attention
+  // places it; what is still wrong is then repaired by the rule in
+  // runtime/src/repair_placeholders.hpp. Hypothesis::placeholders_repaired
+  // says whether the model's own text had to change for it (it is set with
+  // this off too: then the text is left as it is).
+  bool repair_placeholders = true;
   // Sentences translate_batch decodes together (their rows in one product per
   // step, each weight read once for all of them); the arena grows with it.
   static constexpr int kMaxBatch = 1024;

@@ -42,6 +42,11 @@ struct Hypothesis {
   std::vector<AlignmentLink> alignment_pieces;
   // The same, over whitespace-separated words (unique links, sorted).
   std::vector<AlignmentLink> alignment_words;
+  // The model's own text lacked a placeholder of the source (a format, a
+  // brace, a tag, an entity), held one twice or another one, or nested the
+  // source's tags otherwise (TranslatorOptions::repair_placeholders: then
+  // `text` is the repaired text). Text calls only.
+  bool placeholders_repaired = false;
 };
 
 struct TranslationResult {

@@ -227,6 +227,13 @@ typedef struct softalign_translator_options {
   int32_t block_repeats;     /* refuse a word or words of up to this many target pieces repeated back
                                 to back ("gratuit gratuit"), 0..8, 0: off; negative (the default):
                                 the model's. CPU only (SOFTALIGN_UNSUPPORTED on Vulkan) */
+  int32_t repair_placeholders; /* nonzero (the default): every placeholder of the source (printf,
+                                Python and Qt formats such as %s, %1$d, %(name)s, %1; braces such as
+                                {0}, {count}; markup tags and entities) comes out exactly once, no
+                                other, with the source's tag pairs nested as there;
+                                softalign_result_placeholders_repaired says when the model's own text
+                                had to change for it. 0: the text is left as it is (the flag is
+                                still set) */
 } softalign_translator_options;
 
 /* Sets every field to its default; struct_size is the size the caller's
@@ -334,6 +341,12 @@ SOFTALIGN_API float softalign_result_score(const softalign_result* result, size_
 
 /* The summed log-probability of the hypothesis, EOS included. */
 SOFTALIGN_API float softalign_result_log_prob(const softalign_result* result, size_t hypothesis);
+
+/* 1 when the model's own text for the hypothesis lacked a placeholder of the
+ * source, held one twice or another one, or nested the source's tags
+ * otherwise (with repair_placeholders on, the text was repaired); else 0
+ * (also for an out-of-range hypothesis). Text calls only. */
+SOFTALIGN_API int softalign_result_placeholders_repaired(const softalign_result* result, size_t hypothesis);
 
 /* Source pieces (without EOS): their number, and piece k. */
 SOFTALIGN_API size_t softalign_result_source_count(const softalign_result* result);
