@@ -21,14 +21,8 @@ layout(push_constant) uniform Push {
 } p;
 
 void main() {
-  const uint t = gl_LocalInvocationID.x;
   const uint dir = gl_WorkGroupID.z;
-  const uint m = count_of(p.n, p.n_slot);
-  const uint b0 = gl_WorkGroupID.y * TM;
-  if (b0 >= m) return;
-  tile_rows = min(TM, m - b0);
-  tile_first = b0;
-  map_seff = 0u;
+  if (!tile_begin(count_of(p.n, p.n_slot), 0u, 0u)) return;
   const uint n = p.hidden;
   const uint hbuf = p.sentences * n;
   const uint h_cur = p.h_off + (dir * 2u + (p.step & 1u)) * hbuf;
@@ -40,34 +34,19 @@ void main() {
   const uint gi_off = dir == 0u ? p.gi_f : p.gi_b;
   const uint u = gl_WorkGroupID.x * OUTS + out_slot();
   const bool live = u < n;
-  uint wr[NRMAX];
-  wr[0] = live ? u : 0u;
-  wr[1] = live ? n + u : 0u;
-  wr[2] = live ? 2u * n + u : 0u;
-  int acci[NRMAX * TM];
-  float accf[NRMAX * TM];
-  [[unroll]] for (uint k = 0u; k < NRMAX * TM; ++k) {
-    acci[k] = 0;
-    accf[k] = 0.0;
-  }
-  if (type == TYPE_I8) row_scales(h_cur, n, n);
-  term_product(type, data, 3u * n, n, h_cur, n, live, wr, 3u, acci, accf);
+  float gh[NRMAX * TM];
+  gru_gates(type, data, scales, bias, n, n, h_cur, n, u, live, gh);
   if (!live || out_lane() != 0u) return;
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     if (i >= tile_rows) continue;
-    const uint b = b0 + i;
+    const uint b = tile_first + i;
     const uint len = io[p.lens_slot + b];
     if (p.step >= len) continue;
     const uint j = dir == 0u ? p.step : len - 1u - p.step;
     const uint pos = b * p.max_source + j;
     const uint gi = gi_off + pos * 3u * n;
-    const float gh_r = term_value(type, scales, wr[0], 0u, i, acci, accf) + bias_at(bias, wr[0]);
-    const float gh_z = term_value(type, scales, wr[1], 1u, i, acci, accf) + bias_at(bias, wr[1]);
-    const float gh_n = term_value(type, scales, wr[2], 2u, i, acci, accf) + bias_at(bias, wr[2]);
-    const float r = sigmoid(act[gi + u] + gh_r);
-    const float z = sigmoid(act[gi + n + u] + gh_z);
-    const float c = tanh(act[gi + 2u * n + u] + r * gh_n);
-    const float h = (1.0 - z) * c + z * act[h_cur + b * n + u];
+    const float h = gru_cell(act[gi + u], act[gi + n + u], act[gi + 2u * n + u], gh[i], gh[TM + i], gh[2u * TM + i],
+                             act[h_cur + b * n + u]);
     act[h_next + b * n + u] = h;
     act[p.out_off + pos * 2u * n + dir * n + u] = h;
   }

@@ -48,6 +48,18 @@ shared float xscale[TM];
 // position (k / seff) * map_stride + k % seff.
 uint tile_first, tile_rows, map_seff, map_stride;
 
+// This workgroup's tile of the m rows (y: tiles of TM), rows mapped as above
+// (seff 0: buffer row = logical row). False when the tile is past m: the
+// whole workgroup returns (uniform control flow).
+bool tile_begin(uint m, uint seff, uint stride) {
+  tile_first = gl_WorkGroupID.y * TM;
+  if (tile_first >= m) return false;
+  tile_rows = min(TM, m - tile_first);
+  map_seff = seff;
+  map_stride = stride;
+  return true;
+}
+
 uint tile_row(uint i) {
   const uint k = tile_first + i;
   return map_seff == 0u ? k : (k / map_seff) * map_stride + k % map_seff;
@@ -200,4 +212,37 @@ float term_value(uint type, uint scales, uint wr, uint q, uint i, int acci[NRMAX
   const float amax = xscale[i];
   const float sx = amax > 0.0 ? amax / 127.0 : 0.0;
   return float(acci[q * TM + i]) * (weight_f32(scales + wr) * sx);
+}
+
+// A GRU layer's products for unit u of n (live: u < n): the three gate rows
+// u, n + u, 2n + u of a [3n, cols] matrix times the tile's rows of x, plus the
+// bias, into gates[gate * TM + i] (valid on lane 0 of the unit). Every
+// invocation of the workgroup must call it.
+void gru_gates(uint type, uint data, uint scales, uint bias, uint n, uint cols, uint x_off, uint ldx, uint u,
+               bool live, out float gates[NRMAX * TM]) {
+  uint wr[NRMAX];
+  wr[0] = live ? u : 0u;
+  wr[1] = live ? n + u : 0u;
+  wr[2] = live ? 2u * n + u : 0u;
+  int acci[NRMAX * TM];
+  float accf[NRMAX * TM];
+  [[unroll]] for (uint k = 0u; k < NRMAX * TM; ++k) {
+    acci[k] = 0;
+    accf[k] = 0.0;
+    gates[k] = 0.0;
+  }
+  if (type == TYPE_I8) row_scales(x_off, ldx, cols);
+  term_product(type, data, 3u * n, cols, x_off, ldx, live, wr, 3u, acci, accf);
+  if (!live || out_lane() != 0u) return;
+  [[unroll]] for (uint q = 0u; q < 3u; ++q)
+    [[unroll]] for (uint i = 0u; i < TM; ++i)
+      if (i < tile_rows) gates[q * TM + i] = term_value(type, scales, wr[q], q, i, acci, accf) + bias_at(bias, wr[q]);
+}
+
+// PyTorch's GRU cell from gi = W_ih x + b_ih and gh = W_hh h + b_hh (gates r, z, n).
+float gru_cell(float gi_r, float gi_z, float gi_n, float gh_r, float gh_z, float gh_n, float h) {
+  const float r = sigmoid(gi_r + gh_r);
+  const float z = sigmoid(gi_z + gh_z);
+  const float c = tanh(gi_n + r * gh_n);
+  return (1.0 - z) * c + z * h;
 }

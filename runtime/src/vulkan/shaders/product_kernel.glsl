@@ -23,14 +23,7 @@ layout(push_constant) uniform Push {
 } p;
 
 void main() {
-  const uint t = gl_LocalInvocationID.x;
-  const uint m = count_of(p.m, p.m_slot);
-  const uint i0 = gl_WorkGroupID.y * TM;
-  if (i0 >= m) return;  // the whole workgroup: uniform
-  tile_rows = min(TM, m - i0);
-  tile_first = i0;
-  map_seff = p.seff_slot == NONE ? 0u : io[p.seff_slot];
-  map_stride = p.stride;
+  if (!tile_begin(count_of(p.m, p.m_slot), p.seff_slot == NONE ? 0u : io[p.seff_slot], p.stride)) return;
   const bool maxout = (p.flags & 4u) != 0u;
   const uint nr = maxout ? 2u : 1u;
   const uint outputs = count_of(p.rows, p.rows_slot) / nr;
