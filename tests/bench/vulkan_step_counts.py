@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""What a decoder step costs the Vulkan engine, counted (never timed).
+
+  vulkan_step_counts.py BENCH MODEL SOURCES
+
+Runs softalign_bench --device vulkan (lavapipe in CI) on a few sentences,
+greedy and beam 4, and checks the counts it reports for the step recorded at
+prepare: at most 8 dispatches, no more barriers than dispatches, and the
+weight bytes it reads.
+"""
+import json
+import subprocess
+import sys
+
+
+def main():
+    bench, model, sources = sys.argv[1:4]
+    failed = False
+    for batch, beam in ((1, 1), (3, 1), (2, 4)):
+        out = subprocess.run([bench, "--model", model, "--input", sources, "--sentences", "4", "--batch", str(batch),
+                              "--beam", str(beam), "--device", "vulkan"],
+                             capture_output=True, text=True, timeout=900)
+        if out.returncode != 0:
+            print(f"softalign_bench failed: {out.stderr.strip()}")
+            return 1
+        r = json.loads(out.stdout)
+        d, b, mib = r["step_dispatches"], r["step_barriers"], r["step_weight_mib"]
+        ok = r["backend"] == "vulkan" and 0 < d <= 8 and b <= d and mib > 0
+        failed |= not ok
+        print(f"{'ok  ' if ok else 'FAIL'} batch {batch} beam {beam}: {d} dispatches, {b} barriers, "
+              f"{mib:.2f} MiB of weights a step on {r['device']}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
