@@ -1,34 +1,43 @@
-// The Web Worker behind WorkerTranslator (softalign.js): one Translator per
-// worker; each message { id, op, args } gets { id, ok, value } or
-// { id, ok: false, status, detail }.
+// The Web Worker behind WorkerTranslator (softalign.js). It holds any number
+// of translators, each under a handle; each message { id, op, handle, args }
+// gets { id, ok, value } or { id, ok: false, status, detail }. Messages run
+// one after another, in order.
 import { Translator } from './softalign.js';
 
-let translator = null;
+const translators = new Map();
+let nextHandle = 1;
+
+function fail(status, detail) {
+  return Object.assign(new Error(detail), { status, detail });
+}
 
 self.onmessage = async (e) => {
-  const { id, op, args } = e.data;
+  const { id, op, handle, args } = e.data;
   try {
     let value;
     if (op === 'create') {
-      if (translator !== null) translator.dispose();
-      translator = await Translator.create(args[0], args[1]);
-      value = { info: translator.info, options: translator.options };
-    } else if (op === 'dispose') {
-      if (translator !== null) translator.dispose();
-      translator = null;
-    } else if (translator === null) {
-      throw Object.assign(new Error('no model loaded'), { status: 'invalid_argument', detail: 'no model loaded' });
-    } else if (op === 'translate') {
-      value = await translator.translate(args[0], args[1]);
-    } else if (op === 'translateDetailed') {
-      value = await translator.translateDetailed(args[0], args[1]);
-    } else if (op === 'arenaBytes') {
-      value = translator.arenaBytes();
+      const t = await Translator.create(args[0], args[1]);
+      const h = nextHandle++;
+      translators.set(h, t);
+      value = { handle: h, info: t.info, options: t.options };
     } else {
-      throw Object.assign(new Error(op), { status: 'invalid_argument', detail: `unknown operation "${op}"` });
+      const t = translators.get(handle);
+      if (t === undefined) throw fail('invalid_argument', 'the translator was disposed');
+      if (op === 'dispose') {
+        t.dispose();
+        translators.delete(handle);
+      } else if (op === 'translate') {
+        value = await t.translate(args[0], args[1]);
+      } else if (op === 'translateDetailed') {
+        value = await t.translateDetailed(args[0], args[1]);
+      } else if (op === 'arenaBytes') {
+        value = t.arenaBytes();
+      } else {
+        throw fail('invalid_argument', `unknown operation "${op}"`);
+      }
     }
-    self.postMessage({ id, ok: true, value });
+    if (id !== 0) self.postMessage({ id, ok: true, value });
   } catch (err) {
-    self.postMessage({ id, ok: false, status: err.status ?? 'internal', detail: err.detail ?? String(err) });
+    if (id !== 0) self.postMessage({ id, ok: false, status: err.status ?? 'internal', detail: err.detail ?? String(err) });
   }
 };

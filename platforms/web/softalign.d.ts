@@ -113,7 +113,7 @@ export class Translator {
 }
 
 export interface WorkerOptions {
-  /** A worker from WorkerTranslator.startWorker() to use (and keep running after dispose). */
+  /** A worker from WorkerTranslator.startWorker() to use (and keep running after dispose); it may hold several translators. */
   worker?: Worker;
   /** Where softalign-worker.js is (default: beside softalign.js). */
   workerUrl?: string | URL;

@@ -216,8 +216,9 @@ export class Translator {
  * own worker, which fetches softalign-worker.js, softalign.js and
  * softalign-core.mjs; a page that must keep working offline makes one worker
  * while it is online (WorkerTranslator.startWorker()) and passes it as
- * { worker } to every create(): a worker holds one translator at a time, and
- * dispose() then leaves the worker running.
+ * { worker } to every create(): a worker holds any number of translators
+ * (their calls run one after another), and dispose() then frees the
+ * translator and leaves the worker running.
  */
 let nextMessageId = 1;
 
@@ -226,6 +227,7 @@ export class WorkerTranslator {
     this._worker = worker;
     this._owned = owned;
     this._pending = new Map();
+    this._handle = 0;  // the translator's handle in the worker
     this.info = null;
     this.options = null;
     this._onmessage = (e) => this._reply(e.data);
@@ -252,7 +254,8 @@ export class WorkerTranslator {
     if (!transfer || bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) bytes = bytes.slice();
     const w = new WorkerTranslator(worker ?? WorkerTranslator.startWorker(workerUrl), !worker);
     try {
-      const { info, options: used } = await w._call('create', [bytes.buffer, options], [bytes.buffer]);
+      const { handle, info, options: used } = await w._call('create', [bytes.buffer, options], [bytes.buffer]);
+      w._handle = handle;
       w.info = info;
       w.options = used;
       return w;
@@ -268,7 +271,7 @@ export class WorkerTranslator {
     const id = nextMessageId++;
     return new Promise((resolve, reject) => {
       this._pending.set(id, { resolve, reject });
-      this._worker.postMessage({ id, op, args }, transfer);
+      this._worker.postMessage({ id, op, handle: this._handle, args }, transfer);
     });
   }
 
@@ -293,7 +296,7 @@ export class WorkerTranslator {
     this._worker.removeEventListener('message', this._onmessage);
     this._worker.removeEventListener('error', this._onerror);
     if (this._owned) this._worker.terminate();
-    else this._worker.postMessage({ id: 0, op: 'dispose', args: [] });
+    else if (this._handle !== 0) this._worker.postMessage({ id: 0, op: 'dispose', handle: this._handle, args: [] });
     this._worker = null;
   }
 }

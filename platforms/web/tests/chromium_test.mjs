@@ -156,6 +156,26 @@ try {
   const loadMs = Number(await evaluate(`document.getElementById('model-status').dataset.loadMs`));
   console.log(`     ${await evaluate(`document.getElementById('model-status').textContent`)}`);
   await waitFor(`document.getElementById('output').dataset.state === 'done'`, 'the first translation');
+  // Two translators in one worker (the API directly, not the page's UI):
+  // each keeps its own model and options; disposing one leaves the other.
+  const two = await evaluate(`(async () => {
+    const { WorkerTranslator } = await import('/softalign.js');
+    const bytes = await (await fetch('/models/en-fr.int8.softalign')).arrayBuffer();
+    const w = WorkerTranslator.startWorker();
+    const a = await WorkerTranslator.create(bytes, { beam: 1 }, { worker: w });
+    const b = await WorkerTranslator.create(bytes, { beam: 4, nbest: 2 }, { worker: w });
+    const ra = await a.translateDetailed('Open file');
+    const rb = await b.translateDetailed('Open file');
+    b.dispose();
+    let status = '';
+    try { await b.translate('Open file'); } catch (e) { status = e.status; }
+    const again = await a.translate('One file.');
+    a.dispose();
+    w.terminate();
+    return { na: ra.hypotheses.length, nb: rb.hypotheses.length, status, again };
+  })()`);
+  check(two.na === 1 && two.nb === 2 && two.status === 'invalid_argument' && two.again === 'Un fichier.',
+        `two translators in one worker: ${JSON.stringify(two)}`);
   offline = true;
   server.close();
   await S('Network.emulateNetworkConditions', { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
