@@ -3,7 +3,7 @@
 # profile (Debian's emscripten and chromium), SentencePiece from its PyPI
 # sdist into build-wasm-sysroot/, the module into build-wasm/, then
 # ctest -L web (wasm.kernels, wasm.node, wasm.chromium). Independent of the
-# native build. About 4 minutes on the 2-core VM once the packages are
+# native build. 4-6 minutes on the loaded 2-core VM (2.5 min of CPU) once the packages are
 # installed (SentencePiece 76 s, the module 1.5 min, the tests 15 s).
 set -uo pipefail
 cd "$(dirname "$0")/.."
