@@ -31,7 +31,7 @@ FORMAT = re.compile(
     r"|(?:\d+\$)?[-+#0']*(?:\d+|\*)?(?:\.(?:\d+|\*)?)?[hlLqjzt]*[diouxXeEfFgGaAcspnCS@]"
     r"|L?\d{1,2})")
 BRACE = re.compile(r"\{\{ *[\w.-]+ *\}\}|\{[\w.-]{0,64}(?:[:,!][^{}\n]{0,64})?\}")
-X
+TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)(?:[ \t][^<>\n]*?)?(/?)>")
 ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9a-fA-F]{1,6});")
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
 
