@@ -29,7 +29,12 @@ def translate(cli, model, lines, method, beam, json_out=False):
         cmd += ["--beam", str(beam)]
     if json_out:
         cmd.append("--json")
-    # An over-long source without a place to split gives an empty line and exit 1.
+    return run_cli(cmd, lines)
+
+
+def run_cli(cmd, lines):
+    """The CLI's output lines for `lines` on stdin (one each; exits when they do not match).
+    An over-long source without a place to split gives an empty line and exit 1."""
     p = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True)
     out = p.stdout.split("\n")[: len(lines)]
     if len(out) != len(lines):

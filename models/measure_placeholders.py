@@ -20,11 +20,12 @@ and with the repair (the default), and prints for each:
 """
 import argparse
 import re
-import subprocess
 import sys
 from collections import Counter
 
 import sacrebleu
+
+from measure_copy import run_cli
 
 FORMAT = re.compile(
     r"%(?:%|\(\w+\)[-+#0]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]"
@@ -66,12 +67,7 @@ def tags_nest(text):
 
 
 def translate(cli, model, lines, extra):
-    cmd = [cli, "translate", "-m", model, *extra]
-    p = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True)
-    out = p.stdout.split("\n")[: len(lines)]
-    if len(out) != len(lines):
-        sys.exit(f"{' '.join(cmd)}: {len(out)} lines for {len(lines)}\n{p.stderr}")
-    return out
+    return run_cli([cli, "translate", "-m", model, *extra], lines)
 
 
 def measure(src, hyp, ref):
