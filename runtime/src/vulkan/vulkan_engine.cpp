@@ -301,13 +301,6 @@ void VulkanEngine::step_costs(int* dispatches, int* barriers, uint64_t* weight_b
   *weight_bytes = step_weight_bytes_;
 }
 
-// The bytes of a matrix as stored for the products (16-byte groups per row) and its scales.
-static uint64_t matrix_bytes(const MatrixRef& w) {
-  const uint64_t per = w.type == 2 ? 16 : w.type == 1 ? 8 : 4;
-  return (static_cast<uint64_t>(w.cols) + per - 1) / per * 16 * static_cast<uint64_t>(w.rows) +
-         (w.type == 2 ? 4 * static_cast<uint64_t>(w.rows) : 0);
-}
-
 void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterms, uint32_t bias, uint32_t max_m,
                            uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags, uint32_t row_ids,
                            uint32_t rows_slot, bool seff) {
@@ -332,7 +325,7 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
     p[at++] = t.x_off;
     p[at++] = t.ldx;
     p[at++] = static_cast<uint32_t>(t.w->cols);
-    if (counting_ && k < nterms) step_weight_bytes_ += matrix_bytes(*t.w);
+    if (counting_ && k < nterms) step_weight_bytes_ += t.w->bytes;
   }
   const uint32_t outputs = static_cast<uint32_t>(terms[0].w->rows) / ((flags & 4) != 0 ? 2 : 1);
   dispatch(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), p, at, output_groups(outputs, max_m),
@@ -436,7 +429,7 @@ void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
                           state_};
     dispatch(cb, tiled(Kernel::kGruStep, Kernel::kGruStepRow, R_), p, sizeof p / 4, output_groups(d_, R_),
              tiles_of(R_));
-    if (counting_) step_weight_bytes_ += matrix_bytes(g.w_ih) + matrix_bytes(g.w_hh);
+    if (counting_) step_weight_bytes_ += g.w_ih.bytes + g.w_hh.bytes;
   }
   uint32_t gen_in = t_, gen_ld = l_;
   if (luong) {

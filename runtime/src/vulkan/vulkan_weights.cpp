@@ -58,6 +58,7 @@ class Packer {
     r.type = m.type == WeightType::kF32 ? 0 : m.type == WeightType::kF16 ? 1 : 2;
     r.data = put(grouped.data(), grouped.size());
     if (m.type == WeightType::kI8) r.scales = put(m.scales, rows * 4);
+    r.bytes = grouped.size() + (m.type == WeightType::kI8 ? rows * 4 : 0);
     return r;
   }
   uint32_t vector(const float* v, int n) { return v == nullptr ? kNone : put(v, static_cast<std::size_t>(n) * 4); }

@@ -26,6 +26,7 @@ struct MatrixRef {
   uint32_t type = 0;  // 0 f32, 1 f16, 2 int8 (common.glsl)
   int rows = 0;
   int cols = 0;
+  uint64_t bytes = 0;  // what a product reads of it: the stored matrix and its scales
 };
 
 struct GruRef {
