@@ -17,7 +17,7 @@
 #include "convert.h"
 #include "error.h"
 #include "inspect.h"
-#include "text.hpp"
+#include "softalign/text.hpp"
 
 // Messages quote names from the input file (tensor names, config keys):
 // escape_controls keeps every error on one line.
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
 
   // Argument errors: one line too, exit status 2 (usage error).
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return "softalign-convert: error: " + softalign::internal::escape_controls(e.what()) + " (see --help)\n";
+    return "softalign-convert: error: " + softalign::escape_controls(e.what()) + " (see --help)\n";
   });
   try {
     app.parse(argc, argv);
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     std::cerr << "softalign-convert: error: out of memory\n";
     return 1;
   } catch (const std::exception& e) {  // sc::Error, and whatever a dependency throws
-    std::cerr << "softalign-convert: error: " << softalign::internal::escape_controls(e.what()) << "\n";
+    std::cerr << "softalign-convert: error: " << softalign::escape_controls(e.what()) << "\n";
     return 1;
   } catch (...) {
     std::cerr << "softalign-convert: error: unexpected exception\n";

@@ -6,7 +6,6 @@
 
 #include "commands.hpp"
 #include "softalign/softalign.hpp"
-#include "text.hpp"
 
 namespace softalign::cli {
 namespace {
@@ -21,19 +20,19 @@ int run(const std::string& path) {
   std::shared_ptr<const Model> model;
   const Status st = Model::load(path, &model);
   if (!st.ok()) {
-    std::cerr << "softalign: error: " << internal::escape_controls(st.to_string()) << "\n";
+    std::cerr << "softalign: error: " << escape_controls(st.to_string()) << "\n";
     return 1;
   }
   const ModelConfig& c = model->config();
   std::ostream& o = std::cout;
   // Keys as in the weights format (models/WEIGHTS_FORMAT.md).
-  o << "file: " << internal::escape_controls(path) << "\n"
+  o << "file: " << escape_controls(path) << "\n"
     << "file_bytes: " << model->file_bytes() << " (" << mib(model->file_bytes()) << ")\n"
     << "schema_version: " << model->schema_version() << "\n"
     << "weights: " << weight_type_name(model->weight_type()) << "\n"
-    << "name: " << internal::escape_controls(c.name) << "\n"
-    << "src_lang: " << internal::escape_controls(c.src_lang) << "\n"
-    << "tgt_lang: " << internal::escape_controls(c.tgt_lang) << "\n"
+    << "name: " << escape_controls(c.name) << "\n"
+    << "src_lang: " << escape_controls(c.src_lang) << "\n"
+    << "tgt_lang: " << escape_controls(c.tgt_lang) << "\n"
     << "variant: " << variant_name(c.variant) << "\n"
     << "score: " << score_name(c.score) << "\n"
     << "scope: " << scope_name(c.scope) << "\n"
@@ -66,7 +65,7 @@ int run(const std::string& path) {
   // Metadata is text from the file: control characters are escaped, so each
   // entry is one line whatever the file holds.
   for (const auto& [key, value] : model->metadata())
-    o << "  " << internal::escape_controls(key) << ": " << internal::escape_controls(value) << "\n";
+    o << "  " << escape_controls(key) << ": " << escape_controls(value) << "\n";
   return 0;
 }
 

@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
-#include "text.hpp"
+#include "softalign/text.hpp"
 #include "softalign/version.hpp"
 
 int main(int argc, char** argv) {
@@ -28,14 +28,14 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line, like every other error; exit status 2 for a usage error.
-    std::cerr << "softalign: error: " << softalign::internal::escape_controls(e.what()) << " (see --help)\n";
+    std::cerr << "softalign: error: " << softalign::escape_controls(e.what()) << " (see --help)\n";
     return 2;
   }
   try {
     if (app.got_subcommand("translate")) return translate();
     if (app.got_subcommand("info")) return info();
   } catch (const std::exception& e) {
-    std::cerr << "softalign: error: " << softalign::internal::escape_controls(e.what()) << "\n";
+    std::cerr << "softalign: error: " << softalign::escape_controls(e.what()) << "\n";
   } catch (...) {
     std::cerr << "softalign: error: unexpected exception\n";
   }

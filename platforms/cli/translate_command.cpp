@@ -15,7 +15,6 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "softalign/softalign.hpp"
-#include "text.hpp"
 
 namespace softalign::cli {
 namespace {
@@ -71,7 +70,7 @@ CLI::Validator in_range(int min, int max) {
 
 // One line on stderr: text from the input or the file is escaped.
 void error(const std::string& message) {
-  std::cerr << "softalign: error: " << internal::escape_controls(message) << "\n";
+  std::cerr << "softalign: error: " << escape_controls(message) << "\n";
 }
 
 // Exit statuses (the footer of `softalign translate --help` and the README).

@@ -197,6 +197,8 @@ std::vector<AlignmentLink> word_alignment(const std::vector<AlignmentLink>& piec
   return out;
 }
 
+}  // namespace internal
+
 namespace {
 
 // The characters beyond ASCII that escape_controls escapes: the C1 controls
@@ -227,7 +229,7 @@ std::string escape_controls(std::string_view s) {
     }
     // A UTF-8 character, or a byte that does not start one (written as \xHH).
     const std::size_t len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-    if (len == 0 || find_invalid_utf8(s.substr(i, len)) != std::string_view::npos) {
+    if (len == 0 || internal::find_invalid_utf8(s.substr(i, len)) != std::string_view::npos) {
       out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
       ++i;
       continue;
@@ -242,8 +244,6 @@ std::string escape_controls(std::string_view s) {
   }
   return out;
 }
-
-}  // namespace internal
 
 std::string to_pharaoh(const std::vector<AlignmentLink>& links) {
   std::string out;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "softalign/result.hpp"
+#include "softalign/text.hpp"  // escape_controls (public)
 
 namespace softalign::internal {
 
@@ -30,14 +31,6 @@ std::vector<std::string> split_clauses(std::string_view s, const std::vector<Tex
 // Two halves: at the whitespace nearest the middle, or else at the UTF-8
 // character boundary nearest it; one part when `s` is one character.
 std::vector<std::string> split_halves(std::string_view s, const std::vector<TextRange>& keep = {});
-
-// `s` with every ASCII control character written as an escape (\n, \t, \r,
-// \xHH), each C1 control (U+0080..U+009F), line or paragraph separator
-// (U+2028, U+2029) and bidirectional control (U+061C, U+200E, U+200F,
-// U+202A..U+202E, U+2066..U+2069) as \uXXXX, and each byte that is not
-// valid UTF-8 as \xHH, so text from a file (metadata, tensor names) prints
-// as one line, in its order. Other UTF-8 is unchanged.
-std::string escape_controls(std::string_view s);
 
 // For each row i < target_rows, the argmax column over the first source_cols
 // (ties: the lower column): links (j, i).

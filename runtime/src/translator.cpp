@@ -104,7 +104,7 @@ Status tokenise_prefix(const Model& model, SearchOptions* search, std::vector<in
       i += len;
       if (!seen.insert(ch).second) continue;
       if (model.encode_target(ch, &one).ok() && std::find(one.begin(), one.end(), unk) != one.end())
-        names += (named++ == 0 ? "\"" : ", \"") + internal::escape_controls(ch) + "\"";
+        names += (named++ == 0 ? "\"" : ", \"") + escape_controls(ch) + "\"";
     }
     if (named == 0) names = "some of its characters";
     else if (i < prefix.size()) names += ", ...";

@@ -311,7 +311,7 @@ TEST_CASE("long inputs split at sentence ends, then clauses, then halves") {
 }
 
 TEST_CASE("escape_controls writes every character that moves or reorders a terminal's text as an escape") {
-  using internal::escape_controls;
+  // The public softalign::escape_controls (softalign/text.hpp).
   // C0 controls and DEL.
   CHECK(escape_controls("a\nb\tc\rd\x1b[31m\x7f") == "a\\nb\\tc\\rd\\x1b[31m\\x7f");
   // C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F): U+0085 is a line break, U+009B a CSI.

@@ -16,5 +16,6 @@
 #include "softalign/result.hpp"
 #include "softalign/span.hpp"
 #include "softalign/status.hpp"
+#include "softalign/text.hpp"
 #include "softalign/translator.hpp"
 #include "softalign/version.hpp"
