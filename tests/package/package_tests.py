@@ -5,6 +5,7 @@
     package_tests.py pkgconfig  --prefix P --work W --model M --golden G --source S [--cc C]
     package_tests.py fetch      --source S --work W --model M --golden G --version V [--generator N --cxx C --c C]
     package_tests.py deb        --build-dir B --work W --model M --golden G --version V --source S [--cc C]
+    package_tests.py tools      --prefix P --work W --model M --source S --version V [--generator N --cxx C]
 
 install: `cmake --install B --prefix P` into an empty P; checks the tree
 (headers, both libraries, SONAME, CLI, converter, CMake package, softalign.pc)
@@ -17,7 +18,11 @@ libsoftalign0, libsoftalign-dev and softalign-tools; their fields and contents
 are checked with dpkg-deb, then they are unpacked (dpkg -x) into a scratch
 root, whose tools and pkg-config file are used in place (and lintian runs if
 installed). Every consumer translates the golden model's sentences
-(check_consumer.py).
+(check_consumer.py). tools: the CLI (platforms/cli) and the converter, each
+built from S as a CMake project of its own against P (find_package, the shared
+library, which exports the public API only: a tool that used the runtime's
+internals would not build), then run on the model M beside the tools
+installed in P.
 """
 import argparse
 import os
@@ -215,9 +220,44 @@ def cmd_deb(args):
         print("lintian is not installed: skipped")
 
 
+def cmd_tools(args):
+    prefix = Path(args.prefix).resolve()
+    lib = libdir_of(prefix)
+    work = fresh(Path(args.work) / "tools")
+    built = {}
+    for subdir, program in [("platforms/cli", "softalign"), ("converter", "softalign-convert")]:
+        build = work / Path(subdir).name
+        # Debug: -O0 compiles faster; the runs below are short.
+        run(["cmake", "-S", Path(args.source).resolve() / subdir, "-B", build, "-DCMAKE_BUILD_TYPE=Debug",
+             f"-DCMAKE_PREFIX_PATH={prefix}", *cmake_args(args)])
+        run(["cmake", "--build", build, "--parallel", str(os.cpu_count() or 2)])
+        built[program] = build / program
+        deps = run(["ldd", built[program]]).stdout
+        check(f"{lib}/libsoftalign.so." in deps, f"{subdir} links the installed libsoftalign.so")
+
+    def same(program, *cmd):
+        """The program built here and the installed one: exit status 0 and the same output."""
+        ours = run([built[program], *cmd], check_rc=False)
+        theirs = run([prefix / "bin" / program, *cmd], check_rc=False)
+        ok = ours.returncode == 0 and ours.stdout != "" and (ours.stdout, ours.stderr) == (theirs.stdout, theirs.stderr)
+        if not ok:
+            print(ours.stdout[-2000:], ours.stderr[-2000:], theirs.stdout[-2000:], theirs.stderr[-2000:], sep="\n")
+        check(ok, f"{program} {' '.join(str(c) for c in cmd)}: exit status {ours.returncode}, output as installed")
+        return ours.stdout
+
+    out = run([built["softalign"], "--version"], check_rc=False)
+    check(out.returncode == 0 and out.stdout.strip() == f"softalign {args.version}", f"softalign --version: {out.stdout.strip()!r}")
+    info = same("softalign", "info", args.model)
+    check("file_bytes: " in info and "src_lang: " in info, "softalign info prints the model's fields")
+    same("softalign", "translate", "-m", args.model, "The library is used by many programs.")
+    out = run([built["softalign-convert"], "--help"], check_rc=False)
+    check(out.returncode == 0 and "softalign-convert --inspect FILE" in out.stdout, "softalign-convert --help runs")
+    same("softalign-convert", "--inspect", args.model)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["install", "cmake", "pkgconfig", "fetch", "deb"])
+    ap.add_argument("command", choices=["install", "cmake", "pkgconfig", "fetch", "deb", "tools"])
     for opt in ["build-dir", "prefix", "work", "model", "golden", "source", "version", "generator", "cxx", "c", "cc"]:
         ap.add_argument(f"--{opt}")
     args = ap.parse_args()
