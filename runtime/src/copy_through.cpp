@@ -68,6 +68,40 @@ std::size_t count_tokens(std::string_view hay, std::string_view needle, std::siz
 
 bool contains_token(std::string_view hay, std::string_view needle) { return count_tokens(hay, needle, 1) > 0; }
 
+bool letter_byte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         (static_cast<unsigned char>(c) & 0x80) != 0;
+}
+
+}  // namespace
+
+std::size_t count_term(std::string_view text, std::string_view target) {
+  if (target.empty()) return 0;
+  const std::string forms[2] = {fold_first_letter(target), capitalise_first_letter(target)};
+  std::size_t count = 0;
+  for (std::size_t p = 0; p < text.size();) {
+    bool found = false;
+    for (const std::string& f : forms) {
+      if (text.compare(p, f.size(), f) != 0) continue;
+      const std::size_t e = p + f.size();
+      const bool ends = e == text.size() || !letter_byte(text[e]) || !letter_byte(f.back());
+      const bool starts = p == 0 || !letter_byte(text[p - 1]) || !letter_byte(f.front());
+      // As a word, as the first part of a hyphenated compound (Software-Codes),
+      // or in small letters as the end of a compound (Rasterbibliothek).
+      if ((starts && (ends || text[e] == '-')) || (ends && &f == &forms[0] && f != forms[1] && f.size() >= 5)) {
+        found = true;
+        p = e;
+        break;
+      }
+    }
+    if (found) ++count;
+    else ++p;
+  }
+  return count;
+}
+
+namespace {
+
 // One change to the target: pieces [first, last) become `text` (first ==
 // last: inserted before piece `first`). own_word: `text` is a word of its
 // own (a space before it unless the output ends in a space or an elision).
@@ -162,9 +196,57 @@ std::string replacement(std::string_view orig, std::string_view span, char befor
   return text;
 }
 
-Status encode_for_copy(const Model& model, std::string_view text, bool on, std::vector<int32_t>* ids,
-                       std::vector<std::string>* pieces, CopyPlan* plan, std::size_t max_span_pieces) {
-  if (!on) return model.encode_source(text, ids, pieces);
+std::vector<TextRange> CopyPlan::protected_spans() const {
+  std::vector<TextRange> out;
+  for (std::size_t k = 0; k < spans.size(); ++k)
+    if (!span_term[k]) out.push_back(spans[k]);
+  return out;
+}
+
+std::vector<TextRange> CopyPlan::glossary_matches() const {
+  std::vector<TextRange> out;
+  for (std::size_t k = 0; k < spans.size(); ++k)
+    if (span_term[k]) out.push_back(spans[k]);
+  return out;
+}
+
+std::string term_replacement(std::string_view orig, std::string_view target, char before, char after,
+                             bool sentence_start) {
+  std::string out(target);
+  std::size_t lead = 0;
+  while (lead < orig.size() && (is_space(orig[lead]) || edge_opening(orig[lead]))) ++lead;
+  // An elision ("l'", "d’", "qu'"): its letters, then the apostrophe's bytes.
+  std::size_t letters = lead;
+  while (letters < orig.size() && letters - lead < 3 && ((orig[letters] | 0x20) >= 'a' && (orig[letters] | 0x20) <= 'z'))
+    ++letters;
+  std::size_t apostrophe = 0;
+  if (letters > lead && letters < orig.size() && orig[letters] == '\'') apostrophe = 1;
+  else if (letters > lead && orig.compare(letters, 3, "\xE2\x80\x99") == 0) apostrophe = 3;
+  std::string_view rest = orig;
+  std::string elided;  // what stands for the elision before `target`
+  if (apostrophe > 0) {
+    const std::string_view elision = orig.substr(lead, letters - lead);
+    rest = orig.substr(letters + apostrophe);
+    const char t = static_cast<char>(target.empty() ? 0 : (target[0] | 0x20));
+    const bool vowel = std::string_view("aeiouyh").find(t) != std::string_view::npos ||
+                       (!target.empty() && static_cast<unsigned char>(target[0]) >= 0xC3);
+    if ((elision[0] | 0x20) == 'l' && elision.size() == 1 && starts_upper(target)) elided.clear();  // a name
+    else if (vowel) elided = std::string(orig.substr(lead, letters + apostrophe - lead));  // kept: "l'ordinateur"
+    else elided = std::string(elision) + "e ";  // "d'" -> "de ", "qu'" -> "que ", "l'" -> "le "
+    if (sentence_start && !elided.empty()) elided = capitalise_first_letter(elided);
+  }
+  if (sentence_start && elided.empty()) out = capitalise_first_letter(out);
+  std::string text = replacement(rest, out, before, after);
+  if (!elided.empty()) text.insert(0, elided);
+  text.insert(0, orig.substr(0, lead));
+  return text;
+}
+
+Status encode_for_copy(const Model& model, std::string_view text, bool copy, const GlossaryIndex* glossary,
+                       std::vector<int32_t>* ids, std::vector<std::string>* pieces, CopyPlan* plan,
+                       std::size_t max_span_pieces) {
+  if (glossary != nullptr && glossary->empty()) glossary = nullptr;
+  if (!copy && glossary == nullptr) return model.encode_source(text, ids, pieces);
   return guarded([&]() -> Status {
     if (ids == nullptr || pieces == nullptr || plan == nullptr)
       return Status(StatusCode::kInvalidArgument, "null argument");
@@ -177,7 +259,27 @@ Status encode_for_copy(const Model& model, std::string_view text, bool on, std::
     *plan = CopyPlan();
     plan->active = true;
     plan->text = text;
-    plan->spans = find_protected_spans(text);
+    // Glossary matches, then the protected spans that overlap none.
+    const std::vector<TermMatch> terms = glossary != nullptr ? glossary->find(text) : std::vector<TermMatch>();
+    const std::vector<TextRange> spans = copy ? find_protected_spans(text) : std::vector<TextRange>();
+    for (std::size_t a = 0, b = 0; a < terms.size() || b < spans.size();) {
+      if (b < spans.size() && (a == terms.size() || spans[b].end <= terms[a].bytes.begin)) {
+        plan->spans.push_back(spans[b]);
+        plan->span_out.emplace_back(text.substr(spans[b].begin, spans[b].end - spans[b].begin));
+        plan->span_term.push_back(false);
+        ++b;
+      } else if (b < spans.size() && spans[b].begin < terms[a].bytes.end &&
+                 (spans[b].begin < terms[a].bytes.begin || spans[b].end > terms[a].bytes.end)) {
+        ++a;  // a term inside a protected span ("Plugin" of Catalyst::Plugin::Auth) or across one: the span stays
+      } else if (b < spans.size() && spans[b].begin < terms[a].bytes.end) {
+        ++b;  // a protected span inside the term: the term
+      } else {
+        plan->spans.push_back(terms[a].bytes);
+        plan->span_out.push_back(glossary->term(terms[a].term).target);
+        plan->span_term.push_back(true);
+        ++a;
+      }
+    }
     ids->clear();
     pieces->clear();
     // Pieces per span, to find the spans too long to enter the model in pieces.
@@ -193,7 +295,7 @@ Status encode_for_copy(const Model& model, std::string_view text, bool on, std::
     }
     for (std::size_t i = 0; i < source.size(); ++i) {
       const int span = piece_span[i];
-      if (span >= 0 && span_pieces[span] > max_span_pieces) {
+      if (span >= 0 && span_pieces[span] > max_span_pieces && !plan->span_term[span]) {
         // The whole span as one <unk> piece, at its first piece.
         if (i > 0 && piece_span[i - 1] == span) continue;
         ids->push_back(m.config.unk_id);
@@ -233,9 +335,8 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
       src[l.target] = l.source;
   }
   auto span_of = [&](int i) { return src[i] >= 0 && src[i] < src_pieces ? plan.piece_span[src[i]] : -1; };
-  auto span_text = [&](std::size_t k) {
-    return plan.text.substr(plan.spans[k].begin, plan.spans[k].end - plan.spans[k].begin);
-  };
+  // What the output must hold for span k: the span, or its glossary target.
+  auto span_text = [&](std::size_t k) { return std::string_view(plan.span_out[k]); };
   bool any_unk = false;
   for (int i = 0; i < n; ++i) any_unk = any_unk || is_unk(i);
   std::vector<bool> present(plan.spans.size(), false);
@@ -245,7 +346,8 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
   std::map<std::string_view, std::size_t> seen;  // earlier spans with the same text
   for (std::size_t k = 0; k < plan.spans.size(); ++k) {
     const std::size_t same_before = seen[span_text(k)]++;
-    present[k] = count_tokens(h->text, span_text(k), same_before + 1) > same_before;
+    present[k] = plan.span_term[k] ? count_term(h->text, span_text(k)) > same_before
+                                   : count_tokens(h->text, span_text(k), same_before + 1) > same_before;
     all_present = all_present && present[k];
   }
   if (all_present) return Status::Ok();
@@ -259,6 +361,13 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     return out;
   };
   auto word_start = [&](int i) { return i <= 0 || starts_word(h->pieces[i]); };
+  // Whether target piece i starts the output or a sentence in it.
+  auto sentence_start = [&](int i) {
+    const std::string before = decode(0, i);
+    std::size_t e = before.size();
+    while (e > 0 && (is_space(before[e - 1]) || before[e - 1] == '"' || before[e - 1] == '(')) --e;
+    return e == 0 || before[e - 1] == '.' || before[e - 1] == '!' || before[e - 1] == '?';
+  };
   std::vector<bool> claimed(n, false);
   std::vector<Edit> edits;
   auto word_end = [&](int a) {
@@ -274,20 +383,44 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
         for (int i = a; i < word_end(a); ++i) claimed[i] = true;
   }
 
+  // A target word that cannot be a glossary term's translation: a short
+  // lower-case word ("de", "pour", "des": the model's words around it) or a
+  // word of the source copied through ("X", "MIDI").
+  auto function_or_copy = [&](const std::string& word, std::string_view term_source) {
+    std::size_t b = 0, e = word.size();
+    while (b < e && (is_space(word[b]) || edge_opening(word[b]))) ++b;
+    while (e > b && edge_closing(word[e - 1])) --e;
+    const std::string_view core = std::string_view(word).substr(b, e - b);
+    if (core.empty()) return true;
+    if (core.size() <= 4 && std::all_of(core.begin(), core.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
+      return true;
+    auto lower = [](std::string_view x) {
+      std::string l(x);
+      for (char& c : l) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      return l;
+    };
+    return lower(core) != lower(term_source) && contains_token(plan.text, core);  // the term itself, untranslated: not
+  };
   // Spans: the first run of target words that align to a missing span and
-  // look like a copy of it (copy_like) becomes the span.
+  // look like a copy of it (copy_like) becomes the span (a glossary term:
+  // the run of words aligned to it, but function words and copies).
   std::vector<int> fallback;  // spans with no such word
   for (std::size_t k = 0; k < plan.spans.size(); ++k) {
     if (present[k]) continue;
     const std::string_view span = span_text(k);
-    // Whether target word [a, z) is a candidate: unclaimed, a piece aligned to the span, like it.
+    const bool term = plan.span_term[k];
+    // Whether target word [a, z) is a candidate: unclaimed, a piece aligned to
+    // the span, like it (a glossary match's: aligned is enough).
     auto candidate = [&](int a, int z) {
       bool aligned = false;
       for (int i = a; i < z; ++i) {
         if (claimed[i]) return false;
         aligned = aligned || span_of(i) == static_cast<int>(k);
       }
-      return aligned && copy_like(decode(a, z), span);
+      if (!aligned) return false;
+      const std::string word = decode(a, z);
+      return term ? !function_or_copy(word, plan.text.substr(plan.spans[k].begin, plan.spans[k].end - plan.spans[k].begin))
+                  : copy_like(word, span);
     };
     int a = 0, z = 0;
     while (a < n && !candidate(a, word_end(a))) a = word_end(a);
@@ -296,11 +429,47 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
       continue;
     }
     z = word_end(a);
-    while (z < n && candidate(z, word_end(z))) z = word_end(z);
+    for (;;) {
+      if (z < n && candidate(z, word_end(z))) {
+        z = word_end(z);
+      } else if (term && z < n && word_end(z) < n && candidate(word_end(z), word_end(word_end(z)))) {
+        // one word inside the term's translation aligned elsewhere ("gestionnaire de paquets")
+        bool free = true;
+        for (int i = z; i < word_end(z); ++i) free = free && !claimed[i];
+        if (!free) break;
+        z = word_end(word_end(z));
+      } else {
+        break;
+      }
+    }
+    if (term) {
+      // An article aligned to the term ("le fichier" for "file") stays when
+      // the run has more words than the target term.
+      auto words = [&](int x, int y) {
+        int w = 0;
+        for (int i = x; i < y; i = word_end(i)) ++w;
+        return w;
+      };
+      const int target_words = static_cast<int>(std::count(span.begin(), span.end(), ' ')) + 1;
+      auto short_word = [&](int x) {  // of at most 3 lower-case ASCII letters: an article, "des", "de"
+        const std::string w = decode(x, word_end(x));
+        return w.size() <= 3 && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+      };
+      while (words(a, z) > target_words && short_word(a)) a = word_end(a);
+      while (words(a, z) > target_words) {  // and one after it ("traiter des" for "process")
+        int last = a;
+        while (word_end(last) < z) last = word_end(last);
+        if (!short_word(last)) break;
+        z = last;
+      }
+    }
     for (int i = a; i < z; ++i) claimed[i] = true;
     const TextRange r = plan.spans[k];
-    std::string text = replacement(decode(a, z), span, r.begin > 0 ? plan.text[r.begin - 1] : ' ',
-                                   r.end < plan.text.size() ? plan.text[r.end] : ' ');
+    const char before = r.begin > 0 ? plan.text[r.begin - 1] : ' ';
+    const char after = r.end < plan.text.size() ? plan.text[r.end] : ' ';
+    const std::string orig = decode(a, z);
+    std::string text = term ? term_replacement(orig, span, before, after, sentence_start(a))
+                            : replacement(orig, span, before, after);
     edits.push_back({a, z, std::move(text), false});
     present[k] = true;
   }
@@ -346,7 +515,22 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     // Not inside a replaced range: after it.
     for (const Edit& e : edits)
       if (e.first < at && at < e.last) at = e.last;
-    edits.push_back({at, at, std::string(span_text(k)), true});
+    if (plan.span_term[k] && v.attention != nullptr) {
+      // A glossary term: before the target word that attends to it the most.
+      float best = 0.0f;
+      for (int a = 0; a < n; a = word_end(a)) {
+        float mass = 0.0f;
+        for (int i = a; i < word_end(a); ++i)
+          for (int j = 0; j < src_pieces && static_cast<std::size_t>(j) + 1 < v.source_length; ++j)
+            if (plan.piece_span[j] == k) mass += v.attention[static_cast<std::size_t>(i) * v.source_length + j];
+        if (mass > best) best = mass, at = a;
+      }
+      for (const Edit& e : edits)
+        if (e.first < at && at < e.last) at = e.last;
+    }
+    std::string text(span_text(k));
+    if (plan.span_term[k] && sentence_start(at)) text = capitalise_first_letter(text);
+    edits.push_back({at, at, std::move(text), true});
     present[k] = true;
   }
   if (edits.empty()) return Status::Ok();
@@ -376,6 +560,18 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     i = std::max(i, e.last);
   }
   if (i < n) append(decode(i, n), word_start(i));
+  // A term the model's text held only inside a word that a copied span then
+  // replaced ("Projektmodul" -> "projectM"): at the end, before the final
+  // punctuation.
+  std::map<std::string_view, std::size_t> wanted;
+  for (std::size_t k = 0; k < plan.spans.size(); ++k)
+    if (plan.span_term[k]) ++wanted[span_text(k)];
+  for (const auto& [target, times] : wanted)
+    for (std::size_t have = count_term(out, target); have < times; ++have) {
+      std::size_t e = out.size();
+      while (e > 0 && (is_space(out[e - 1]) || edge_closing(out[e - 1]))) --e;
+      out.insert(e, (e > 0 ? " " : "") + std::string(target));
+    }
   h->text = std::move(out);
   return Status::Ok();
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "glossary_index.hpp"
 #include "protect.hpp"
 #include "softalign/model.hpp"
 #include "softalign/options.hpp"
@@ -18,31 +19,54 @@
 
 namespace softalign::internal {
 
-// What copy-through knows of one source: its text, its protected spans and
+// What copy-through knows of one source: its text, the spans its output must
+// hold (protected spans, copied; glossary matches, as their target terms) and
 // where each source piece lies in the text.
 struct CopyPlan {
-  bool active = false;               // copy-through is on for this source
+  bool active = false;               // copy-through or a glossary is on for this source
   std::string_view text;             // the source text (outlives the plan's use)
-  std::vector<TextRange> spans;       // protected spans
+  std::vector<TextRange> spans;       // protected spans and glossary matches, in order, disjoint
+  std::vector<std::string> span_out;  // what the output holds for span k: its text, or the term's target
+  std::vector<bool> span_term;        // span k is a glossary match
   std::vector<TextRange> piece_bytes; // source piece j's bytes in `text` (EOS excluded)
   std::vector<int> piece_span;       // the span source piece j lies in, or -1
+
+  std::vector<TextRange> protected_spans() const;  // the spans that are not glossary matches
+  std::vector<TextRange> glossary_matches() const;
 };
 
-// Tokenises `text` as Model::encode_source does and, when `on`, fills `plan`.
-// With `on`, a protected span of more than `max_span_pieces` pieces (a long
+// Tokenises `text` as Model::encode_source does and, when `copy` is on or
+// `glossary` has terms, fills `plan` (with the protected spans only when
+// `copy`). A protected span of more than `max_span_pieces` pieces (a long
 // URL: more than the model can take, so a split would cut it) enters the
 // model as one <unk> piece instead, which copy_through() puts back whole.
-Status encode_for_copy(const Model& model, std::string_view text, bool on, std::vector<int32_t>* ids,
-                       std::vector<std::string>* pieces, CopyPlan* plan,
+Status encode_for_copy(const Model& model, std::string_view text, bool copy, const GlossaryIndex* glossary,
+                       std::vector<int32_t>* ids, std::vector<std::string>* pieces, CopyPlan* plan,
                        std::size_t max_span_pieces = static_cast<std::size_t>(-1));
 
 // Rewrites h->text (decoded from `v`, whose pieces are h->pieces): each
-// protected span missing from it replaces the target words aligned to it
-// (keeping their edge punctuation and elision, "l'"), or, when no target
-// piece aligns to it, is inserted after the target word aligned to the
+// protected span missing from it replaces the target words aligned to it that
+// look like a copy of it (a glossary match's target term: the run of target
+// words aligned to it, one unaligned word inside the run allowed), keeping
+// their edge punctuation and elision ("l'"), or, when no target piece aligns
+// to it, is inserted after the target word aligned to the
 // nearest source piece before it (else before the one aligned to the nearest
 // after it, else at the end); each target <unk> becomes the source word (or
 // span) it aligns to. h->ids, h->pieces and the alignments stay the model's.
+// How many times a glossary target term is in `text`: as written or with its
+// first letter in the other case, as a word, as the first part of a hyphenated
+// compound ("Software-Codes"), or, 5 bytes or more, with a small first letter
+// as the end of a compound ("Rasterbibliothek" holds "Bibliothek").
+std::size_t count_term(std::string_view text, std::string_view target);
+
+// What replaces `orig`, the target text taken for a glossary term, to hold
+// `target`: replacement()'s rule, except that an elision before it stays only
+// when `target` starts with a vowel or 'h' ("d'enregistrer" -> "de
+// sauvegarder"; "l'" before a capitalised name goes), and `target` (or what
+// stands for the elision) takes a capital first letter at a sentence start.
+std::string term_replacement(std::string_view orig, std::string_view target, char before, char after,
+                             bool sentence_start);
+
 Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisView& v, Hypothesis* h);
 
 // Whether a target word looks like a (garbled) copy of `span`: they share a

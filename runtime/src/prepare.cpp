@@ -115,6 +115,9 @@ Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& 
     return bad("max_batch must be in [1, " + std::to_string(kMaxBatch) + "], got " + std::to_string(opts.max_batch));
   if (!opts.search.target_prefix.empty() || !opts.search.target_prefix_ids.empty())
     return bad("a target prefix is an option of one call, not of the translator");
+  st = check_glossary(opts.glossary);
+  if (!st.ok()) return st;
+  glossary = GlossaryIndex(opts.glossary);
   B = opts.max_batch;
   S = opts.max_source_tokens == 0 ? max_src_len : opts.max_source_tokens;
   options.max_source_tokens = S;

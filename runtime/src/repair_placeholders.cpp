@@ -34,7 +34,8 @@ struct Edit {
 
 // One pass of the rule (repair_placeholders.hpp): whether it changes
 // `output`, and the changed text in *repaired.
-bool repair_once(std::string_view source, std::string_view output, std::string* repaired) {
+bool repair_once(std::string_view source, std::string_view output, std::string* repaired,
+                 const std::vector<std::string>& keep_whole = {}) {
   const std::vector<Placeholder> src = find_placeholders(source);
   const std::vector<Placeholder> out = find_placeholders(output);
   const std::size_t ns = src.size(), no = out.size();
@@ -100,6 +101,12 @@ bool repair_once(std::string_view source, std::string_view output, std::string* 
     const bool inside = o < no && out[o].bytes.begin < i && i < out[o].bytes.end;
     if (!inside && (i == output.size() || (is_space(output[i]) && !is_space(output[i - 1])))) boundaries.push_back(i);
   }
+  for (const std::string& keep : keep_whole)  // not inside a glossary term
+    for (std::size_t b = keep.empty() ? std::string_view::npos : output.find(keep); b != std::string_view::npos;
+         b = output.find(keep, b + 1))
+      boundaries.erase(std::remove_if(boundaries.begin(), boundaries.end(),
+                                      [&](std::size_t i) { return b < i && i < b + keep.size(); }),
+                       boundaries.end());
   std::size_t trimmed_end = output.size();  // before final spaces and punctuation
   while (trimmed_end > 0 && (is_space(output[trimmed_end - 1]) || is_punct(output[trimmed_end - 1]))) --trimmed_end;
   std::vector<bool> placed(ns, false);
@@ -227,9 +234,10 @@ bool repair_once(std::string_view source, std::string_view output, std::string* 
 
 }  // namespace
 
-bool repair_placeholders(std::string_view source, std::string_view output, std::string* repaired) {
+bool repair_placeholders(std::string_view source, std::string_view output, std::string* repaired,
+                         const std::vector<std::string>& keep_whole) {
   std::string text;
-  if (!repair_once(source, output, &text)) {
+  if (!repair_once(source, output, &text, keep_whole)) {
     if (repaired != nullptr) repaired->assign(output);
     return false;
   }
@@ -239,14 +247,14 @@ bool repair_placeholders(std::string_view source, std::string_view output, std::
   // source's own, where only insertions remain to be made.
   for (int round = 0; round < 3; ++round) {
     std::string next;
-    if (!repair_once(source, text, &next)) break;
+    if (!repair_once(source, text, &next, keep_whole)) break;
     text = std::move(next);
   }
   if (repair_once(source, text, nullptr)) {
     std::string bare;
     for (char c : output)
       if (c != '%' && c != '{' && c != '}' && c != '<' && c != '>' && c != '&') bare += c;
-    repair_once(source, bare, &text);
+    repair_once(source, bare, &text, keep_whole);
   }
   if (repaired != nullptr) *repaired = std::move(text);
   return true;

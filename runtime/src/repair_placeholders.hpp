@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace softalign::internal {
 
@@ -28,7 +29,10 @@ namespace softalign::internal {
 //    into the places the output has for them: tags stay where the words they
 //    wrap are, as far as the order allows.
 // Time: O((s + o) log(s + o)) for s and o placeholders; any bytes accepted.
-bool repair_placeholders(std::string_view source, std::string_view output, std::string* repaired);
+// An insertion never falls strictly inside an occurrence in `output` of a
+// string of `keep_whole` (the glossary's target terms).
+bool repair_placeholders(std::string_view source, std::string_view output, std::string* repaired,
+                         const std::vector<std::string>& keep_whole = {});
 
 // Whether `output` holds the placeholders of `source` as the guarantee says
 // (repair_placeholders would change nothing).

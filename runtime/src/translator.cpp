@@ -161,11 +161,18 @@ Status fill_result(const Model& model, std::string_view text, bool repair_placeh
                    const SearchOptions& search, const internal::CopyPlan& plan, TranslationResult* out) {
   out->source_ids = ids;
   out->source_pieces = pieces;
-  out->protected_spans = plan.spans;
+  out->protected_spans = plan.protected_spans();
+  out->glossary_matches = plan.glossary_matches();
   out->hypotheses.clear();
   Status st;
   const bool want_att = search.return_attention || search.return_alignment;
   const std::vector<int> src_words = search.return_alignment ? internal::word_index(pieces) : std::vector<int>();
+  std::vector<std::string> terms;  // the glossary targets, which a placeholder repair must not split
+  for (std::size_t k = 0; k < plan.spans.size(); ++k)
+    if (plan.span_term[k]) {
+      terms.push_back(plan.span_out[k]);
+      terms.push_back(internal::capitalise_first_letter(plan.span_out[k]));
+    }
   for (std::size_t r = 0; r < nb.count; ++r) {
     const HypothesisView& v = nb.hypotheses[r];
     Hypothesis h;
@@ -179,7 +186,7 @@ Status fill_result(const Model& model, std::string_view text, bool repair_placeh
     if (!st.ok()) return st;
     if (repair_placeholders) {
       std::string repaired;
-      if (internal::repair_placeholders(text, h.text, &repaired)) h.text = std::move(repaired);
+      if (internal::repair_placeholders(text, h.text, &repaired, terms)) h.text = std::move(repaired);
     }
     h.source_length = v.source_length;
     if (want_att) {
@@ -214,6 +221,7 @@ Status empty_result(TranslationResult* out) {
   out->source_ids.clear();
   out->source_pieces.clear();
   out->protected_spans.clear();
+  out->glossary_matches.clear();
   return Status::Ok();
 }
 
@@ -246,7 +254,7 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
     std::vector<int32_t> ids;
     std::vector<std::string> pieces;
     internal::CopyPlan plan;
-    st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &ids, &pieces, &plan,
+    st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &impl_->glossary, &ids, &pieces, &plan,
                                   max_span_pieces(*impl_));
     if (!st.ok()) return st;
     if (ids.size() <= static_cast<std::size_t>(impl_->S) ||
@@ -289,7 +297,8 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
     }
     out->source_ids = ids;
     out->source_pieces = pieces;
-    out->protected_spans = plan.spans;
+    out->protected_spans = plan.protected_spans();
+    out->glossary_matches = plan.glossary_matches();
     out->hypotheses.assign(1, std::move(joined));
     return Status::Ok();
   });
@@ -340,7 +349,8 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
       if (text.size() > impl_->options.max_line_bytes ||
           internal::find_invalid_utf8(text) != std::string_view::npos || internal::is_blank(text))
         continue;
-      Status st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &items[i].ids,
+      Status st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &impl_->glossary,
+                                            &items[i].ids,
                                             &items[i].pieces, &items[i].plan, max_span_pieces(*impl_));
       if (!st.ok()) {
         items[i] = Item();  // through translate()'s path, which reports the error

@@ -7,6 +7,7 @@
 
 #include "arena.hpp"
 #include "engine.hpp"
+#include "glossary_index.hpp"
 #include "kernels/kernels.hpp"
 #include "model_impl.hpp"
 #include "softalign/model.hpp"
@@ -64,6 +65,7 @@ class TranslatorImpl {
   const ModelImpl* m = nullptr;
   const ModelConfig* c = nullptr;
   TranslatorOptions options;  // defaults filled in
+  GlossaryIndex glossary;     // options.glossary, for matching
   const kernels::KernelTable* k = nullptr;
   pthreadpool* pool = nullptr;
   int S = 0;  // max source tokens

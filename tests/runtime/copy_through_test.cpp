@@ -228,7 +228,7 @@ TEST_CASE("restoration: a span nothing aligns to is inserted, never dropped") {
   std::vector<int32_t> ids;
   std::vector<std::string> pieces;
   internal::CopyPlan plan;
-  REQUIRE(internal::encode_for_copy(*m, text, true, &ids, &pieces, &plan).ok());
+  REQUIRE(internal::encode_for_copy(*m, text, true, nullptr, &ids, &pieces, &plan).ok());
   REQUIRE(plan.spans.size() == 1);
   const std::size_t S = ids.size();
   int first_span_piece = -1, last_span_piece = -1;

@@ -8,7 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
 #include "softalign/export.h"
+#include "softalign/glossary.hpp"
 
 #include "softalign/span.hpp"
 
@@ -100,6 +103,13 @@ struct TranslatorOptions {
   // says whether the model's own text had to change for it (it is set with
   // this off too: then the text is left as it is).
   bool repair_placeholders = true;
+  // Terms that must come out as given (softalign/glossary.hpp: how they
+  // match, where the target term goes; check_glossary: what is taken): each
+  // occurrence of a source term in a text gives its target term once in
+  // every hypothesis's text. Text calls only; only the text changes (pieces,
+  // ids and alignments stay the model's). TranslationResult::glossary_matches
+  // lists the occurrences.
+  std::vector<GlossaryTerm> glossary;
   // Sentences translate_batch decodes together (their rows in one product per
   // step, each weight read once for all of them); the arena grows with it.
   static constexpr int kMaxBatch = 1024;

@@ -56,6 +56,9 @@ struct TranslationResult {
   // With TranslatorOptions::copy_through: the source's protected spans, as
   // bytes of the text translated (after any invalid UTF-8 was replaced).
   std::vector<TextRange> protected_spans;
+  // With TranslatorOptions::glossary: the glossary terms' occurrences in the
+  // text translated (bytes, as protected_spans).
+  std::vector<TextRange> glossary_matches;
 };
 
 // "0-0 1-2 ..." (Pharaoh format: source-target).
