@@ -64,6 +64,9 @@ void write_result(std::ostream& os, const OutputFormat& format, std::size_t inde
     // Protected spans (copy-through): [begin, end) bytes of the input line.
     j["protected_spans"] = Json::array();
     for (const TextRange& r : result.protected_spans) j["protected_spans"].push_back({r.begin, r.end});
+    // Glossary terms' occurrences (--glossary), the same way.
+    j["glossary_matches"] = Json::array();
+    for (const TextRange& r : result.glossary_matches) j["glossary_matches"].push_back({r.begin, r.end});
     j["hypotheses"] = Json::array();
     for (const Hypothesis& h : result.hypotheses) j["hypotheses"].push_back(to_json(h));
     os << j.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';

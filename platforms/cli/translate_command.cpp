@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <thread>
 #include <string>
 #include <vector>
@@ -36,6 +38,7 @@ struct TranslateArgs {
   bool copy_model = false;
   bool copy_through = false, no_copy_through = false;  // --copy-through: the default, said explicitly
   bool no_repair_placeholders = false, check_placeholders = false;
+  std::string glossary;  // a TSV file
   std::string kernels;
   // Options given on the command line (the others keep the model's defaults).
   CLI::Option *beam_opt = nullptr, *nbest_opt = nullptr, *alpha_opt = nullptr, *beta_opt = nullptr,
@@ -235,6 +238,20 @@ int run(const TranslateArgs& a) {
   options.copy_through = !a.no_copy_through;
   options.repair_placeholders = !a.no_repair_placeholders;
   if (a.max_line_bytes > 0) options.max_line_bytes = a.max_line_bytes;
+  if (!a.glossary.empty()) {
+    std::ifstream in(a.glossary, std::ios::binary);
+    std::ostringstream tsv;
+    tsv << in.rdbuf();
+    if (!in) {
+      error("cannot read the glossary " + a.glossary);
+      return kExitBadArguments;
+    }
+    st = parse_glossary_tsv(tsv.str(), &options.glossary);
+    if (!st.ok()) {
+      error(a.glossary + ": " + st.message());
+      return kExitBadArguments;
+    }
+  }
   // One translator per worker; they share the models.
   const Clock::time_point t_prepare = Clock::now();
   std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
@@ -406,6 +423,10 @@ std::function<int()> add_translate_command(CLI::App& app) {
   cmd->add_flag("--no-repair-placeholders", a->no_repair_placeholders,
                 "Leave placeholders (%s, %1$d, %(name)s, %1, {0}, <b>...</b>, &amp;) as the model gives them; by "
                 "default each one of the source comes out exactly once, tags nested as in the source");
+  cmd->add_option("--glossary", a->glossary,
+                  "Terms that must come out as given: a TSV file of \"source<TAB>target\" lines ('#' starts a "
+                  "comment); a source term matches whole words, its first letter's case ignored")
+      ->type_name("FILE");
   cmd->add_flag("--check-placeholders", a->check_placeholders,
                 "Name on stderr each line whose placeholders the model did not keep (repaired, unless "
                 "--no-repair-placeholders), and their count at the end");

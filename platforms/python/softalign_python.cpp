@@ -208,6 +208,18 @@ PYBIND11_MODULE(softalign, m) {
   m.doc() = "softalign: offline translation with attention RNN models (Bahdanau 2014, Luong 2015)";
   m.attr("__version__") = softalign::version();
   g_error_type = py::register_exception<StatusError>(m, "Error", PyExc_RuntimeError);
+  m.def(
+      "read_glossary",
+      [](const std::string& tsv) {
+        std::vector<softalign::GlossaryTerm> terms;
+        check(softalign::parse_glossary_tsv(tsv, &terms));
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const auto& t : terms) out.emplace_back(t.source, t.target);
+        return out;
+      },
+      py::arg("tsv"),
+      "The (source, target) terms of a glossary in TSV text (\"source<TAB>target\" lines; '#' lines and blank "
+      "ones skipped), for Translator(glossary=...); a bad line raises softalign.Error naming it.");
 
   py::class_<softalign::Hypothesis>(m, "Hypothesis")
       .def_readonly("text", &softalign::Hypothesis::text)
@@ -253,6 +265,14 @@ PYBIND11_MODULE(softalign, m) {
           },
           "with copy_through: the source's protected spans (copied untranslated) as (begin, end) byte offsets "
           "into its UTF-8 text")
+      .def_property_readonly(
+          "glossary_matches",
+          [](const softalign::TranslationResult& r) {
+            std::vector<std::pair<std::size_t, std::size_t>> out;
+            for (const auto& s : r.glossary_matches) out.emplace_back(s.begin, s.end);
+            return out;
+          },
+          "with a glossary: its terms' occurrences in the source, as (begin, end) byte offsets into its UTF-8 text")
       .def_property_readonly("text", [](const softalign::TranslationResult& r) {
         return r.hypotheses.empty() ? std::string() : r.hypotheses[0].text;
       });
@@ -347,7 +367,8 @@ PYBIND11_MODULE(softalign, m) {
                        std::optional<float> max_len_b, int threads, int max_source_tokens, bool use_shortlist,
                        const std::string& kernels, bool split_long_input, bool replace_invalid_utf8,
                        bool copy_through, const std::string& device, int max_batch, std::size_t max_line_bytes,
-                       std::optional<int> block_repeats, bool repair_placeholders) {
+                       std::optional<int> block_repeats, bool repair_placeholders,
+                       const std::vector<std::pair<std::string, std::string>>& glossary) {
              auto pt = std::make_unique<PyTranslator>();
              pt->models = models_of(model);
              softalign::TranslatorOptions o;
@@ -365,6 +386,7 @@ PYBIND11_MODULE(softalign, m) {
                                                    : softalign::InvalidUtf8Policy::kError;
              o.copy_through = copy_through;
              o.repair_placeholders = repair_placeholders;
+             for (const auto& [source, target] : glossary) o.glossary.push_back({source, target});
              o.max_batch = max_batch;
              if (max_line_bytes != 0) o.max_line_bytes = max_line_bytes;
              softalign::Status st;
@@ -382,6 +404,7 @@ PYBIND11_MODULE(softalign, m) {
            py::arg("replace_invalid_utf8") = false, py::arg("copy_through") = true, py::arg("device") = "cpu",
            py::arg("max_batch") = 1, py::arg("max_line_bytes") = 0, py::arg("block_repeats") = py::none(),
            py::arg("repair_placeholders") = true,
+           py::arg("glossary") = std::vector<std::pair<std::string, std::string>>(),
            "model: a Model, or a list of Models sharing the target vocabulary (an ensemble: their log-probabilities "
            "averaged at each step). Unset search options take the (first) model's defaults; beam and the max_len_* "
            "fix the memory reserved. device: \"cpu\" (the default), \"auto\" (a Vulkan GPU if there is one, else "
@@ -394,7 +417,9 @@ PYBIND11_MODULE(softalign, m) {
            "(0: off; None: the model's default; CPU only). repair_placeholders: every placeholder of the source "
            "(formats such as %s, %1$d, %(name)s, %1; braces such as {0}; markup tags and entities) comes out "
            "exactly once, tags nested as in the source (the default); Hypothesis.placeholders_repaired says "
-           "when the model's own text had to change.")
+           "when the model's own text had to change. glossary: (source, target) term pairs that must come out as "
+           "given (a source term matches whole words, its first letter's case ignored; softalign.read_glossary "
+           "reads a TSV file); Result.glossary_matches lists the occurrences.")
       .def(
           "translate",
           [](PyTranslator& pt, py::object input, std::optional<int> beam, std::optional<float> alpha,

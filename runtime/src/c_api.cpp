@@ -334,6 +334,10 @@ softalign_status softalign_translator_create_ensemble(const softalign_model* con
       return fail(SOFTALIGN_INVALID_ARGUMENT,
                   std::string("invalid_argument: device must be \"auto\", \"cpu\" or \"vulkan\", got \"") + o.device +
                       "\"");
+    if (o.glossary_tsv != nullptr) {
+      const Status g = softalign::parse_glossary_tsv(o.glossary_tsv, &cpp.glossary);
+      if (!g.ok()) return from(g);
+    }
     std::unique_ptr<softalign::Translator> t;
     Status st = softalign::Translator::prepare(list, cpp, &t);
     if (!st.ok()) return from(st);

@@ -802,6 +802,41 @@ static void test_use_shortlist(const softalign_model* m, const golden_data* g) {
 /* copy_through: on by default, also for a caller's struct from before the
  * field; the same ids either way; each <unk> the model emits (U+2047 in the
  * text without copy-through) is replaced by the source word it aligns to. */
+/* A glossary (TSV text): each term's target is in the text, whatever the
+ * (random-weight) model writes; a bad line is refused, naming it; a caller
+ * whose struct predates the field gets no glossary. */
+static void test_glossary(const softalign_model* m) {
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  CHECK(o.glossary_tsv == NULL);
+  o.glossary_tsv = "# terms\ntests\tessais\nfile\tdossier\n";
+  softalign_translator *t = NULL, *old = NULL, *bad = NULL;
+  CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_OK);
+  o.struct_size = offsetof(softalign_translator_options, glossary_tsv);
+  CHECK(softalign_translator_create(m, &o, &old) == SOFTALIGN_OK);
+  o.struct_size = sizeof o;
+  o.glossary_tsv = "tests\tessais\nno tab\n";
+  CHECK(softalign_translator_create(m, &o, &bad) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(bad == NULL);
+  CHECK(error_mentions("glossary line 2"));
+  softalign_result* r = NULL;
+  CHECK(t != NULL && softalign_translate(t, "run the tests on the file", &r) == SOFTALIGN_OK);
+  if (r != NULL) {
+    /* first letter in either case: a capital where a sentence starts */
+    CHECK(strstr(softalign_result_text(r, 0), "ssais") != NULL);
+    CHECK(strstr(softalign_result_text(r, 0), "ossier") != NULL);
+    softalign_result_free(r);
+  }
+  r = NULL;
+  CHECK(old != NULL && softalign_translate(old, "run the tests on the file", &r) == SOFTALIGN_OK);
+  if (r != NULL) {
+    CHECK(strstr(softalign_result_text(r, 0), "ssais") == NULL);
+    softalign_result_free(r);
+  }
+  softalign_translator_free(t);
+  softalign_translator_free(old);
+}
+
 static void test_copy_through(const softalign_model* m, const golden_data* g) {
   softalign_translator_options o;
   softalign_translator_options_default(&o);
@@ -912,6 +947,7 @@ int main(int argc, char** argv) {
   test_bad_input(m, &g);
   test_kernels_option(m);
   test_copy_through(m, &g);
+  test_glossary(m);
   test_threads(m, &g);
   softalign_model_free(m);
   test_lifetime(argv[1], &g);

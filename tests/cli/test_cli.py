@@ -413,6 +413,31 @@ class Placeholders(unittest.TestCase):
         self.assertEqual("1" in flagged, out[0].count("%1") != 1)
         self.assertEqual("2" in flagged, out[1].count("%s") != 1)
 
+    def test_glossary(self):
+        # The terms come out as the glossary gives them, where the model says otherwise;
+        # --json lists the occurrences; a bad glossary is a bad argument naming its line.
+        with tempfile.TemporaryDirectory() as d:
+            g = Path(d) / "terms.tsv"
+            g.write_text("# terms\nsave\tsauvegarder\nfile\tdossier\n", encoding="utf-8")
+            src = "Save the file.\nCould not save the file to disk.\n"
+            plain = run("translate", "-m", str(self.model), stdin=src)
+            p = run("translate", "-m", str(self.model), "--glossary", str(g), stdin=src)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            out = p.stdout.split("\n")[:-1]
+            self.assertNotIn("dossier", plain.stdout)
+            self.assertIn("Sauvegarder", out[0])
+            self.assertIn("sauvegarder", out[1])
+            self.assertTrue(all("dossier" in line for line in out), out)
+            p = run("translate", "-m", str(self.model), "--glossary", str(g), "--json", stdin="Save the file.\n")
+            self.assertEqual(json.loads(p.stdout)["glossary_matches"], [[0, 4], [9, 13]])
+            g.write_text("save\tsauvegarder\nno tab here\n", encoding="utf-8")
+            p = run("translate", "-m", str(self.model), "--glossary", str(g), stdin=src)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("glossary line 2", p.stderr)
+            p = run("translate", "-m", str(self.model), "--glossary", str(Path(d) / "none.tsv"), stdin=src)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("cannot read the glossary", p.stderr)
+
 
 class Errors(unittest.TestCase):
     model = str(BIN_DIR / "bahdanau.f32.softalign")

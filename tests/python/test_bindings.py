@@ -159,6 +159,22 @@ def test_long_input_is_split_by_default_and_a_list_fails_item_by_item():
         strict.translate(good + [long], beam=8)
 
 
+def test_glossary():
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    terms = softalign.read_glossary("# terms\nsave\tsauvegarder\nfile\tdossier\n")
+    assert terms == [("save", "sauvegarder"), ("file", "dossier")]
+    plain = softalign.Translator(model)
+    tr = softalign.Translator(model, glossary=terms)
+    assert "dossier" not in plain.translate("Save the file.")
+    out = tr.translate("Save the file.")
+    assert "Sauvegarder" in out and "dossier" in out
+    assert tr.translate_nbest(["Save the file."])[0].glossary_matches == [(0, 4), (9, 13)]
+    with pytest.raises(softalign.Error, match="glossary line 2"):
+        softalign.read_glossary("save\tsauvegarder\nno tab\n")
+    with pytest.raises(softalign.Error, match="another target"):
+        softalign.Translator(model, glossary=[("file", "fichier"), ("File", "dossier")])
+
+
 def test_nul_in_names_is_refused_and_kept_in_text():
     path = os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign")
     # A path or an option name with a NUL: refused, not cut at the NUL (which loaded `path`).

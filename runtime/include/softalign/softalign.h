@@ -234,6 +234,11 @@ typedef struct softalign_translator_options {
                                 softalign_result_placeholders_repaired says when the model's own text
                                 had to change for it. 0: the text is left as it is (the flag is
                                 still set) */
+  const char* glossary_tsv;  /* NULL (the default): no glossary; else terms that must come out as
+                                given, as TSV text: "source<TAB>target" lines, '#' lines and blank
+                                ones skipped (softalign/glossary.hpp: how terms match and where the
+                                target goes). A bad line fails softalign_translator_create with
+                                SOFTALIGN_INVALID_ARGUMENT naming it. Read during the call only. */
 } softalign_translator_options;
 
 /* Sets every field to its default; struct_size is the size the caller's
