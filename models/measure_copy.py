@@ -60,12 +60,18 @@ def has_token(text, span):
     return re.search(pre + re.escape(span) + post, text) is not None
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def measure_arguments(doc):
+    """The arguments every measure_*.py script takes: MODEL SRC REF [--cli]."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model")
     ap.add_argument("src")
     ap.add_argument("ref")
     ap.add_argument("--cli", default="build/bin/softalign")
+    return ap
+
+
+def main():
+    ap = measure_arguments(__doc__)
     ap.add_argument("--limit", type=int, default=0, help="the first N lines only")
     ap.add_argument("--beam", type=int, default=0, help="beam size (default: the model's)")
     ap.add_argument("--markdown", action="store_true", help="one markdown table row per method")

@@ -18,14 +18,13 @@ and with the repair (the default), and prints for each:
   the innermost open one) whenever the source's do; entities kept likewise;
 - BLEU and chrF2 (sacrebleu defaults) against REF on those lines.
 """
-import argparse
 import re
 import sys
 from collections import Counter
 
 import sacrebleu
 
-from measure_copy import run_cli
+from measure_copy import measure_arguments, run_cli
 
 FORMAT = re.compile(
     r"%(?:%|\(\w+\)[-+#0]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]"
@@ -96,11 +95,7 @@ def measure(src, hyp, ref):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("model")
-    ap.add_argument("src")
-    ap.add_argument("ref")
-    ap.add_argument("--cli", default="build/bin/softalign")
+    ap = measure_arguments(__doc__)
     ap.add_argument("--before-cli", help="the CLI for 'before' (default: --cli with --no-repair-placeholders)")
     ap.add_argument("--limit", type=int, default=0, help="the first N lines with placeholders only")
     ap.add_argument("--markdown", action="store_true", help="one markdown table row per method")
