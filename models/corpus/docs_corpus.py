@@ -591,36 +591,11 @@ def other_sets(a, lang):
 
 
 def build_splits(modules, other_train=frozenset(), other_held=frozenset()):
-    """The splits of one language from {module: [(src, tgt)]}, as the gettext corpus's:
-    a module's pairs go to its split; an English sentence in a train module is train only
-    (one in a dev and a test module is dev); train keeps every distinct pair, minus pairs
-    with a sentence of other_held (other corpora's dev/test, the everyday set); dev and
-    test keep one reference per English sentence (the most frequent translation, ties by
-    code point), minus English sentences of other_train (other corpora's train)."""
-    where = collections.defaultdict(set)
-    counts = {s: collections.Counter() for s in ("train", "dev", "test")}
-    raw = 0
-    for mod, pairs in sorted(modules.items()):
-        sp = split_of(mod)
-        for x, y in pairs:
-            raw += 1
-            counts[sp][(x, y)] += 1
-            where[x].add(sp)
-    out, stats = {}, {"sentence pairs": raw}
-    tr = [(x, y) for (x, y) in counts["train"] if x not in other_held and y not in other_held]
-    stats["train pairs dropped (other corpora's dev/test, everyday set)"] = len(counts["train"]) - len(tr)
-    out["train"] = sorted(tr)
-    for sp, earlier in (("dev", ("train",)), ("test", ("train", "dev"))):
-        best, dropped = {}, set()
-        for (x, y), c in counts[sp].items():
-            if any(e in where[x] for e in earlier) or x in other_train:
-                dropped.add(x)
-                continue
-            if x not in best or (-c, y) < (-best[x][1], best[x][0]):
-                best[x] = (y, c)
-        out[sp] = sorted((x, y) for x, (y, _) in best.items())
-        stats[f"{sp} English dropped (in an earlier split or another corpus's train)"] = len(dropped)
-    return out, stats
+    """The splits of one language from {module: [(src, tgt)]}, by the gettext corpus's rule
+    (gettext_corpus.build_splits) with this corpus's split_of: other_held are the other
+    corpora's dev/test sentences and the everyday set, other_train their train."""
+    return G.build_splits(modules, other_train, other_held, split_of=split_of,
+                          held_name="other corpora's dev/test, everyday set", train_name="another corpus's train")
 
 
 def cmd_build(a):
@@ -737,26 +712,10 @@ def check_corpus(a):
     return status
 
 
-def compare(out, ref):
-    status = 0
-    for rel in sorted(_corpus_files(ref)):
-        x, y = os.path.join(out, rel), os.path.join(ref, rel)
-        same = os.path.isfile(x) and open(x, "rb").read() == open(y, "rb").read()
-        print(("identical: " if same else "DIFFERS:   ") + rel)
-        status |= 0 if same else 1
-    return status
-
-
-def _corpus_files(root):
-    for dp, _dn, fn in os.walk(root):
-        for f in fn:
-            if re.fullmatch(r"(train|dev|test)\.[a-z]{2}|modules\.tsv", f):
-                yield os.path.relpath(os.path.join(dp, f), root)
-
-
 def sha256_table(out):
     """'SHA-256  path' lines of the corpus files under out, sorted by path."""
-    return "".join(f"{G.sha256_file(os.path.join(out, rel))}  {rel}\n" for rel in sorted(_corpus_files(out)))
+    files = sorted(G._corpus_files(out, "modules.tsv"))
+    return "".join(f"{G.sha256_file(os.path.join(out, rel))}  {rel}\n" for rel in files)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -904,7 +863,7 @@ def main(argv=None):
         with open(os.path.join(a.out, "SHA256SUMS"), "w", encoding="utf-8") as f:
             f.write(sha256_table(a.out))
     if a.reference:
-        status |= compare(a.out, a.reference)
+        status |= G.compare(a.out, a.reference, "modules.tsv")
     if a.sha256:
         want = open(a.sha256, encoding="utf-8").read()
         got = sha256_table(a.out)

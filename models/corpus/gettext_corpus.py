@@ -463,40 +463,42 @@ def ddtp_sets(ddtp, lang):
     return train, held
 
 
-def build_splits(catalogs, ddtp_train_src=frozenset(), ddtp_held=frozenset()):
-    """The splits of one language from {source_package: [(src, tgt), ...]} (normalised
-    pairs): returns ({split: sorted list of (src, tgt)}, counts), where:
-    - each pair's split is its source package's (split_of);
-    - an English sentence in a train package is train only (removed from dev/test): no
-      dev or test English sentence occurs in train; one in a dev and a test package is dev;
-    - train: every distinct (src, tgt), minus pairs whose source or target is a DDTP
-      dev/test sentence; dev/test: one reference per English sentence (the most frequent
-      translation across packages, ties by code point order), minus English sentences in
-      DDTP train.
+def build_splits(units, other_train=frozenset(), other_held=frozenset(), split_of=split_of,
+                 held_name="DDTP dev/test sentences", train_name="DDTP train"):
+    """The splits of one language from {unit: [(src, tgt), ...]} (normalised pairs; a unit
+    is a source package here, a documentation module in docs_corpus.py): returns
+    ({split: sorted list of (src, tgt)}, counts), where:
+    - each pair's split is its unit's (split_of);
+    - an English sentence in a train unit is train only (removed from dev/test): no
+      dev or test English sentence occurs in train; one in a dev and a test unit is dev;
+    - train: every distinct (src, tgt), minus pairs whose source or target is in
+      other_held (held_name: DDTP's dev/test sentences); dev/test: one reference per
+      English sentence (the most frequent translation across units, ties by code point
+      order), minus English sentences in other_train (train_name: DDTP's train).
     """
     where = collections.defaultdict(set)          # src -> splits it occurs in
     counts = {s: collections.Counter() for s in ("train", "dev", "test")}
     raw = 0
-    for pkg, pairs in sorted(catalogs.items()):
-        sp = split_of(pkg)
+    for unit, pairs in sorted(units.items()):
+        sp = split_of(unit)
         for x, y in pairs:
             raw += 1
             counts[sp][(x, y)] += 1
             where[x].add(sp)
     out, stats = {}, {"raw pairs": raw}
-    tr = [(x, y) for (x, y) in counts["train"] if x not in ddtp_held and y not in ddtp_held]
-    stats["train pairs dropped as DDTP dev/test sentences"] = len(counts["train"]) - len(tr)
+    tr = [(x, y) for (x, y) in counts["train"] if x not in other_held and y not in other_held]
+    stats[f"train pairs dropped ({held_name})"] = len(counts["train"]) - len(tr)
     out["train"] = sorted(tr)
     for sp, earlier in (("dev", ("train",)), ("test", ("train", "dev"))):
-        best = {}
+        best, dropped = {}, set()
         for (x, y), c in counts[sp].items():
-            if any(e in where[x] for e in earlier) or x in ddtp_train_src:
+            if any(e in where[x] for e in earlier) or x in other_train:
+                dropped.add(x)
                 continue
             if x not in best or (-c, y) < (-best[x][1], best[x][0]):
                 best[x] = (y, c)
         out[sp] = sorted((x, y) for x, (y, _) in best.items())
-        stats[f"{sp} English sentences also in an earlier split or DDTP train (dropped)"] = len(
-            {x for (x, _y) in counts[sp] if any(e in where[x] for e in earlier) or x in ddtp_train_src})
+        stats[f"{sp} English dropped (in an earlier split or {train_name})"] = len(dropped)
     return out, stats
 
 
@@ -680,9 +682,9 @@ def cmd_check(a):
     return status
 
 
-def compare(out, ref):
+def compare(out, ref, manifest="packages.tsv"):
     status = 0
-    for rel in sorted(_corpus_files(ref)):
+    for rel in sorted(_corpus_files(ref, manifest)):
         a, b = os.path.join(out, rel), os.path.join(ref, rel)
         same = os.path.isfile(a) and open(a, "rb").read() == open(b, "rb").read()
         print(("identical: " if same else "DIFFERS:   ") + rel)
@@ -690,10 +692,11 @@ def compare(out, ref):
     return status
 
 
-def _corpus_files(root):
+def _corpus_files(root, manifest="packages.tsv"):
+    """The corpus files under `root`: the splits and the manifest (relative paths)."""
     for dp, _dn, fn in os.walk(root):
         for f in fn:
-            if re.fullmatch(r"(train|dev|test)\.[a-z]{2}|packages\.tsv", f):
+            if re.fullmatch(r"(train|dev|test)\.[a-z]{2}", f) or f == manifest:
                 yield os.path.relpath(os.path.join(dp, f), root)
 
 

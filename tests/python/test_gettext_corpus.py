@@ -157,7 +157,7 @@ def test_split_rules():
         n["test"]: [("Close", "Fermer"), ("Dev only", "Dev seul"), ("Test only", "Test A"),
                     ("Test only", "Test B"), ("In DDTP train", "x y")],
     }
-    out, _ = G.build_splits(cats, ddtp_train_src={"In DDTP train"}, ddtp_held={"Fuite"})
+    out, _ = G.build_splits(cats, other_train={"In DDTP train"}, other_held={"Fuite"})
     assert out["train"] == [("Close", "Clore"), ("Close", "Fermer"), ("Open", "Ouvrir")]   # "Leak" held out
     assert out["dev"] == [("Dev only", "Dev seulement")]                                    # "Open" is train's
     assert out["test"] == [("Test only", "Test A")]        # one reference; dev's and DDTP train's removed
