@@ -265,7 +265,7 @@ Status encode_for_copy(const Model& model, std::string_view text, bool copy, con
     for (std::size_t a = 0, b = 0; a < terms.size() || b < spans.size();) {
       if (b < spans.size() && (a == terms.size() || spans[b].end <= terms[a].bytes.begin)) {
         plan->spans.push_back(spans[b]);
-        plan->span_out.emplace_back(text.substr(spans[b].begin, spans[b].end - spans[b].begin));
+        plan->span_out.push_back(text.substr(spans[b].begin, spans[b].end - spans[b].begin));
         plan->span_term.push_back(false);
         ++b;
       } else if (b < spans.size() && spans[b].begin < terms[a].bytes.end &&
@@ -275,7 +275,7 @@ Status encode_for_copy(const Model& model, std::string_view text, bool copy, con
         ++b;  // a protected span inside the term: the term
       } else {
         plan->spans.push_back(terms[a].bytes);
-        plan->span_out.push_back(glossary->term(terms[a].term).target);
+        plan->span_out.push_back(glossary->target(terms[a].term));
         plan->span_term.push_back(true);
         ++a;
       }
@@ -336,7 +336,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
   }
   auto span_of = [&](int i) { return src[i] >= 0 && src[i] < src_pieces ? plan.piece_span[src[i]] : -1; };
   // What the output must hold for span k: the span, or its glossary target.
-  auto span_text = [&](std::size_t k) { return std::string_view(plan.span_out[k]); };
+  auto span_text = [&](std::size_t k) { return plan.span_out[k]; };
   bool any_unk = false;
   for (int i = 0; i < n; ++i) any_unk = any_unk || is_unk(i);
   std::vector<bool> present(plan.spans.size(), false);

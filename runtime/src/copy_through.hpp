@@ -26,7 +26,9 @@ struct CopyPlan {
   bool active = false;               // copy-through or a glossary is on for this source
   std::string_view text;             // the source text (outlives the plan's use)
   std::vector<TextRange> spans;       // protected spans and glossary matches, in order, disjoint
-  std::vector<std::string> span_out;  // what the output holds for span k: its text, or the term's target
+  // What the output holds for span k: its text, or the term's target (a view
+  // of the text or of the translator's glossary, which outlive the plan).
+  std::vector<std::string_view> span_out;
   std::vector<bool> span_term;        // span k is a glossary match
   std::vector<TextRange> piece_bytes; // source piece j's bytes in `text` (EOS excluded)
   std::vector<int> piece_span;       // the span source piece j lies in, or -1

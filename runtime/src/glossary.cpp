@@ -84,26 +84,36 @@ Status check_term(std::string_view what, std::string_view s) {
   return Status::Ok();
 }
 
+// No source twice (as matched: first letter folded) with different targets.
+Status check_conflicts(const std::vector<GlossaryTerm>& terms) {
+  std::map<std::string, std::size_t> seen;  // folded source -> first term
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const auto [it, fresh] = seen.emplace(internal::fold_first_letter(terms[i].source), i);
+    if (!fresh && terms[it->second].target != terms[i].target)
+      return Status(StatusCode::kInvalidArgument,
+                    "glossary term " + std::to_string(i + 1) + ": source \"" + escape_controls(terms[i].source) +
+                        "\" is term " + std::to_string(it->second + 1) + "'s too, with another target");
+  }
+  return Status::Ok();
+}
+
+Status too_many(std::size_t n) {
+  return Status(StatusCode::kInvalidArgument, "a glossary of " + std::to_string(n) + " terms or more; at most " +
+                                                  std::to_string(GlossaryLimits::kMaxTerms));
+}
+
 }  // namespace
 
 Status check_glossary(const std::vector<GlossaryTerm>& terms) {
   return internal::guarded([&]() -> Status {
-    if (terms.size() > GlossaryLimits::kMaxTerms)
-      return Status(StatusCode::kInvalidArgument, "a glossary of " + std::to_string(terms.size()) +
-                                                      " terms; at most " + std::to_string(GlossaryLimits::kMaxTerms));
-    std::map<std::string, std::size_t> seen;  // folded source -> first term
+    if (terms.size() > GlossaryLimits::kMaxTerms) return too_many(terms.size());
     for (std::size_t i = 0; i < terms.size(); ++i) {
       const std::string at = "glossary term " + std::to_string(i + 1) + ": ";
       Status st = check_term(at + "source", terms[i].source);
       if (st.ok()) st = check_term(at + "target", terms[i].target);
       if (!st.ok()) return st;
-      const auto [it, fresh] = seen.emplace(internal::fold_first_letter(terms[i].source), i);
-      if (!fresh && terms[it->second].target != terms[i].target)
-        return Status(StatusCode::kInvalidArgument,
-                      at + "source \"" + escape_controls(terms[i].source) + "\" is term " +
-                          std::to_string(it->second + 1) + "'s too, with another target");
     }
-    return Status::Ok();
+    return check_conflicts(terms);
   });
 }
 
@@ -130,12 +140,11 @@ Status parse_glossary_tsv(std::string_view tsv, std::vector<GlossaryTerm>* out) 
       if (!st.ok()) return Status(st.code(), at + st.message());
       terms.push_back(std::move(t));
       if (out->size() + terms.size() > GlossaryLimits::kMaxTerms)
-        return Status(StatusCode::kInvalidArgument,
-                      at + "more than " + std::to_string(GlossaryLimits::kMaxTerms) + " terms");
+        return Status(StatusCode::kInvalidArgument, at + too_many(out->size() + terms.size()).message());
     }
-    std::vector<GlossaryTerm> all = *out;
+    std::vector<GlossaryTerm> all = *out;  // each line was checked above: only the conflicts are left
     all.insert(all.end(), terms.begin(), terms.end());
-    Status st = check_glossary(all);
+    Status st = check_conflicts(all);
     if (!st.ok()) return st;
     *out = std::move(all);
     return Status::Ok();
@@ -174,10 +183,12 @@ std::string capitalise_first_letter(std::string_view s) {
   return out;
 }
 
-GlossaryIndex::GlossaryIndex(std::vector<GlossaryTerm> terms) : terms_(std::move(terms)) {
+GlossaryIndex::GlossaryIndex(const std::vector<GlossaryTerm>& terms) {
   std::vector<std::pair<std::string, int>> keyed;
-  for (std::size_t i = 0; i < terms_.size(); ++i)
-    keyed.emplace_back(fold_first_letter(terms_[i].source), static_cast<int>(i));
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    keyed.emplace_back(fold_first_letter(terms[i].source), static_cast<int>(i));
+    targets_.push_back(terms[i].target);
+  }
   std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (auto& [key, term] : keyed) {
     if (!keys_.empty() && keys_.back() == key) continue;  // the same term again (check_glossary: same target)

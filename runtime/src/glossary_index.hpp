@@ -20,17 +20,17 @@ class GlossaryIndex {
  public:
   GlossaryIndex() = default;
   // `terms` passed check_glossary.
-  explicit GlossaryIndex(std::vector<GlossaryTerm> terms);
+  explicit GlossaryIndex(const std::vector<GlossaryTerm>& terms);
 
-  bool empty() const { return terms_.empty(); }
-  const GlossaryTerm& term(int i) const { return terms_[static_cast<std::size_t>(i)]; }
+  bool empty() const { return keys_.empty(); }
+  const std::string& target(int term) const { return targets_[static_cast<std::size_t>(term)]; }
   // The terms' occurrences in `text` (valid UTF-8), in order, disjoint:
   // at each position the longest term that matches there. O(text x the
   // longest common prefix of text and terms x log terms).
   std::vector<TermMatch> find(std::string_view text) const;
 
  private:
-  std::vector<GlossaryTerm> terms_;
+  std::vector<std::string> targets_;  // by term
   std::vector<std::string> keys_;  // sources with the first letter folded, sorted, unique
   std::vector<int> key_term_;      // keys_[i]'s term
 };

@@ -170,7 +170,7 @@ Status fill_result(const Model& model, std::string_view text, bool repair_placeh
   std::vector<std::string> terms;  // the glossary targets, which a placeholder repair must not split
   for (std::size_t k = 0; k < plan.spans.size(); ++k)
     if (plan.span_term[k]) {
-      terms.push_back(plan.span_out[k]);
+      terms.emplace_back(plan.span_out[k]);
       terms.push_back(internal::capitalise_first_letter(plan.span_out[k]));
     }
   for (std::size_t r = 0; r < nb.count; ++r) {

@@ -24,7 +24,7 @@ std::vector<std::string> matches(const std::vector<GlossaryTerm>& terms, std::st
   std::vector<std::string> out;
   for (const internal::TermMatch& m : index.find(text))
     out.push_back(std::string(text.substr(m.bytes.begin, m.bytes.end - m.bytes.begin)) + "=" +
-                  index.term(m.term).target);
+                  index.target(m.term));
   return out;
 }
 
