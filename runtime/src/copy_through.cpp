@@ -68,6 +68,12 @@ std::size_t count_tokens(std::string_view hay, std::string_view needle, std::siz
 
 bool contains_token(std::string_view hay, std::string_view needle) { return count_tokens(hay, needle, 1) > 0; }
 
+// Whether `word` is a short lower-case word (an article, "de", "pour"): at most
+// `most` ASCII letters, all small.
+bool short_lowercase(std::string_view word, std::size_t most) {
+  return word.size() <= most && std::all_of(word.begin(), word.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
 bool letter_byte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
          (static_cast<unsigned char>(c) & 0x80) != 0;
@@ -391,9 +397,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     while (b < e && (is_space(word[b]) || edge_opening(word[b]))) ++b;
     while (e > b && edge_closing(word[e - 1])) --e;
     const std::string_view core = std::string_view(word).substr(b, e - b);
-    if (core.empty()) return true;
-    if (core.size() <= 4 && std::all_of(core.begin(), core.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
-      return true;
+    if (core.empty() || short_lowercase(core, 4)) return true;
     auto lower = [](std::string_view x) {
       std::string l(x);
       for (char& c : l) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
@@ -451,10 +455,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
         return w;
       };
       const int target_words = static_cast<int>(std::count(span.begin(), span.end(), ' ')) + 1;
-      auto short_word = [&](int x) {  // of at most 3 lower-case ASCII letters: an article, "des", "de"
-        const std::string w = decode(x, word_end(x));
-        return w.size() <= 3 && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
-      };
+      auto short_word = [&](int x) { return short_lowercase(decode(x, word_end(x)), 3); };  // "le", "des"
       while (words(a, z) > target_words && short_word(a)) a = word_end(a);
       while (words(a, z) > target_words) {  // and one after it ("traiter des" for "process")
         int last = a;
@@ -492,13 +493,30 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     edits.push_back({i, i + 1, std::move(text), true});
   }
 
-  // Spans nothing aligns to: next to their neighbours' translations.
+  // Where a glossary term nothing aligns to goes: before the target word that
+  // attends to it the most; -1 when none does.
+  auto most_attending_word = [&](int k) {
+    int at = -1;
+    if (v.attention == nullptr) return at;
+    float best = 0.0f;
+    for (int a = 0; a < n; a = word_end(a)) {
+      float mass = 0.0f;
+      for (int i = a; i < word_end(a); ++i)
+        for (int j = 0; j < src_pieces && static_cast<std::size_t>(j) + 1 < v.source_length; ++j)
+          if (plan.piece_span[j] == k) mass += v.attention[static_cast<std::size_t>(i) * v.source_length + j];
+      if (mass > best) best = mass, at = a;
+    }
+    return at;
+  };
+
+  // Spans nothing aligns to: next to their neighbours' translations (a
+  // glossary term: before the word attending to it most, if one does).
   for (int k : fallback) {
     if (present[k]) continue;
+    int at = plan.span_term[k] ? most_attending_word(k) : -1;
     int j0 = src_pieces, j1 = -1;  // the span's source pieces
-    for (int j = 0; j < src_pieces; ++j)
+    for (int j = 0; j < src_pieces && at < 0; ++j)
       if (plan.piece_span[j] == k) j0 = std::min(j0, j), j1 = std::max(j1, j);
-    int at = -1;
     for (int j = j0 - 1; j >= 0 && at < 0; --j)
       for (int i = n - 1; i >= 0 && at < 0; --i)
         if (src[i] == j) {
@@ -515,19 +533,6 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     // Not inside a replaced range: after it.
     for (const Edit& e : edits)
       if (e.first < at && at < e.last) at = e.last;
-    if (plan.span_term[k] && v.attention != nullptr) {
-      // A glossary term: before the target word that attends to it the most.
-      float best = 0.0f;
-      for (int a = 0; a < n; a = word_end(a)) {
-        float mass = 0.0f;
-        for (int i = a; i < word_end(a); ++i)
-          for (int j = 0; j < src_pieces && static_cast<std::size_t>(j) + 1 < v.source_length; ++j)
-            if (plan.piece_span[j] == k) mass += v.attention[static_cast<std::size_t>(i) * v.source_length + j];
-        if (mass > best) best = mass, at = a;
-      }
-      for (const Edit& e : edits)
-        if (e.first < at && at < e.last) at = e.last;
-    }
     std::string text(span_text(k));
     if (plan.span_term[k] && sentence_start(at)) text = capitalise_first_letter(text);
     edits.push_back({at, at, std::move(text), true});
