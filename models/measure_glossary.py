@@ -76,10 +76,13 @@ def make_glossary(src, ref, hyp, n_terms):
 def holds(text, t):
     """How many times `text` holds the target term `t`, by the runtime's documented rule
     (softalign/glossary.hpp): first letter in either case; a word, the first part of a
-    hyphenated compound, or (5 bytes or more, small first letter) the end of a compound."""
+    hyphenated compound, (5 bytes or more, small first letter) the end of a compound, or
+    (4 bytes or more, ending in an ASCII letter) with an ending of one or two small ASCII letters or as
+    the head of a closed compound (four small ASCII letters or more after it)."""
     lo, up = t[:1].lower() + t[1:], t[:1].upper() + t[1:]
     forms = "|".join(re.escape(f) for f in sorted({lo, up}))
-    pattern = rf"(?<!\w)(?:{forms})(?=-|(?!\w))"
+    ending = "(?:[a-z]{1,2}|[a-z]{4,})?" if len(lo.encode()) >= 4 and re.fullmatch(r".*[A-Za-z]", lo) else ""
+    pattern = rf"(?<!\w)(?:{forms}){ending}(?=-|(?!\w))"
     if len(lo.encode()) >= 5 and lo != up:
         pattern += rf"|(?<=\w){re.escape(lo)}(?!\w)"
     return len(re.findall(pattern, text))

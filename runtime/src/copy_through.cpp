@@ -3,6 +3,7 @@
 #include <sentencepiece_processor.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "guard.hpp"
@@ -97,6 +98,18 @@ std::size_t count_term(std::string_view text, std::string_view target) {
       if ((starts && (ends || text[e] == '-')) || (ends && &f == &forms[0] && f != forms[1] && f.size() >= 5)) {
         found = true;
         p = e;
+        break;
+      }
+      // With an inflectional ending of one or two small letters (Paketen,
+      // fichiers), or as the head of a closed compound: four small letters or
+      // more follow (Clientbibliothek).
+      std::size_t k = e;
+      while (k < text.size() && text[k] >= 'a' && text[k] <= 'z') ++k;
+      const bool word_end = k == text.size() || !letter_byte(text[k]) || text[k] == '-';
+      const bool inflected = k > e && word_end && (k - e <= 2 || k - e >= 4);
+      if (starts && inflected && f.size() >= 4 && std::isalpha(static_cast<unsigned char>(f.back()))) {
+        found = true;
+        p = k;
         break;
       }
     }
@@ -241,8 +254,20 @@ std::string term_replacement(std::string_view orig, std::string_view target, cha
     else elided = std::string(elision) + "e ";  // "d'" -> "de ", "qu'" -> "que ", "l'" -> "le "
     if (sentence_start && !elided.empty()) elided = capitalise_first_letter(elided);
   }
-  if (sentence_start && elided.empty()) out = capitalise_first_letter(out);
+  // A hyphenated word ("Archiv-Plugin", "GNOME-Arbeitsumgebung") for a
+  // one-word target: only its last part is replaced ("Archiv-Erweiterung").
+  std::string_view kept_head;
+  if (target.find(' ') == std::string_view::npos && rest.find(' ') == std::string_view::npos) {
+    const std::size_t dash = rest.rfind('-');
+    if (dash != std::string_view::npos && dash > 0 && letter_byte(rest[dash - 1]) && dash + 1 < rest.size() &&
+        letter_byte(rest[dash + 1])) {
+      kept_head = rest.substr(0, dash + 1);
+      rest.remove_prefix(dash + 1);
+    }
+  }
+  if (sentence_start && elided.empty() && kept_head.empty()) out = capitalise_first_letter(out);
   std::string text = replacement(rest, out, before, after);
+  text.insert(0, kept_head);
   if (!elided.empty()) text.insert(0, elided);
   text.insert(0, orig.substr(0, lead));
   return text;
@@ -381,11 +406,12 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     while (z < n && !word_start(z)) ++z;
     return z;
   };
-  // The words holding a span already there stay as they are.
+  // The words holding a span already there stay as they are (a glossary
+  // term's target as count_term finds it: "Entwicklungspakete" holds "Pakete").
   for (int a = 0; a < n; a = word_end(a)) {
     const std::string word = decode(a, word_end(a));
     for (std::size_t k = 0; k < plan.spans.size(); ++k)
-      if (present[k] && contains_token(word, span_text(k)))
+      if (present[k] && (plan.span_term[k] ? count_term(word, span_text(k)) > 0 : contains_token(word, span_text(k))))
         for (int i = a; i < word_end(a); ++i) claimed[i] = true;
   }
 

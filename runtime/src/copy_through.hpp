@@ -55,17 +55,17 @@ Status encode_for_copy(const Model& model, std::string_view text, bool copy, con
 // nearest source piece before it (else before the one aligned to the nearest
 // after it, else at the end); each target <unk> becomes the source word (or
 // span) it aligns to. h->ids, h->pieces and the alignments stay the model's.
-// How many times a glossary target term is in `text`: as written or with its
-// first letter in the other case, as a word, as the first part of a hyphenated
-// compound ("Software-Codes"), or, 5 bytes or more, with a small first letter
-// as the end of a compound ("Rasterbibliothek" holds "Bibliothek").
+// How many times a glossary target term is in `text`, by the rule of
+// softalign/glossary.hpp ("holds": a word, a compound's part, an inflection).
 std::size_t count_term(std::string_view text, std::string_view target);
 
 // What replaces `orig`, the target text taken for a glossary term, to hold
 // `target`: replacement()'s rule, except that an elision before it stays only
 // when `target` starts with a vowel or 'h' ("d'enregistrer" -> "de
-// sauvegarder"; "l'" before a capitalised name goes), and `target` (or what
-// stands for the elision) takes a capital first letter at a sentence start.
+// sauvegarder"; "l'" before a capitalised name goes), a hyphenated `orig`
+// keeps all but its last part for a one-word `target` ("Archiv-Plugin" ->
+// "Archiv-Erweiterung"), and `target` (or what stands for the elision) takes
+// a capital first letter at a sentence start.
 std::string term_replacement(std::string_view orig, std::string_view target, char before, char after,
                              bool sentence_start);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "copy_through.hpp"
 #include "glossary_index.hpp"
 #include "golden_util.hpp"
 #include "softalign/softalign.hpp"
@@ -102,6 +103,27 @@ TEST_CASE("glossary matching: whole words, the first letter's case, the longest 
   std::string big;
   for (int i = 0; i < 20000; ++i) big += i % 3 ? "package manage " : "packag ";
   CHECK(matches(g, big).size() == 13333);
+}
+
+TEST_CASE("glossary: what counts as the target term in an output, and a hyphenated word's last part replaced") {
+  using internal::count_term;
+  CHECK(count_term("Speichern Sie die Datei.", "Datei") == 1);
+  CHECK(count_term("Datei-Manager und datei", "Datei") == 2);        // a hyphenated compound's first part; small letter
+  CHECK(count_term("die Rasterbibliothek", "Bibliothek") == 1);      // the end of a compound (5 bytes or more)
+  CHECK(count_term("von einigen Paketen", "Pakete") == 1);           // an ending of one or two small letters
+  CHECK(count_term("les fichiers", "fichier") == 1);
+  CHECK(count_term("Benutzern-Listen", "Benutzer") == 1);            // ... before a hyphen too
+  CHECK(count_term("die Clientbibliothek", "Client") == 1);          // a closed compound's head (4 letters or more after)
+  CHECK(count_term("Paketeabc", "Pakete") == 0);                     // three letters: neither
+  CHECK(count_term("wieder", "wie") == 0);                           // a target under 4 bytes takes no ending
+  CHECK(count_term("un Enregistrement", "Enregistrer") == 0);
+  CHECK(count_term("Datei2", "Datei") == 0);
+  CHECK(count_term("Dateiä", "Datei") == 0);
+  // Replacing: only the last part of a hyphenated word for a one-word target.
+  CHECK(internal::term_replacement("Archiv-Plugin", "Erweiterung", ' ', ' ', false) == "Archiv-Erweiterung");
+  CHECK(internal::term_replacement("GNOME-Arbeitsumgebung", "Desktop", ' ', ' ', true) == "GNOME-Desktop");
+  CHECK(internal::term_replacement("Plugin", "Erweiterung", ' ', ' ', false) == "Erweiterung");
+  CHECK(internal::term_replacement("Archiv-Plugin", "module externe", ' ', ' ', false) == "module externe");
 }
 
 TEST_CASE("glossary guarantee: every term's target in every hypothesis, whatever the model writes") {

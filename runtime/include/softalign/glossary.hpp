@@ -34,9 +34,16 @@ namespace softalign {
 // first letter where it starts the output or a sentence in it. An output
 // that already holds `target` as often as the source holds the term is left
 // as it is; "holds" counts `target` with its first letter in either case, as
-// a word, as the first part of a hyphenated compound ("Software-Codes"), or
+// a word, as the first part of a hyphenated compound ("Software-Codes"),
 // (5 bytes or more) as the end of a compound ("Rasterbibliothek" holds
-// "Bibliothek").
+// "Bibliothek"), or (4 bytes or more, ending in an ASCII letter) at the start
+// of a word with an inflectional ending of one or two small ASCII letters
+// ("Paketen" holds "Pakete", "fichiers" holds "fichier") or as the head of a
+// closed compound, four small ASCII letters or more following
+// ("Clientbibliothek" holds "Client"): the model's own inflection or
+// compound of a term is kept. Where a one-word target replaces a hyphenated
+// word, only its last part is replaced ("Archiv-Plugin" becomes
+// "Archiv-Erweiterung").
 struct GlossaryTerm {
   std::string source;
   std::string target;
