@@ -11,6 +11,7 @@
 
 #include "atomic_file.h"
 #include "config.h"
+#include "confidence.h"
 #include "error.h"
 #include "expected_tensors.h"
 #include "half.h"
@@ -220,8 +221,12 @@ void convert(const Options& o, std::ostream& report_out) {
   else if (with_shortlist)
     shortlist = build_shortlist_from_corpus(o.shortlist_src, o.shortlist_tgt, src_spm, tgt_spm, c, o.shortlist);
 
+  ConfidenceData confidence;
+  if (!o.confidence.empty()) confidence = read_confidence_fit(o.confidence);
+
   const flatbuffers::DetachedBuffer file =
-      build_model_file(c, std::move(out), src_spm, tgt_spm, meta, with_shortlist ? &shortlist : nullptr);
+      build_model_file(c, std::move(out), src_spm, tgt_spm, meta, with_shortlist ? &shortlist : nullptr,
+                       o.confidence.empty() ? nullptr : &confidence);
   // Check our own output with the reader's rules before it can be shipped.
   std::string why;
   if (!format::verify_model(file.data(), file.size(), &why)) throw Error("internal error: output fails verification: " + why);

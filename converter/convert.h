@@ -26,6 +26,8 @@ struct Options {
   // Or a shortlist made by the caller (library use); it must satisfy the
   // format's rules (format::shortlist_ok) or convert() throws.
   std::optional<ShortlistData> shortlist_data;
+  // A confidence calibration (FIT.json, confidence.h); empty: none.
+  std::string confidence;
 };
 
 // Reads, checks, quantises and writes. Throws Error (one line) on any bad

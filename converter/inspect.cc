@@ -109,6 +109,16 @@ void inspect_file(const std::string& path, std::ostream& out) {
     out << "shortlist: none\n";
   }
 
+  if (const fb::Confidence* conf = m->confidence()) {
+    out << "confidence:\n";
+    out << item("fitted_on", str(conf->fitted_on()));
+    out << "  bias: " << conf->bias() << "\n";
+    for (flatbuffers::uoffset_t i = 0; i < conf->features()->size(); ++i)
+      out << "  weight " << conf->features()->Get(i)->str() << ": " << conf->weights()->Get(i) << "\n";
+  } else {
+    out << "confidence: none\n";
+  }
+
   size_t width = 4;
   for (const fb::Tensor* t : *m->tensors()) width = std::max<size_t>(width, t->name()->size());
   uint64_t total = 0;

@@ -68,8 +68,11 @@ int main(int argc, char** argv) {
                                  "shortlist: EM iterations of IBM model 1")
                      ->capture_default_str();
   for (auto* opt : {sl_top, sl_freq, sl_method, sl_iter}) opt->needs(sl_opt);
+  auto* conf_opt = app.add_option("--confidence", o.confidence,
+                                  "embed a confidence calibration (the JSON models/fit_confidence.py writes)")
+                      ->type_name("FIT.json");
   auto* inspect_opt = app.add_option("--inspect", inspect, "print config, metadata and tensor table of a model file");
-  for (auto* opt : {in_opt, out_opt, int8_opt, fp16_opt, keep_opt, src_opt, tgt_opt, meta_opt, report_opt, sl_opt})
+  for (auto* opt : {in_opt, out_opt, int8_opt, fp16_opt, keep_opt, src_opt, tgt_opt, meta_opt, report_opt, sl_opt, conf_opt})
     inspect_opt->excludes(opt);
 
   // Argument errors: one line too, exit status 2 (usage error).

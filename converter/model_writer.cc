@@ -42,7 +42,8 @@ flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>> key_
 
 flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<OutTensor> tensors,
                                       const std::string& src_spm, const std::string& tgt_spm,
-                                      const OutMetadata& meta, const ShortlistData* shortlist) {
+                                      const OutMetadata& meta, const ShortlistData* shortlist,
+                                      const ConfidenceData* confidence) {
   // FlatBuffers offsets are 32-bit: the whole file must stay below 2 GiB.
   uint64_t total = src_spm.size() + tgt_spm.size();
   if (shortlist)
@@ -95,6 +96,11 @@ flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<O
                              b.CreateVector(shortlist->frequent), shortlist->top_k, shortlist->frequent_count,
                              b.CreateString(shortlist->method));
 
+  flatbuffers::Offset<fb::Confidence> conf = 0;
+  if (confidence)
+    conf = fb::CreateConfidence(b, b.CreateVectorOfStrings(confidence->features), b.CreateVector(confidence->weights),
+                                confidence->bias, b.CreateString(confidence->fitted_on));
+
   fb::ModelBuilder mb(b);
   mb.add_schema_version(format::kSchemaVersion);
   mb.add_config(config);
@@ -103,6 +109,7 @@ flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<O
   if (!c.shared_vocab) mb.add_tgt_spm(tgt);
   mb.add_metadata(metadata);
   if (shortlist) mb.add_shortlist(sl);
+  if (confidence) mb.add_confidence(conf);
   fb::FinishModelBuffer(b, mb.Finish());
   return b.Release();
 }

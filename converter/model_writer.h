@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config.h"
+#include "confidence.h"
 #include "shortlist.h"
 #include "softalign_generated.h"
 
@@ -28,10 +29,12 @@ struct OutMetadata {
 
 // The complete file. Tensors are written sorted by name; every tensor's data
 // starts at a multiple of 32 bytes. `tgt_spm` is left out when the config has
-// shared_vocab; the shortlist table when `shortlist` is not null. Same inputs
-// give the same bytes.
+// shared_vocab; the shortlist table when `shortlist` is not null, the
+// confidence table when `confidence` is not null. Same inputs give the same
+// bytes.
 flatbuffers::DetachedBuffer build_model_file(const ModelConfig& config, std::vector<OutTensor> tensors,
                                       const std::string& src_spm, const std::string& tgt_spm,
-                                      const OutMetadata& meta, const ShortlistData* shortlist = nullptr);
+                                      const OutMetadata& meta, const ShortlistData* shortlist = nullptr,
+                                      const ConfidenceData* confidence = nullptr);
 
 }  // namespace softalign::convert

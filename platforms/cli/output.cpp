@@ -25,9 +25,20 @@ const std::vector<AlignmentLink>& links(const OutputFormat& format, const Hypoth
   return format.word_alignment ? h.alignment_words : h.alignment_pieces;
 }
 
-Json to_json(const Hypothesis& h) {
+bool low_confidence(const OutputFormat& format, const Hypothesis& h) {
+  return format.min_confidence >= 0.0f && h.confidence < format.min_confidence;
+}
+
+// The text as written in plain and n-best modes: marked when below --min-confidence.
+std::string shown_text(const OutputFormat& format, const Hypothesis& h) {
+  return low_confidence(format, h) ? kLowConfidenceMark + h.text : h.text;
+}
+
+Json to_json(const OutputFormat& format, const Hypothesis& h) {
   Json j;
   j["text"] = h.text;
+  j["confidence"] = h.confidence;
+  if (format.min_confidence >= 0.0f) j["low_confidence"] = low_confidence(format, h);
   j["pieces"] = h.pieces;
   j["ids"] = h.ids;
   j["score"] = h.score;
@@ -68,25 +79,33 @@ void write_result(std::ostream& os, const OutputFormat& format, std::size_t inde
     j["glossary_matches"] = Json::array();
     for (const TextRange& r : result.glossary_matches) j["glossary_matches"].push_back({r.begin, r.end});
     j["hypotheses"] = Json::array();
-    for (const Hypothesis& h : result.hypotheses) j["hypotheses"].push_back(to_json(h));
+    for (const Hypothesis& h : result.hypotheses)
+      if (!(format.drop_low_confidence && low_confidence(format, h))) j["hypotheses"].push_back(to_json(format, h));
     os << j.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
     return;
   }
   if (format.nbest == 0) {
     const Hypothesis& h = result.hypotheses.empty() ? kEmpty : result.hypotheses.front();
-    os << h.text;
+    if (format.drop_low_confidence && low_confidence(format, h)) {
+      os << '\n';  // as for a line that failed
+      return;
+    }
+    os << shown_text(format, h);
     if (format.alignment) os << " ||| " << to_pharaoh(links(format, h));
     os << '\n';
     return;
   }
   const std::size_t n = static_cast<std::size_t>(format.nbest);
+  std::size_t written = 0;
   for (std::size_t i = 0; i < std::min(n, result.hypotheses.size()); ++i) {
     const Hypothesis& h = result.hypotheses[i];
-    os << index << " ||| " << h.text << " ||| " << format_score(h.score);
+    if (format.drop_low_confidence && low_confidence(format, h)) continue;
+    os << index << " ||| " << shown_text(format, h) << " ||| " << format_score(h.score);
     if (format.alignment) os << " ||| " << to_pharaoh(links(format, h));
     os << '\n';
+    ++written;
   }
-  write_missing(os, format, index, n - std::min(n, result.hypotheses.size()));
+  write_missing(os, format, index, n - written);
 }
 
 void write_failure(std::ostream& os, const OutputFormat& format, std::size_t index, const std::string& message) {

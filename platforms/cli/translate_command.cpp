@@ -39,6 +39,8 @@ struct TranslateArgs {
   bool copy_through = false, no_copy_through = false;  // --copy-through: the default, said explicitly
   bool no_repair_placeholders = false, check_placeholders = false;
   std::string glossary;  // a TSV file
+  float min_confidence = -1.0f;  // --min-confidence (negative: off)
+  std::string low_confidence = "mark";
   std::string kernels;
   // Options given on the command line (the others keep the model's defaults).
   CLI::Option *beam_opt = nullptr, *nbest_opt = nullptr, *alpha_opt = nullptr, *beta_opt = nullptr,
@@ -84,6 +86,7 @@ constexpr int kExitBadArguments = 2;  // arguments the parser, the model or the 
 struct Stats {
   std::size_t lines = 0, failed = 0, source_pieces = 0, target_pieces = 0;
   std::size_t placeholders_repaired = 0;  // lines whose best hypothesis had them repaired
+  std::size_t low_confidence = 0;         // lines whose best hypothesis is below --min-confidence
 };
 
 using Clock = std::chrono::steady_clock;
@@ -160,6 +163,7 @@ bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const Sear
       const TranslationResult& r = out[i].result;
       stats.source_pieces += r.source_pieces.size();
       if (!r.hypotheses.empty()) stats.target_pieces += r.hypotheses.front().ids.size();
+      if (!r.hypotheses.empty() && r.hypotheses.front().confidence < format.min_confidence) ++stats.low_confidence;
       if (!r.hypotheses.empty() && r.hypotheses.front().placeholders_repaired) {
         ++stats.placeholders_repaired;
         if (check_placeholders)
@@ -290,6 +294,8 @@ int run(const TranslateArgs& a) {
   format.alignment = a.alignment || a.word_alignment;
   format.word_alignment = a.word_alignment;
   format.json = a.json;
+  format.min_confidence = a.min_confidence;
+  format.drop_low_confidence = a.low_confidence == "drop";
 
   bool ok = true;
   Stats stats;
@@ -327,6 +333,9 @@ int run(const TranslateArgs& a) {
   if (a.check_placeholders)
     std::cerr << "softalign: placeholders " << (options.repair_placeholders ? "repaired" : "not kept") << " in "
               << stats.placeholders_repaired << " of " << stats.lines << " lines\n";
+  if (format.min_confidence >= 0.0f)
+    std::cerr << "softalign: " << stats.low_confidence << " of " << stats.lines << " lines below confidence "
+              << format.min_confidence << " (" << (format.drop_low_confidence ? "dropped" : "marked") << ")\n";
   return ok ? 0 : kExitFailed;
 }
 
@@ -427,6 +436,19 @@ std::function<int()> add_translate_command(CLI::App& app) {
                   "Terms that must come out as given: a TSV file of \"source<TAB>target\" lines ('#' starts a "
                   "comment); a source term matches whole words, its first letter's case ignored")
       ->type_name("FILE");
+  auto* min_conf_opt =
+      cmd->add_option("--min-confidence", a->min_confidence,
+                      "Mark translations whose confidence (0 to 1; --json gives each one's) is below C: \"[?] \" "
+                      "before the text, \"low_confidence\": true in --json; or drop them (--low-confidence drop); "
+                      "their count goes to stderr at the end")
+          ->type_name("C")
+          ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--low-confidence", a->low_confidence,
+                  "What --min-confidence does to a translation below it: mark, or drop (an empty line; left out "
+                  "of --json's and --nbest's lists)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"mark", "drop"}))
+      ->needs(min_conf_opt);
   cmd->add_flag("--check-placeholders", a->check_placeholders,
                 "Name on stderr each line whose placeholders the model did not keep (repaired, unless "
                 "--no-repair-placeholders), and their count at the end");

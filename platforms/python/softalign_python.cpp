@@ -171,6 +171,7 @@ std::string best_text(const softalign::TranslationResult& r) {
 struct PyBatchResult {
   std::vector<std::string> hypotheses;
   std::vector<float> scores;
+  std::vector<float> confidences;
   std::vector<std::vector<std::pair<int, int>>> alignment;
 };
 
@@ -178,6 +179,7 @@ PyBatchResult batch_result(const softalign::TranslationResult& r, bool scores, b
   PyBatchResult b;
   for (const auto& h : r.hypotheses) {
     b.hypotheses.push_back(h.text);
+    b.confidences.push_back(h.confidence);
     if (scores) b.scores.push_back(h.score);
     if (alignment) b.alignment.push_back(links(h.alignment_words));
   }
@@ -230,6 +232,18 @@ PYBIND11_MODULE(softalign, m) {
       .def_readonly("placeholders_repaired", &softalign::Hypothesis::placeholders_repaired,
                     "the model's own text lacked a placeholder of the source (%s, {0}, <b>, &amp;...), held one "
                     "twice or another one, or nested the source's tags otherwise (repair_placeholders: repaired)")
+      .def_readonly("confidence", &softalign::Hypothesis::confidence,
+                    "how far to trust the text, in [0, 1]: with a calibrated model (Model.confidence_calibrated) "
+                    "an estimate of its chrF / 100, else the geometric mean of its pieces' probabilities")
+      .def_property_readonly(
+          "confidence_features",
+          [](const softalign::Hypothesis& h) {
+            py::dict d;
+            for (std::size_t f = 0; f < softalign::kConfidenceFeatureCount; ++f)
+              d[py::str(softalign::kConfidenceFeatureNames[f])] = h.confidence_features.values[f];
+            return d;
+          },
+          "what the confidence is made of: {feature name: value} (softalign/confidence.hpp)")
       .def_property_readonly(
           "attention",
           [](const softalign::Hypothesis& h) -> py::object {
@@ -249,7 +263,7 @@ PYBIND11_MODULE(softalign, m) {
       })
       .def("__repr__", [](const softalign::Hypothesis& h) {
         return "<softalign.Hypothesis " + py::repr(py::str(h.text)).cast<std::string>() +
-               " score=" + std::to_string(h.score) + ">";
+               " score=" + std::to_string(h.score) + " confidence=" + std::to_string(h.confidence) + ">";
       });
 
   py::class_<softalign::TranslationResult>(m, "Result")
@@ -285,6 +299,8 @@ PYBIND11_MODULE(softalign, m) {
       .def_readonly("scores", &PyBatchResult::scores,
                     "each hypothesis's score (log-prob / length penalty + coverage penalty) with return_scores, "
                     "else empty")
+      .def_readonly("confidences", &PyBatchResult::confidences,
+                    "each hypothesis's confidence in [0, 1] (Hypothesis.confidence)")
       .def_readonly("alignment", &PyBatchResult::alignment,
                     "each hypothesis's hard word alignment, (source word, target word) pairs, with "
                     "return_alignment, else empty")
@@ -331,6 +347,12 @@ PYBIND11_MODULE(softalign, m) {
       .def_property_readonly("file_bytes", [](const PyModel& pm) { return pm.model->file_bytes(); })
       .def_property_readonly("schema_version", [](const PyModel& pm) { return pm.model->schema_version(); })
       .def_property_readonly("has_shortlist", [](const PyModel& pm) { return pm.model->has_shortlist(); })
+      .def_property_readonly("confidence_calibrated",
+                             [](const PyModel& pm) { return pm.model->confidence_calibrated(); },
+                             "whether the file carries a confidence calibration (softalign-convert --confidence)")
+      .def_property_readonly("confidence_fitted_on",
+                             [](const PyModel& pm) { return std::string(pm.model->confidence_fitted_on()); },
+                             "how the file's confidence calibration was fitted ('' without one)")
       .def_property_readonly("metadata",
                              [](const PyModel& pm) {
                                py::dict d;

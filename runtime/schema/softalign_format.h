@@ -4,7 +4,8 @@
 // the FlatBuffers Verifier cannot know: the schema version rule, that tensors
 // are sorted by name (so lookups by binary search are valid), that each
 // tensor's data and scales have the sizes its shape and dtype imply, and the
-// shortlist's rules (`shortlist_ok`). The converter checks its own output
+// shortlist's and the confidence calibration's rules (`shortlist_ok`,
+// `confidence_ok`). The converter checks its own output
 // with it, and the runtime can load with it:
 //
 //   std::string err;
@@ -15,6 +16,7 @@
 // Nothing here allocates except the error message on failure.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -140,6 +142,40 @@ inline bool shortlist_ok(const fb::Shortlist& sl, const fb::Config& cfg, std::st
   return true;
 }
 
+// The confidence calibration's own rules (softalign.fbs `Confidence`): one
+// finite weight per feature, names non-empty and each once, a finite bias.
+// Whether the reader knows each name is the reader's business (an unknown one
+// means a newer converter: the runtime then ignores the calibration).
+inline bool confidence_ok(const fb::Confidence& c, std::string* why) {
+  const auto* names = c.features();
+  const auto* weights = c.weights();
+  if (names->size() != weights->size()) {
+    *why = std::to_string(names->size()) + " features but " + std::to_string(weights->size()) + " weights";
+    return false;
+  }
+  if (!std::isfinite(c.bias())) {
+    *why = "the bias is not finite";
+    return false;
+  }
+  for (flatbuffers::uoffset_t i = 0; i < names->size(); ++i) {
+    if (names->Get(i)->size() == 0) {
+      *why = "feature " + std::to_string(i) + " has no name";
+      return false;
+    }
+    if (!std::isfinite(weights->Get(i))) {
+      *why = "the weight of feature " + std::to_string(i) + " is not finite";
+      return false;
+    }
+    const flatbuffers::String* name = names->Get(i);
+    for (flatbuffers::uoffset_t j = 0; j < i; ++j)
+      if (names->Get(j)->size() == name->size() && std::memcmp(names->Get(j)->data(), name->data(), name->size()) == 0) {
+        *why = "feature \"" + names->Get(i)->str() + "\" named twice";
+        return false;
+      }
+  }
+  return true;
+}
+
 // Checks a whole buffer: size, file identifier, schema version, FlatBuffers
 // structure, then the format's own rules. Returns the root on success, or
 // nullptr with a one-line reason in *err. `data` must stay valid while the
@@ -181,6 +217,11 @@ inline const fb::Model* verify_model(const uint8_t* data, size_t size, std::stri
   if (const fb::Shortlist* sl = model->shortlist()) {
     std::string why;
     if (!shortlist_ok(*sl, *cfg, &why)) return fail(err, "corrupt softalign model file (shortlist: " + why + ")");
+  }
+
+  if (const fb::Confidence* conf = model->confidence()) {
+    std::string why;
+    if (!confidence_ok(*conf, &why)) return fail(err, "corrupt softalign model file (confidence: " + why + ")");
   }
 
   const auto* tensors = model->tensors();

@@ -230,6 +230,7 @@ softalign_status softalign_model_get_info(const softalign_model* model, softalig
     full.default_max_len_b = c.decoding.max_len_b;
     full.schema_version = m.schema_version();
     full.file_bytes = m.file_bytes();
+    full.confidence_calibrated = m.confidence_calibrated() ? 1 : 0;
     // Only the part of the struct the caller knows.
     std::memcpy(info, &full, info->struct_size < sizeof full ? info->struct_size : sizeof full);
     return SOFTALIGN_OK;
@@ -497,6 +498,11 @@ float softalign_result_score(const softalign_result* result, size_t hypothesis) 
 float softalign_result_log_prob(const softalign_result* result, size_t hypothesis) {
   const softalign::Hypothesis* h = hyp(result, hypothesis);
   return h == nullptr ? 0.0f : h->log_prob;
+}
+
+float softalign_result_confidence(const softalign_result* result, size_t hypothesis) {
+  const softalign::Hypothesis* h = hyp(result, hypothesis);
+  return h == nullptr ? 0.0f : h->confidence;
 }
 
 int softalign_result_placeholders_repaired(const softalign_result* result, size_t hypothesis) {

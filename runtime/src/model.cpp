@@ -335,6 +335,7 @@ Status load_impl(std::unique_ptr<Storage> storage, std::unique_ptr<ModelImpl>* o
   st = bind_weights(*m, impl.get());
   if (!st.ok()) return st;
   impl->shortlist = view_shortlist(*m);
+  impl->confidence = read_confidence(*m);
   auto bytes = [](const flatbuffers::Vector<uint8_t>* v) {
     return std::string_view(reinterpret_cast<const char*>(v->data()), v->size());
   };
@@ -485,5 +486,7 @@ WeightType Model::weight_type() const { return impl_->weight_type; }
 std::size_t Model::file_bytes() const { return impl_->storage->size; }
 int Model::schema_version() const { return impl_->schema_version; }
 bool Model::has_shortlist() const { return impl_->shortlist.present(); }
+bool Model::confidence_calibrated() const { return impl_->confidence.present; }
+std::string_view Model::confidence_fitted_on() const { return impl_->confidence.fitted_on; }
 
 }  // namespace softalign

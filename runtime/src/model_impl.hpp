@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "confidence.hpp"
 #include "cpu_weights.hpp"
 #include "kernels/kernels.hpp"
 #include "shortlist.hpp"
@@ -106,6 +107,7 @@ struct ModelImpl {
   int schema_version = 0;
   Weights w;
   ShortlistTable shortlist;  // the file's vocabulary shortlist, if any
+  ConfidenceCalibration confidence;  // the file's confidence calibration, if any
   // f32 copies of vectors stored as f16/i8 (biases, v_a, v_p): made once at load.
   std::deque<std::vector<float>> widened;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> src_spm, tgt_spm;  // tgt may alias src (shared)

@@ -233,9 +233,11 @@ void TranslatorImpl::layout(Arena& a) {
   hist_tok_ = a.take<int32_t>(b * t * kk);
   hist_parent_ = a.take<int32_t>(b * t * kk);
   hist_att_ = a.take<float>(b * t * kk * s);
+  hist_logp_ = a.take<float>(b * t * kk);
   finished_ = a.take<Finished>(b * kk);
   out_ids_ = a.take<int32_t>(b * kk * t);
   out_att_ = a.take<float>(b * kk * t * s);
+  out_logp_ = a.take<float>(b * kk * t);
   out_views_ = a.take<HypothesisView>(b * kk);
   src_len_ = a.take<int32_t>(b);
   t_max_ = a.take<int32_t>(b);

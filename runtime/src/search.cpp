@@ -147,10 +147,12 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
       int32_t* hist_tok = hist_tok_ + b * TK;
       int32_t* hist_parent = hist_parent_ + b * TK;
       float* hist_att = hist_att_ + b * TK * S;
+      float* hist_logp = hist_logp_ + b * TK;
       for (int j = 0; j < got; ++j) {
         const int parent = first + idx[j] / vocab;
         hist_tok[static_cast<std::size_t>(t) * K + j] = idx[j] % vocab;
         hist_parent[static_cast<std::size_t>(t) * K + j] = alive_idx_[parent];
+        hist_logp[static_cast<std::size_t>(t) * K + j] = val[j];
         std::memcpy(hist_att + (static_cast<std::size_t>(t) * K + j) * S, engine_->attention(parent),
                     sizeof(float) * s);
       }
@@ -224,6 +226,7 @@ void TranslatorImpl::finish(int b, const Search& sr, NBestView* out) {
   const int32_t* hist_tok = hist_tok_ + b * TK;
   const int32_t* hist_parent = hist_parent_ + b * TK;
   const float* hist_att = hist_att_ + b * TK * S;
+  const float* hist_logp = hist_logp_ + b * TK;
   Finished* fin = finished_ + static_cast<std::size_t>(b) * K;
   // Scores, then the n-best order (stable: ties keep the finishing order).
   // In double, as the reference computes it (ranking near-ties the same way).
@@ -260,13 +263,16 @@ void TranslatorImpl::finish(int b, const Search& sr, NBestView* out) {
     const Finished& h = fin[r];
     int32_t* ids = out_ids_ + (static_cast<std::size_t>(b) * K + r) * T;
     float* att = out_att_ + (static_cast<std::size_t>(b) * K + r) * T * S;
+    float* step_logp = out_logp_ + (static_cast<std::size_t>(b) * K + r) * T;
     const int rows = h.step + 1;
     const bool ends_eos = hist_tok[static_cast<std::size_t>(h.step) * K + h.index] == eos;
     for (int t = h.step, j = h.index; t >= 0; --t) {
-      ids[t] = hist_tok[static_cast<std::size_t>(t) * K + j];
-      std::memcpy(att + static_cast<std::size_t>(t) * s, hist_att + (static_cast<std::size_t>(t) * K + j) * S,
-                  sizeof(float) * s);
-      j = hist_parent[static_cast<std::size_t>(t) * K + j];
+      const std::size_t at = static_cast<std::size_t>(t) * K + j;
+      ids[t] = hist_tok[at];
+      std::memcpy(att + static_cast<std::size_t>(t) * s, hist_att + at * S, sizeof(float) * s);
+      j = hist_parent[at];
+      // The summed log-probabilities of this step and the step before.
+      step_logp[t] = hist_logp[at] - (t > 0 ? hist_logp[static_cast<std::size_t>(t - 1) * K + j] : 0.0f);
     }
     HypothesisView& v = views[r];
     v.ids = ids;
@@ -274,6 +280,7 @@ void TranslatorImpl::finish(int b, const Search& sr, NBestView* out) {
     v.score = static_cast<float>(h.score);
     v.log_prob = h.log_prob;
     v.attention = att;
+    v.step_log_probs = step_logp;
     v.source_length = static_cast<std::size_t>(s);
     v.attention_rows = static_cast<std::size_t>(rows);
   }

@@ -4,10 +4,12 @@
 #include <pthreadpool.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <numeric>
 #include <set>
 
+#include "confidence.hpp"
 #include "copy_through.hpp"
 #include "protect.hpp"
 #include "repair_placeholders.hpp"
@@ -164,6 +166,7 @@ Status fill_result(const Model& model, std::string_view text, bool repair_placeh
   out->protected_spans = plan.protected_spans();
   out->glossary_matches = plan.glossary_matches();
   out->hypotheses.clear();
+  const internal::ConfidenceCalibration& calibration = internal::ModelAccess::impl(model).confidence;
   Status st;
   const bool want_att = search.return_attention || search.return_alignment;
   const std::vector<int> src_words = search.return_alignment ? internal::word_index(pieces) : std::vector<int>();
@@ -188,6 +191,15 @@ Status fill_result(const Model& model, std::string_view text, bool repair_placeh
       std::string repaired;
       if (internal::repair_placeholders(text, h.text, &repaired, terms)) h.text = std::move(repaired);
     }
+    internal::ConfidenceInputs in;
+    in.source = text;
+    in.source_pieces = pieces.size();
+    in.copied = &out->protected_spans;
+    in.text = h.text;
+    in.target_pieces = h.pieces.size();
+    in.repaired = h.placeholders_repaired;
+    h.confidence_features = internal::confidence_features(v, in);
+    h.confidence = internal::confidence_of(calibration, h.confidence_features);
     h.source_length = v.source_length;
     if (want_att) {
       h.attention.assign(v.attention, v.attention + v.attention_rows * v.source_length);
@@ -218,6 +230,7 @@ Status translate_tokens(Translator& tr, std::string_view text, const std::vector
 
 Status empty_result(TranslationResult* out) {
   out->hypotheses.assign(1, Hypothesis());
+  out->hypotheses[0].confidence = 1.0f;  // nothing to translate, nothing wrong
   out->source_ids.clear();
   out->source_pieces.clear();
   out->protected_spans.clear();
@@ -281,7 +294,10 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
     one.nbest = 1;
     one.return_attention = false;
     one.return_alignment = false;
+    // The whole's confidence and features: the parts', weighted by their pieces (EOS included).
     Hypothesis joined;
+    double weight_sum = 0.0, confidence_sum = 0.0;
+    std::array<double, kConfidenceFeatureCount> feature_sums{};
     for (const std::string& part : parts) {
       TranslationResult r;
       st = translate(part, one, &r);
@@ -294,7 +310,14 @@ Status Translator::translate(std::string_view text, const SearchOptions& search_
       joined.score += h.score;
       joined.log_prob += h.log_prob;
       joined.placeholders_repaired = joined.placeholders_repaired || h.placeholders_repaired;
+      const double weight = static_cast<double>(h.ids.size() + 1);
+      weight_sum += weight;
+      confidence_sum += weight * h.confidence;
+      for (std::size_t f = 0; f < kConfidenceFeatureCount; ++f) feature_sums[f] += weight * h.confidence_features.values[f];
     }
+    joined.confidence = static_cast<float>(confidence_sum / weight_sum);
+    for (std::size_t f = 0; f < kConfidenceFeatureCount; ++f)
+      joined.confidence_features.values[f] = static_cast<float>(feature_sums[f] / weight_sum);
     out->source_ids = ids;
     out->source_pieces = pieces;
     out->protected_spans = plan.protected_spans();

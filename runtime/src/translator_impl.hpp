@@ -92,13 +92,16 @@ class TranslatorImpl {
 
   // Per sentence of a batch (B of them): the search history ([T, K] and
   // [T, K, S]: every kept candidate's token, its parent's index in the step
-  // before, its attention row), finished hypotheses and the results.
+  // before, its attention row, its summed log-probability), finished
+  // hypotheses and the results.
   int32_t* hist_tok_ = nullptr;     // [B, T, K]
   int32_t* hist_parent_ = nullptr;  // [B, T, K]
   float* hist_att_ = nullptr;       // [B, T, K, S]
+  float* hist_logp_ = nullptr;      // [B, T, K]
   Finished* finished_ = nullptr;    // [B, K]
   int32_t* out_ids_ = nullptr;      // [B, K, T]
   float* out_att_ = nullptr;        // [B, K, T, S]
+  float* out_logp_ = nullptr;       // [B, K, T] each step's log-probability
   HypothesisView* out_views_ = nullptr;  // [B, K]
   int32_t* src_len_ = nullptr;      // [B]
   int32_t* t_max_ = nullptr;        // [B]

@@ -837,6 +837,41 @@ static void test_glossary(const softalign_model* m) {
   softalign_translator_free(old);
 }
 
+/* Every hypothesis has a confidence in [0, 1]; the golden files carry no
+ * calibration (softalign-convert --confidence), so it is the pieces' geometric
+ * mean probability: exp(log_prob / pieces), EOS included. */
+static void test_confidence(const softalign_model* m) {
+  softalign_model_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  CHECK(softalign_model_get_info(m, &info) == SOFTALIGN_OK);
+  CHECK(info.confidence_calibrated == 0);
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  o.beam = 3;
+  o.nbest = 3;
+  o.copy_through = 0;
+  softalign_translator* t = NULL;
+  CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_OK);
+  softalign_result* r = NULL;
+  CHECK(t != NULL && softalign_translate(t, "the cat sat", &r) == SOFTALIGN_OK);
+  if (r != NULL) {
+    for (size_t h = 0; h < softalign_result_count(r); ++h) {
+      const float c = softalign_result_confidence(r, h);
+      size_t n = 0;
+      softalign_result_ids(r, h, &n);
+      const double lp = softalign_result_log_prob(r, h);
+      CHECK(c >= 0.0f && c <= 1.0f);
+      /* n + 1 pieces with the EOS; n for a hypothesis cut at the maximum length */
+      CHECK(fabs(c - exp(lp / (double)(n + 1))) < 1e-4 || (n > 0 && fabs(c - exp(lp / (double)n)) < 1e-4));
+    }
+    CHECK(softalign_result_confidence(r, softalign_result_count(r)) == 0.0f);
+    softalign_result_free(r);
+  }
+  CHECK(softalign_result_confidence(NULL, 0) == 0.0f);
+  softalign_translator_free(t);
+}
+
 static void test_copy_through(const softalign_model* m, const golden_data* g) {
   softalign_translator_options o;
   softalign_translator_options_default(&o);
@@ -948,6 +983,7 @@ int main(int argc, char** argv) {
   test_kernels_option(m);
   test_copy_through(m, &g);
   test_glossary(m);
+  test_confidence(m);
   test_threads(m, &g);
   softalign_model_free(m);
   test_lifetime(argv[1], &g);

@@ -438,6 +438,44 @@ class Placeholders(unittest.TestCase):
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertIn("cannot read the glossary", p.stderr)
 
+    def test_min_confidence(self):
+        # --json gives each hypothesis's confidence; --min-confidence marks those below it
+        # ("[?] " in plain and n-best output, "low_confidence" in JSON) or drops them, and counts them.
+        src = "This package contains the documentation.\nI love you.\n"
+        p = run("translate", "-m", str(self.model), "--json", "--nbest", "2", stdin=src)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = [json.loads(line) for line in p.stdout.splitlines()]
+        conf = [[h["confidence"] for h in r["hypotheses"]] for r in rows]
+        self.assertTrue(all(0 <= c <= 1 for cs in conf for c in cs), conf)
+        self.assertGreater(conf[0][0], conf[1][0])  # software text above what the model fails at
+        cut = (conf[0][0] + conf[1][0]) / 2
+        plain = run("translate", "-m", str(self.model), stdin=src).stdout.splitlines()
+        p = run("translate", "-m", str(self.model), "--min-confidence", f"{cut:.6f}", stdin=src)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.splitlines(), [plain[0], "[?] " + plain[1]])
+        self.assertIn("1 of 2 lines below confidence", p.stderr)
+        self.assertIn("(marked)", p.stderr)
+        p = run("translate", "-m", str(self.model), "--min-confidence", f"{cut:.6f}", "--low-confidence", "drop",
+                stdin=src)
+        self.assertEqual(p.stdout.split("\n"), [plain[0], "", ""])
+        self.assertIn("(dropped)", p.stderr)
+        p = run("translate", "-m", str(self.model), "--min-confidence", f"{cut:.6f}", "--json", stdin=src)
+        rows = [json.loads(line) for line in p.stdout.splitlines()]
+        self.assertEqual([r["hypotheses"][0]["low_confidence"] for r in rows], [False, True])
+        p = run("translate", "-m", str(self.model), "--min-confidence", "1", "--low-confidence", "drop", "--json",
+                stdin=src)
+        self.assertEqual([r["hypotheses"] for r in map(json.loads, p.stdout.splitlines())], [[], []])
+        p = run("translate", "-m", str(self.model), "--min-confidence", "1", "--low-confidence", "drop",
+                "--nbest", "2", stdin=src)
+        self.assertEqual(p.stdout.splitlines(), ["0 |||  ||| -inf", "0 |||  ||| -inf", "1 |||  ||| -inf",
+                                                 "1 |||  ||| -inf"])
+        # Bad arguments: exit status 2, one line.
+        for args in (["--min-confidence", "1.5"], ["--min-confidence", "-0.1"], ["--low-confidence", "drop"],
+                     ["--min-confidence", "0.5", "--low-confidence", "hide"]):
+            p = run("translate", "-m", str(self.model), *args, stdin=src)
+            self.assertEqual(p.returncode, 2, (args, p.stderr))
+            self.assertEqual(p.stdout, "")
+
 
 class Errors(unittest.TestCase):
     model = str(BIN_DIR / "bahdanau.f32.softalign")

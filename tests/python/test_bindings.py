@@ -175,6 +175,29 @@ def test_glossary():
         softalign.Translator(model, glossary=[("file", "fichier"), ("File", "dossier")])
 
 
+def test_confidence():
+    # Each hypothesis has a confidence in [0, 1] and the features it is made of; the shipped file is
+    # calibrated (softalign-convert --confidence), so it is the logistic map of those features.
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    assert model.confidence_calibrated
+    assert "chrF" in model.confidence_fitted_on
+    tr = softalign.Translator(model)
+    good, bad = tr.translate_nbest(["This package contains the documentation.", "I love you."], nbest=2)
+    for r in (good, bad):
+        for h in r.hypotheses:
+            assert 0.0 <= h.confidence <= 1.0
+            f = h.confidence_features
+            assert list(f) == ["mean_log_prob", "min_log_prob", "low_prob_share", "attention_entropy",
+                               "uncovered_source", "length_ratio", "source_length", "copied_share", "repaired",
+                               "repeated_word", "truncated", "source_pieces_per_word", "target_pieces_per_word",
+                               "byte_length_ratio"]
+            assert f["min_log_prob"] <= f["mean_log_prob"] + 1e-6
+    assert good.hypotheses[0].confidence > bad.hypotheses[0].confidence
+    batch = tr.translate_batch(["This package contains the documentation.", "I love you."], num_hypotheses=1)
+    assert [b.confidences[0] for b in batch] == pytest.approx([good.hypotheses[0].confidence,
+                                                               bad.hypotheses[0].confidence])
+
+
 def test_nul_in_names_is_refused_and_kept_in_text():
     path = os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign")
     # A path or an option name with a NUL: refused, not cut at the NUL (which loaded `path`).

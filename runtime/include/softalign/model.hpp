@@ -64,6 +64,11 @@ class Model {
   // --shortlist-corpus); translators use it unless told otherwise
   // (TranslatorOptions::use_shortlist).
   SOFTALIGN_API bool has_shortlist() const;
+  // Whether the file carries a confidence calibration (softalign-convert
+  // --confidence; softalign/confidence.hpp), and how it was fitted (empty
+  // when it has none).
+  SOFTALIGN_API bool confidence_calibrated() const;
+  SOFTALIGN_API std::string_view confidence_fitted_on() const;
 
   // Tokenisation with the embedded SentencePiece models. These allocate (they
   // build std::strings and vectors); the numeric core (Translator::translate_ids)

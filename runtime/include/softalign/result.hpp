@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "softalign/confidence.hpp"
 #include "softalign/export.h"
 
 namespace softalign {
@@ -47,6 +48,10 @@ struct Hypothesis {
   // source's tags otherwise (TranslatorOptions::repair_placeholders: then
   // `text` is the repaired text). Text calls only.
   bool placeholders_repaired = false;
+  // How far to trust this text, in [0, 1], and what it is made of
+  // (softalign/confidence.hpp). Text calls only.
+  float confidence = 0.0f;
+  ConfidenceFeatures confidence_features;
 };
 
 struct TranslationResult {
@@ -77,6 +82,9 @@ struct HypothesisView {
   const float* attention = nullptr;
   std::size_t attention_rows = 0;
   std::size_t source_length = 0;
+  // attention_rows log-probabilities: each target id's, then the EOS's (their
+  // sum is log_prob).
+  const float* step_log_probs = nullptr;
 };
 
 struct NBestView {

@@ -157,6 +157,9 @@ typedef struct softalign_model_info {
   float default_max_len_b;
   int32_t schema_version;
   uint64_t file_bytes;
+  /* 1 when the file carries a confidence calibration (softalign-convert
+   * --confidence; softalign_result_confidence), else 0. */
+  int32_t confidence_calibrated;
 } softalign_model_info;
 
 /* Fills *info. The caller sets info->struct_size first; fields beyond it are
@@ -352,6 +355,12 @@ SOFTALIGN_API float softalign_result_log_prob(const softalign_result* result, si
  * otherwise (with repair_placeholders on, the text was repaired); else 0
  * (also for an out-of-range hypothesis). Text calls only. */
 SOFTALIGN_API int softalign_result_placeholders_repaired(const softalign_result* result, size_t hypothesis);
+
+/* How far to trust the hypothesis's text, in [0, 1]: with a calibrated model
+ * file (softalign_model_info.confidence_calibrated) an estimate of its chrF /
+ * 100 fitted on dev, else the geometric mean of its pieces' probabilities
+ * (softalign/confidence.hpp). 0 for an out-of-range hypothesis. Text calls only. */
+SOFTALIGN_API float softalign_result_confidence(const softalign_result* result, size_t hypothesis);
 
 /* Source pieces (without EOS): their number, and piece k. */
 SOFTALIGN_API size_t softalign_result_source_count(const softalign_result* result);
