@@ -71,6 +71,8 @@ export interface Hypothesis {
   score: number;
   /** Summed log-probability, EOS included. */
   logProb: number;
+  /** How far to trust the text, in [0, 1] (docs/api.md, "Confidence"). */
+  confidence: number;
   ids: number[];
   pieces: string[];
   /** With options.alignment only. */

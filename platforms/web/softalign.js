@@ -150,7 +150,7 @@ export class Translator {
   /**
    * The full results: for a string, one result; for an array, one per text,
    * in order. A result is { sourcePieces, hypotheses: [{ text, score, logProb,
-   * ids, pieces, alignment?: { rows, cols, weights }, pharaoh?, pharaohWords? }] },
+   * confidence, ids, pieces, alignment?: { rows, cols, weights }, pharaoh?, pharaohWords? }] },
    * n-best hypotheses best first. options.prefix (one text only) forces the
    * translation's beginning.
    */

@@ -67,6 +67,8 @@ void put_result(std::string& out, const softalign_result* r) {
     put_float(out, softalign_result_score(r, h));
     out += ",\"logProb\":";
     put_float(out, softalign_result_log_prob(r, h));
+    out += ",\"confidence\":";
+    put_float(out, softalign_result_confidence(r, h));
     size_t count = 0;
     const int32_t* ids = softalign_result_ids(r, h, &count);
     out += ",\"ids\":[";

@@ -4,8 +4,9 @@
 // For each model file given, the FlatBuffer is walked with the generated
 // accessors (offsets of their pointers from the buffer start) to find:
 //   dense regions  - the root offset and file identifier, every table and its
-//                    vtable (root, config, decoding, metadata, shortlist, each
-//                    tensor), every vector's and string's length prefix, the
+//                    vtable (root, config, decoding, metadata, shortlist,
+//                    confidence, each tensor), every vector's and string's
+//                    length prefix, the confidence's names and weights, the
 //                    tensors' offset vector, each tensor's name and shape, the
 //                    first 16 bytes of each SentencePiece model and the size
 //                    header of its normaliser table (precompiled_charsmap);
@@ -184,6 +185,15 @@ class Planner {
         prefix(name, v);
         samples(name, off(v->Data()), 4 * v->size(), 16);
       }
+    }
+    if (const fb::Confidence* conf = m->confidence()) {  // small: every byte
+      table("confidence", conf);
+      prefix("confidence features", conf->features());
+      dense("confidence features offsets", off(conf->features()->Data()), 4 * conf->features()->size());
+      for (const flatbuffers::String* name : *conf->features()) string("confidence feature name", name);
+      prefix("confidence weights", conf->weights());
+      dense("confidence weights", off(conf->weights()->Data()), 4 * conf->weights()->size());
+      if (conf->fitted_on()) prefix("confidence fitted_on", conf->fitted_on());
     }
     std::vector<Case> out;
     for (const auto& [offset, region] : dense_)

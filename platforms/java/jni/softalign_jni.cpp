@@ -321,6 +321,10 @@ JNIEXPORT jfloat JNICALL Java_org_softalign_Native_resultLogProb(JNIEnv*, jclass
   return h < 0 ? 0.0f : softalign_result_log_prob(result_of(result), static_cast<size_t>(h));
 }
 
+JNIEXPORT jfloat JNICALL Java_org_softalign_Native_resultConfidence(JNIEnv*, jclass, jlong result, jint h) {
+  return h < 0 ? 0.0f : softalign_result_confidence(result_of(result), static_cast<size_t>(h));
+}
+
 JNIEXPORT jbyteArray JNICALL Java_org_softalign_Native_resultPharaoh(JNIEnv* env, jclass, jlong result, jint h,
                                                                     jboolean words) {
   if (h < 0) return nullptr;

@@ -76,6 +76,7 @@ await check('n-best and alignments', async () => {
   assert.equal(r.hypotheses.length, 3);
   assert.equal(r.hypotheses[0].text, expected.sentences[1].native);
   assert.ok(r.hypotheses[0].score >= r.hypotheses[1].score);
+  for (const h of r.hypotheses) assert.ok(h.confidence >= 0 && h.confidence <= 1, `confidence ${h.confidence}`);
   const a = r.hypotheses[0].alignment;
   assert.equal(a.cols, r.sourcePieces.length + 1);
   assert.equal(a.rows, r.hypotheses[0].pieces.length + 1);

@@ -1,7 +1,8 @@
 package org.softalign;
 
 /**
- * One hypothesis of a translation: its text, its ranking score and summed log-probability and,
+ * One hypothesis of a translation: its text, its ranking score, summed log-probability and
+ * confidence and,
  * when the translator was made with {@link TranslatorOptions.Builder#alignment(boolean)}, its
  * alignments.
  */
@@ -9,15 +10,17 @@ public final class Hypothesis {
   private final String text;
   private final float score;
   private final float logProb;
+  private final float confidence;
   private final String alignment;
   private final String wordAlignment;
   private final float[][] attention;
 
-  Hypothesis(String text, float score, float logProb, String alignment, String wordAlignment,
-      float[][] attention) {
+  Hypothesis(String text, float score, float logProb, float confidence, String alignment,
+      String wordAlignment, float[][] attention) {
     this.text = text;
     this.score = score;
     this.logProb = logProb;
+    this.confidence = confidence;
     this.alignment = alignment;
     this.wordAlignment = wordAlignment;
     this.attention = attention;
@@ -36,6 +39,15 @@ public final class Hypothesis {
   /** The summed log-probability of the hypothesis, EOS included. */
   public float logProb() {
     return logProb;
+  }
+
+  /**
+   * How far to trust the text, in [0, 1]: with a calibrated model file an estimate of its chrF /
+   * 100 fitted on dev, else the geometric mean of its pieces' probabilities (docs/api.md,
+   * "Confidence").
+   */
+  public float confidence() {
+    return confidence;
   }
 
   /**

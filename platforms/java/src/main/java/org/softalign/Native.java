@@ -67,6 +67,8 @@ final class Native {
 
   static native float resultLogProb(long result, int hypothesis);
 
+  static native float resultConfidence(long result, int hypothesis);
+
   /** Pharaoh alignment over pieces (words: over words); null when absent. */
   static native byte[] resultPharaoh(long result, int hypothesis, boolean words);
 

@@ -203,7 +203,7 @@ public final class Translator implements AutoCloseable {
         attention = Native.resultAttention(r, i);
       }
       out.add(new Hypothesis(utf8(Native.resultText(r, i)), Native.resultScore(r, i),
-          Native.resultLogProb(r, i), pharaoh, words, attention));
+          Native.resultLogProb(r, i), Native.resultConfidence(r, i), pharaoh, words, attention));
     }
     return Collections.unmodifiableList(out);
   }

@@ -350,6 +350,7 @@ public final class TranslatorTest {
           }
           equal(h.text(), batch.get(i).get(k).text(), "n-best batch text");
           check(h.logProb() <= 0f, "log-probability <= 0");
+          check(h.confidence() >= 0f && h.confidence() <= 1f, "confidence in [0, 1]");
         }
       }
     }
