@@ -173,8 +173,9 @@ Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& 
   layout(arena);
   if (arena.overflowed()) return Status(StatusCode::kInternal, "the arena layout does not fit its plan");
   const sentencepiece::SentencePieceProcessor* tgt = m->tgt();
+  uint8_t* word_start = search_.word_start();
   for (int id = 0; id < c->tgt_vocab; ++id)
-    word_start_[id] = id < tgt->GetPieceSize() && !tgt->IsControl(id) && tgt->IdToPiece(id).rfind("\xE2\x96\x81", 0) == 0;
+    word_start[id] = id < tgt->GetPieceSize() && !tgt->IsControl(id) && tgt->IdToPiece(id).rfind("\xE2\x96\x81", 0) == 0;
   return Status::Ok();
 }
 
@@ -228,37 +229,19 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
 }
 
 void TranslatorImpl::layout(Arena& a) {
-  const std::size_t s = S, kk = K, t = T, b = B;
   engine_->layout(a);
-  hist_tok_ = a.take<int32_t>(b * t * kk);
-  hist_parent_ = a.take<int32_t>(b * t * kk);
-  hist_att_ = a.take<float>(b * t * kk * s);
-  hist_logp_ = a.take<float>(b * t * kk);
-  finished_ = a.take<Finished>(b * kk);
-  out_ids_ = a.take<int32_t>(b * kk * t);
-  out_att_ = a.take<float>(b * kk * t * s);
-  out_logp_ = a.take<float>(b * kk * t);
-  out_views_ = a.take<HypothesisView>(b * kk);
+  SearchLimits limits;
+  limits.max_source = S;
+  limits.max_beam = K;
+  limits.max_target = T;
+  limits.max_sentences = B;
+  limits.vocab = c->tgt_vocab;
+  limits.bos_id = c->bos_id;
+  limits.eos_id = c->eos_id;
+  search_.layout(a, limits);
+  const std::size_t b = B;
   src_len_ = a.take<int32_t>(b);
   t_max_ = a.take<int32_t>(b);
-  alive_count_ = a.take<int32_t>(b);
-  finished_count_ = a.take<int32_t>(b);
-  alive_idx_ = a.take<int32_t>(b * kk);
-  alive_idx_next_ = a.take<int32_t>(b * kk);
-  alive_logp_ = a.take<float>(b * kk);
-  alive_logp_next_ = a.take<float>(b * kk);
-  alive_tok_ = a.take<int32_t>(b * kk);
-  alive_parent_ = a.take<int32_t>(b * kk);
-  group_sent_ = a.take<int32_t>(b);
-  group_rows_ = a.take<int32_t>(b);
-  group_want_ = a.take<int32_t>(b);
-  group_got_ = a.take<int32_t>(b);
-  group_forced_ = a.take<int32_t>(b);
-  top_idx_ = a.take<int32_t>(b * kk);
-  top_val_ = a.take<float>(b * kk);
-  coverage_ = a.take<double>(s);
-  banned_ = a.take<int32_t>(b * kk * ConfigLimits::kMaxBlockRepeats);
-  word_start_ = a.take<uint8_t>(static_cast<std::size_t>(c->tgt_vocab));
   batch_srcs_ = a.take<const int32_t*>(b);
   batch_lens_ = a.take<std::size_t>(b);
 }

@@ -1,117 +1,64 @@
-// Beam search (greedy is beam 1) and teacher-forced decoding, exactly as
-// models/WEIGHTS_FORMAT.md "Search" describes. Allocation-free: every buffer
-// is in the arena.
+// Beam search (beam_search.hpp).
+#include "beam_search.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "translator_impl.hpp"
+#include "softalign/config.hpp"
 
 namespace softalign::internal {
 
-namespace {
-
-// Weights that hold NaN or Inf (a damaged file: the loader checks the scales
-// and vectors, not every value of a float matrix) make NaN scores.
-Status nonfinite_scores() {
-  return Status(StatusCode::kInvalidModel,
-                "the model computed non-finite scores: its weights are damaged (NaN or Inf values)");
-}
-
-}  // namespace
-
-Status TranslatorImpl::step_failure() const {
-  Status st = engine_->fault();
-  return st.ok() ? nonfinite_scores() : st;
-}
-
-Status TranslatorImpl::check_source(const int32_t* src, std::size_t n) const {
-  if (n == 0 || src == nullptr)
-    return Status(StatusCode::kInvalidArgument, "the source must hold at least the EOS id");
-  if (n > static_cast<std::size_t>(S))
-    return Status(StatusCode::kInputTooLong, "the source has " + std::to_string(n) +
-                                                 " tokens, more than the translator's max_source_tokens " +
-                                                 std::to_string(S));
-  for (std::size_t j = 0; j < n; ++j)
-    if (src[j] < 0 || src[j] >= c->src_vocab)
-      return Status(StatusCode::kInvalidArgument, "source id " + std::to_string(src[j]) + " at position " +
-                                                      std::to_string(j) + " is outside [0, " +
-                                                      std::to_string(c->src_vocab) + ")");
-  if (src[n - 1] != c->eos_id)
-    return Status(StatusCode::kInvalidArgument, "the source must end with the EOS id " + std::to_string(c->eos_id));
-  return Status::Ok();
-}
-
-Status TranslatorImpl::force_decode(const int32_t* src, std::size_t n, const int32_t* tgt, std::size_t t_len,
-                                    float* logits, float* attention) {
-  Status st = check_source(src, n);
-  if (!st.ok()) return st;
-  if (logits == nullptr) return Status(StatusCode::kInvalidArgument, "logits is null");
-  const int V = c->tgt_vocab;
-  if (t_len > static_cast<std::size_t>(T))
-    return Status(StatusCode::kInvalidArgument, "the target has " + std::to_string(t_len) +
-                                                    " steps, more than the prepared maximum " + std::to_string(T));
-  for (std::size_t i = 0; i < t_len; ++i)
-    if (tgt[i] < 0 || tgt[i] >= V)
-      return Status(StatusCode::kInvalidArgument, "target id " + std::to_string(tgt[i]) + " out of range");
-  const int s = static_cast<int>(n);
-  engine_->select_vocab(false, &src, &s, 1);  // full logits
-  engine_->start(&src, &s, 1);
-  for (std::size_t t = 0; t < t_len; ++t) {
-    if (!engine_->force_step(tgt[t], static_cast<int>(t), logits + t * V)) return step_failure();
-    if (attention) std::memcpy(attention + t * s, engine_->attention(0), sizeof(float) * s);
-  }
-  return Status::Ok();
-}
-
-Status TranslatorImpl::translate_ids(const int32_t* src, std::size_t n, const Search& sr, NBestView* out) {
-  return translate_ids_batch(&src, &n, 1, sr, out);
-}
-
-Status TranslatorImpl::translate_ids_batch(const Span<const int32_t>* sources, int n, const Search& sr,
-                                           NBestView* out) {
-  for (int b = 0; b < n && b < B; ++b) {
-    batch_srcs_[b] = sources[b].data();
-    batch_lens_[b] = sources[b].size();
-  }
-  return translate_ids_batch(batch_srcs_, batch_lens_, n, sr, out);
+void BeamSearch::layout(Arena& a, const SearchLimits& limits) {
+  lim_ = limits;
+  const std::size_t s = limits.max_source, kk = limits.max_beam, t = limits.max_target, b = limits.max_sentences;
+  hist_tok_ = a.take<int32_t>(b * t * kk);
+  hist_parent_ = a.take<int32_t>(b * t * kk);
+  hist_att_ = a.take<float>(b * t * kk * s);
+  hist_logp_ = a.take<float>(b * t * kk);
+  finished_ = a.take<Finished>(b * kk);
+  out_ids_ = a.take<int32_t>(b * kk * t);
+  out_att_ = a.take<float>(b * kk * t * s);
+  out_logp_ = a.take<float>(b * kk * t);
+  out_views_ = a.take<HypothesisView>(b * kk);
+  alive_count_ = a.take<int32_t>(b);
+  finished_count_ = a.take<int32_t>(b);
+  alive_idx_ = a.take<int32_t>(b * kk);
+  alive_idx_next_ = a.take<int32_t>(b * kk);
+  alive_logp_ = a.take<float>(b * kk);
+  alive_logp_next_ = a.take<float>(b * kk);
+  alive_tok_ = a.take<int32_t>(b * kk);
+  alive_parent_ = a.take<int32_t>(b * kk);
+  group_sent_ = a.take<int32_t>(b);
+  group_rows_ = a.take<int32_t>(b);
+  group_want_ = a.take<int32_t>(b);
+  group_got_ = a.take<int32_t>(b);
+  group_forced_ = a.take<int32_t>(b);
+  top_idx_ = a.take<int32_t>(b * kk);
+  top_val_ = a.take<float>(b * kk);
+  coverage_ = a.take<double>(s);
+  banned_ = a.take<int32_t>(b * kk * ConfigLimits::kMaxBlockRepeats);
+  word_start_ = a.take<uint8_t>(static_cast<std::size_t>(limits.vocab));
 }
 
 // Several sentences decode together: every step runs the rows of all live
 // sentences through the engine at once, and each sentence keeps its own beam
 // (its best candidates over its own rows). A sentence leaves when its beam is
 // finished. One sentence is the same search with n = 1.
-Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std::size_t* lens, int n,
-                                           const Search& sr, NBestView* out) {
-  if (out == nullptr || srcs == nullptr || lens == nullptr) return Status(StatusCode::kInvalidArgument, "null argument");
-  if (n < 1 || n > B)
-    return Status(StatusCode::kInvalidArgument, "a batch of " + std::to_string(n) + " sentences; the translator "
-                                                "was prepared for 1 to " + std::to_string(B));
-  for (int b = 0; b < n; ++b) {
-    Status st = check_source(srcs[b], lens[b]);
-    if (!st.ok()) return st;
-    src_len_[b] = static_cast<int>(lens[b]);
-    t_max_[b] = max_target_for(src_len_[b], sr);
-    if (t_max_[b] > T)
-      return Status(StatusCode::kInvalidArgument, "max_len_a/b give " + std::to_string(t_max_[b]) +
-                                                      " target tokens, more than the prepared " + std::to_string(T));
-    if (sr.prefix_len >= t_max_[b])
-      return Status(StatusCode::kInvalidArgument,
-                    "the target prefix has " + std::to_string(sr.prefix_len) + " pieces, but the max target length of " +
-                        (n > 1 ? "source " + std::to_string(b) : std::string("the source")) + " is " +
-                        std::to_string(t_max_[b]) + " (EOS included): the prefix must be shorter");
-  }
+bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens, const int* t_max, int n,
+                     const Search& sr, NBestView* out) {
   const int beam = sr.beam;
-  const int eos = c->eos_id;
-  const std::size_t TK = static_cast<std::size_t>(T) * K;
+  const int eos = lim_.eos_id;
+  const int K = lim_.max_beam, S = lim_.max_source;
+  const std::size_t TK = static_cast<std::size_t>(lim_.max_target) * K;
   // Candidates are flattened indices row * V + token id, per sentence.
-  const int vocab = c->tgt_vocab;
-  engine_->select_vocab(sr.shortlist, srcs, src_len_, n);
-  engine_->start(srcs, src_len_, n);
+  const int vocab = lim_.vocab;
+  engine.select_vocab(sr.shortlist, srcs, lens, n);
+  engine.start(srcs, lens, n);
   for (int b = 0; b < n; ++b) {
     alive_count_[b] = 1;
     finished_count_[b] = 0;
-    alive_tok_[b] = c->bos_id;
+    alive_tok_[b] = lim_.bos_id;
     alive_logp_[b] = 0.0f;
     alive_idx_[b] = -1;
   }
@@ -137,11 +84,10 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
       step_groups.banned = banned_;
       step_groups.banned_per_row = ConfigLimits::kMaxBlockRepeats;
     }
-    if (!engine_->step(step_groups, alive_tok_, alive_logp_, t, top_idx_, top_val_, group_got_))
-      return step_failure();
+    if (!engine.step(step_groups, alive_tok_, alive_logp_, t, top_idx_, top_val_, group_got_)) return false;
     int next_alive = 0;
     for (int g = 0, first = 0; g < groups; first += group_rows_[g], ++g) {
-      const int b = group_sent_[g], s = src_len_[b], got = group_got_[g];
+      const int b = group_sent_[g], s = lens[b], got = group_got_[g];
       const int32_t* idx = top_idx_ + static_cast<std::size_t>(g) * K;
       const float* val = top_val_ + static_cast<std::size_t>(g) * K;
       int32_t* hist_tok = hist_tok_ + b * TK;
@@ -153,7 +99,7 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
         hist_tok[static_cast<std::size_t>(t) * K + j] = idx[j] % vocab;
         hist_parent[static_cast<std::size_t>(t) * K + j] = alive_idx_[parent];
         hist_logp[static_cast<std::size_t>(t) * K + j] = val[j];
-        std::memcpy(hist_att + (static_cast<std::size_t>(t) * K + j) * S, engine_->attention(parent),
+        std::memcpy(hist_att + (static_cast<std::size_t>(t) * K + j) * S, engine.attention(parent),
                     sizeof(float) * s);
       }
       // A kept EOS finishes; at the last step every kept candidate finishes as it is.
@@ -161,7 +107,7 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
       for (int j = 0; j < got; ++j) {
         const int parent = first + idx[j] / vocab;
         const int tok = idx[j] % vocab;
-        if (tok == eos || t + 1 == t_max_[b]) {
+        if (tok == eos || t + 1 == t_max[b]) {
           Finished& f = finished_[static_cast<std::size_t>(b) * K + finished_count_[b]++];
           f.step = t;
           f.index = j;
@@ -177,12 +123,12 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
       }
       alive_count_[b] = alive;
     }
-    engine_->reorder(alive_parent_, next_alive);
+    engine.reorder(alive_parent_, next_alive);
     std::memcpy(alive_logp_, alive_logp_next_, sizeof(float) * next_alive);
     std::memcpy(alive_idx_, alive_idx_next_, sizeof(int32_t) * next_alive);
   }
-  for (int b = 0; b < n; ++b) finish(b, sr, &out[b]);
-  return Status::Ok();
+  for (int b = 0; b < n; ++b) finish(b, lens[b], sr, &out[b]);
+  return true;
 }
 
 // For each alive row of step t (the rows of groups[0..groups), sentence after
@@ -191,9 +137,10 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
 // word, equal to the n pieces right before it. With y the row's tokens so
 // far, that id is y[t-n], when y[t-n+1..t-1] == y[t-2n+1..t-n-1] and the
 // group's first piece (the id itself for n = 1, else y[t-n+1]) starts a word.
-void TranslatorImpl::ban_repeats(int t, int groups, const Search& sr) {
+void BeamSearch::ban_repeats(int t, int groups, const Search& sr) {
   constexpr int kMax = ConfigLimits::kMaxBlockRepeats;
-  const std::size_t TK = static_cast<std::size_t>(T) * K;
+  const int K = lim_.max_beam;
+  const std::size_t TK = static_cast<std::size_t>(lim_.max_target) * K;
   for (int g = 0, r = 0; g < groups; ++g) {
     const int b = group_sent_[g];
     const int32_t* hist_tok = hist_tok_ + b * TK;
@@ -219,9 +166,9 @@ void TranslatorImpl::ban_repeats(int t, int groups, const Search& sr) {
   }
 }
 
-// Sentence b's finished hypotheses: scores, the n-best order, the views.
-void TranslatorImpl::finish(int b, const Search& sr, NBestView* out) {
-  const int s = src_len_[b], eos = c->eos_id, finished = finished_count_[b];
+void BeamSearch::finish(int b, int s, const Search& sr, NBestView* out) {
+  const int eos = lim_.eos_id, finished = finished_count_[b];
+  const int K = lim_.max_beam, S = lim_.max_source, T = lim_.max_target;
   const std::size_t TK = static_cast<std::size_t>(T) * K;
   const int32_t* hist_tok = hist_tok_ + b * TK;
   const int32_t* hist_parent = hist_parent_ + b * TK;
