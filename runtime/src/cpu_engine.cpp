@@ -10,11 +10,11 @@
 
 namespace softalign::internal {
 
-CpuEngine::CpuEngine(const ModelImpl& model, const CpuWeights& weights, const kernels::KernelTable& kernels,
+CpuEngine::CpuEngine(const ModelImpl& model, std::unique_ptr<const CpuWeights> weights, const kernels::KernelTable& kernels,
                      pthreadpool* const* pool, const EngineLimits& limits, const ShortlistTable* shortlist)
     : m_(model),
       c_(model.config),
-      cw_(weights),
+      cw_(std::move(weights)),
       k_(kernels),
       pool_(pool),
       S_(limits.max_source),

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "cpu_weights.hpp"
 #include "engine.hpp"
 #include "kernels/kernels.hpp"
 #include "linear.hpp"
@@ -22,7 +23,7 @@ class CpuEngine final : public Engine {
   // read at each call, since translate_batch lends the pool to its workers.
   // `shortlist`: the vocabulary shortlist to select from (null: the model's;
   // an ensemble's members all use their first member's).
-  CpuEngine(const ModelImpl& model, const CpuWeights& weights, const kernels::KernelTable& kernels,
+  CpuEngine(const ModelImpl& model, std::unique_ptr<const CpuWeights> weights, const kernels::KernelTable& kernels,
             pthreadpool* const* pool, const EngineLimits& limits, const ShortlistTable* shortlist = nullptr);
 
   const char* name() const override { return "cpu"; }
@@ -67,7 +68,7 @@ class CpuEngine final : public Engine {
 
   const ModelImpl& m_;
   const ModelConfig& c_;
-  const CpuWeights& cw_;  // the model's linear layers for this backend, shared by every translator
+  const std::unique_ptr<const CpuWeights> cw_;  // this engine's linear layers (cpu_weights.hpp)
   const kernels::KernelTable& k_;
   pthreadpool* const* pool_;
   const int S_, K_, B_;

@@ -1,7 +1,5 @@
 #include "cpu_weights.hpp"
 
-#include <mutex>
-
 #include "model_impl.hpp"
 
 namespace softalign::internal {
@@ -17,7 +15,9 @@ namespace {
 constexpr bool kXnnpack = true;
 constexpr bool kXnnpackOutput = false;
 
-Status build(const ModelImpl& m, CpuWeights* cw) {
+}  // namespace
+
+Status build_cpu_weights(const ModelImpl& m, CpuWeights* cw) {
   const ModelConfig& c = m.config;
   const Weights& w = m.w;
   Status st;
@@ -37,19 +37,6 @@ Status build(const ModelImpl& m, CpuWeights* cw) {
   }
   if (st.ok()) st = cw->generator.init(w.gen_w, w.gen_b, kXnnpackOutput);
   return st;
-}
-
-}  // namespace
-
-Status cpu_weights(const ModelImpl& model, const CpuWeights** out) {
-  BackendWeights& b = model.backend_weights;
-  std::call_once(b.cpu_once, [&] {
-    auto cw = std::make_unique<CpuWeights>();
-    b.cpu_status = build(model, cw.get());
-    if (b.cpu_status.ok()) b.cpu = std::move(cw);
-  });
-  *out = b.cpu.get();
-  return b.cpu_status;
 }
 
 }  // namespace softalign::internal

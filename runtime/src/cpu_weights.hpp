@@ -1,8 +1,11 @@
-// What the CPU backend makes of a model's weights, once per Model and shared
-// by every Translator on it: the linear layers over many rows (linear.hpp),
-// with XNNPACK's packed copies where they are used (f32/f16 encoder input
-// projections and attention keys). Built on the first CPU prepare, not at
-// load, so a model that never runs on the CPU never pays for them.
+// What the CPU backend makes of a model's weights, one per CPU engine (so
+// per Translator): the linear layers over many rows (linear.hpp), views of
+// the mapped weights, with XNNPACK's packed copies where they are used
+// (f32/f16 encoder input projections and attention keys: 4.6 MB for a model
+// 384 wide). An XNNPACK operator holds its inputs between setup and run, and
+// Debian's XNNPACK has no shared weights cache, so each translator packs its
+// own and no translator waits on another's (no lock). The int8 models that
+// ship use no XNNPACK operator: for them this is views only.
 #pragma once
 
 #include <memory>
@@ -21,7 +24,7 @@ struct CpuWeights {
   Linear generator;  // the output layer over the whole vocabulary
 };
 
-// The model's CpuWeights, built once (thread-safe); an error if building failed.
-Status cpu_weights(const ModelImpl& model, const CpuWeights** out);
+// Builds `model`'s CpuWeights into *out (empty); an error if XNNPACK fails.
+Status build_cpu_weights(const ModelImpl& model, CpuWeights* out);
 
 }  // namespace softalign::internal

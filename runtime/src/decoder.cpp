@@ -180,7 +180,7 @@ void CpuEngine::decode(int count, const int32_t* tokens, int t, float* logits) {
 
 void CpuEngine::output_layer(int count, float* logits) {
   if (!shortlist_.active()) {
-    cw_.generator.run(k_, gen_in_buf_, count, logits, xq_, xs_, *pool_);
+    cw_->generator.run(k_, gen_in_buf_, count, logits, xq_, xs_, *pool_);
     return;
   }
   if (shortlist_.use_union(k_, count, row_sent_)) {
@@ -193,7 +193,7 @@ void CpuEngine::output_layer(int count, float* logits) {
     int rows = 1;
     while (first + rows < count && row_sent_[first + rows] == b) ++rows;
     const int width = shortlist_.width(b);
-    shortlist_.output_layer(k_, cw_.generator, b, gen_in_buf_ + static_cast<std::size_t>(first) * gen_in_, rows,
+    shortlist_.output_layer(k_, cw_->generator, b, gen_in_buf_ + static_cast<std::size_t>(first) * gen_in_, rows,
                             logits + offset, xq_, xs_, *pool_);
     offset += static_cast<std::size_t>(rows) * width;
     first += rows;

@@ -16,8 +16,8 @@ void CpuEngine::encode(const int32_t* src, int s) {
   float* out = enc_b_;
   for (int layer = 0; layer < c_.enc_layers; ++layer) {
     // Input projections over all positions at once.
-    cw_.enc_proj_fwd[layer]->run(k_, in, s, gi_f_, xq_, xs_, *pool_);
-    cw_.enc_proj_bwd[layer]->run(k_, in, s, gi_b_, xq_, xs_, *pool_);
+    cw_->enc_proj_fwd[layer]->run(k_, in, s, gi_f_, xq_, xs_, *pool_);
+    cw_->enc_proj_bwd[layer]->run(k_, in, s, gi_b_, xq_, xs_, *pool_);
     for (int dir = 0; dir < 2; ++dir) {
       const GruWeights& g = dir == 0 ? w.enc_fwd[layer] : w.enc_bwd[layer];
       const float* gi = dir == 0 ? gi_f_ : gi_b_;
@@ -52,7 +52,7 @@ void CpuEngine::encode_together(const int32_t* const* srcs, const int* lens, int
     const int in_width = layer == 0 ? e_ : 2 * n_;
     for (int dir = 0; dir < 2; ++dir) {
       const GruWeights& g = dir == 0 ? w.enc_fwd[layer] : w.enc_bwd[layer];
-      const Linear& proj = dir == 0 ? *cw_.enc_proj_fwd[layer] : *cw_.enc_proj_bwd[layer];
+      const Linear& proj = dir == 0 ? *cw_->enc_proj_fwd[layer] : *cw_->enc_proj_bwd[layer];
       std::memset(enc_h_, 0, sizeof(float) * n * n_);
       for (int step = 0; step < longest; ++step) {
         int count = 0;
@@ -87,7 +87,7 @@ void CpuEngine::encode_together(const int32_t* const* srcs, const int* lens, int
 // What the decoder reads besides the annotations: the attention keys, and
 // encdec's fixed context (use_sentence's buffers).
 void CpuEngine::encoder_outputs(int s) {
-  if (key_dim_ > 0) cw_.keys.run(k_, ann_, s, keys_buf_, xq_, xs_, *pool_);
+  if (key_dim_ > 0) cw_->keys.run(k_, ann_, s, keys_buf_, xq_, xs_, *pool_);
   if (c_.variant == Variant::kEncDec) {
     std::memcpy(fixed_ctx_, ann_ + static_cast<std::size_t>(s - 1) * 2 * n_, sizeof(float) * n_);
     std::memcpy(fixed_ctx_ + n_, ann_ + n_, sizeof(float) * n_);

@@ -90,7 +90,6 @@ void Linear::run(const kernels::KernelTable& k, const float* x, int rows, float*
   if (rows <= 0) return;
 #if SOFTALIGN_HAVE_XNNPACK
   if (op_ != nullptr) {
-    std::lock_guard<std::mutex> lock(xnn_mutex_);
     if (xnn_setup_fully_connected_nc_f32(op_, rows, x, y, pool) == xnn_status_success &&
         xnn_run_operator(op_, pool) == xnn_status_success)
       return;

@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 
 #include "kernels/kernels.hpp"
 #include "softalign/status.hpp"
@@ -53,10 +52,9 @@ class Linear {
 
   kernels::Matrix w_;
   const float* bias_ = nullptr;
+  // XNNPACK's operator holds its inputs between setup and run: a Linear that
+  // has one is one translator's (cpu_weights.hpp), run by one thread at a time.
   xnn_operator* op_ = nullptr;
-  // An XNNPACK operator holds its inputs between setup and run: translators
-  // sharing the layer (it belongs to the Model) take turns on it.
-  mutable std::mutex xnn_mutex_;
 };
 
 }  // namespace softalign::internal

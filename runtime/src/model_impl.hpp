@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "confidence.hpp"
-#include "cpu_weights.hpp"
 #include "kernels/kernels.hpp"
 #include "shortlist.hpp"
 #include "softalign/config.hpp"
@@ -70,13 +69,12 @@ class Storage {
   void* owned = nullptr;      // free on destruction
 };
 
-// What backends make of the weights (packed or uploaded copies), built once
-// per Model on first use and shared by all its Translators. Mutable: a const
+// What a device backend makes of the weights (an upload), built once per
+// Model on first use and shared by all its Translators: uploading per
+// translator would cost the model's size in device memory each time. (The
+// CPU's linear layers are per translator: cpu_weights.hpp.) Mutable: a const
 // Model fills it lazily, under std::call_once.
 struct BackendWeights {
-  std::once_flag cpu_once;
-  Status cpu_status;
-  std::unique_ptr<CpuWeights> cpu;
   // The Vulkan backend's device copy (vulkan/vulkan_weights.hpp; a
   // shared_ptr, so that a build without it needs nothing of its type).
   std::once_flag vulkan_once;

@@ -216,10 +216,10 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
   }
   std::vector<std::unique_ptr<CpuEngine>> engines;
   for (const ModelImpl* mi : impls) {
-    const CpuWeights* cw = nullptr;
-    Status st = cpu_weights(*mi, &cw);
+    auto cw = std::make_unique<CpuWeights>();
+    Status st = build_cpu_weights(*mi, cw.get());
     if (!st.ok()) return st;
-    engines.push_back(std::make_unique<CpuEngine>(*mi, *cw, *k, &pool, limits, &m->shortlist));
+    engines.push_back(std::make_unique<CpuEngine>(*mi, std::move(cw), *k, &pool, limits, &m->shortlist));
   }
   if (engines.size() == 1)
     engine_ = std::move(engines[0]);
