@@ -226,13 +226,9 @@ int run(const TranslateArgs& a) {
   options.kernels = a.kernels;
   options.use_shortlist = !a.no_shortlist;
   backend_from_name(a.device, &options.backend);  // the parser checked the name
-  // Each worker decodes its share of a batch together (each step one product,
-  // or on a GPU one dispatch, over all their rows), except beam search on the
-  // CPU: there, with the shipped files' shortlists, 32 sentences together ran
-  // at 0.87x the sentences/s of one by one with the 256-wide en-fr file and
-  // 1.04x with the 384-wide joint one (each sentence's shortlist rows leave the
-  // caches between its steps), for 11-25 MB more memory, while greedy ran
-  // 1.17-1.35x with AVX-512 and 0.97x with AVX2 (tests/bench/README.md).
+  // Each worker decodes its share of a batch together, except beam search on
+  // the CPU, which Translator::translate_batch decodes one by one (its comment
+  // says why): there the arena holds one sentence, 11-25 MB less.
   const int beam = options.search.beam_size.value_or(models[0]->config().decoding.beam);
   const bool together_on_cpu = beam == 1;
   const bool together = options.backend != Backend::kCpu || together_on_cpu;

@@ -388,17 +388,25 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
     std::vector<TranslationResult> results(texts.size());
     std::vector<Status> status(texts.size());
     // Batches: runs of up to max_batch direct sentences in that order (so of
-    // similar length), decoded together; the others (invalid UTF-8, blank,
+    // similar length), decoded together (each step one product, or on a GPU
+    // one dispatch, over all their rows), except beam search on the CPU: there,
+    // with the shipped files' shortlists, 32 sentences together ran at 0.87x
+    // the sentences/s of one by one with the 256-wide en-fr file and 1.04x with
+    // the 384-wide joint one (each sentence's shortlist rows leave the caches
+    // between its steps), while greedy ran 1.17-1.35x with AVX-512 and 0.97x
+    // with AVX2 (tests/bench/README.md). The others (invalid UTF-8, blank,
     // too long) one by one through translate()'s path (error, replacement,
     // split). Each translator takes the next batch until none is left: the
     // calling one and, with threads > 1, the workers on the thread pool (whose
     // threads then run one translator each, so this one's intra-sentence
     // splitting is off meanwhile: the pool cannot be entered twice).
+    const bool together = impl_->backend.backend != Backend::kCpu || resolved.beam == 1;
+    const std::size_t run = together ? static_cast<std::size_t>(impl_->B) : 1;
     std::vector<std::pair<std::size_t, std::size_t>> batches;  // [begin, end) of `order`
     for (std::size_t i = 0; i < order.size();) {
       std::size_t e = i + 1;
       if (items[order[i]].direct)
-        while (e < order.size() && e - i < static_cast<std::size_t>(impl_->B) && items[order[e]].direct) ++e;
+        while (e < order.size() && e - i < run && items[order[e]].direct) ++e;
       batches.emplace_back(i, e);
       i = e;
     }
