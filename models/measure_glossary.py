@@ -15,9 +15,10 @@ has it). The first --sentences sentences holding a term are translated
 without and with the glossary (the model's default search), and printed:
 - the guarantee: of the terms' occurrences in the sources (the runtime's
   matches, `--json`'s glossary_matches), the share whose target term is in
-  the output (as a word, first letter in either case, or as a part of a
-  compound as softalign/glossary.hpp says), and how many of them the model
-  did not produce by itself;
+  the output (as a word, first letter in either case, as a part of a
+  compound or inflected, as softalign/glossary.hpp says), how many of them
+  the model did not produce by itself, and how many are the exact form given
+  as a word;
 - BLEU and chrF2 (sacrebleu defaults) without and with the glossary, on all
   those sentences and on "the rest": hypotheses and references with every
   glossary target term removed, so that the terms themselves do not count.
@@ -73,7 +74,7 @@ def make_glossary(src, ref, hyp, n_terms):
     return sorted(otherwise + rest, key=lambda c: c[0])
 
 
-def holds(text, t):
+def holds(text, t, exact=False):
     """How many times `text` holds the target term `t`, by the runtime's documented rule
     (softalign/glossary.hpp): first letter in either case; a word, the first part of a
     hyphenated compound, (5 bytes or more, small first letter) the end of a compound, or
@@ -82,6 +83,8 @@ def holds(text, t):
     lo, up = t[:1].lower() + t[1:], t[:1].upper() + t[1:]
     forms = "|".join(re.escape(f) for f in sorted({lo, up}))
     ending = "(?:[a-z]{1,2}|[a-z]{4,})?" if len(lo.encode()) >= 4 and re.fullmatch(r".*[A-Za-z]", lo) else ""
+    if exact:  # the form as given (first letter in either case), as a word
+        return len(re.findall(rf"(?<!\w)(?:{forms})(?!\w)", text))
     pattern = rf"(?<!\w)(?:{forms}){ending}(?=-|(?!\w))"
     if len(lo.encode()) >= 5 and lo != up:
         pattern += rf"|(?<=\w){re.escape(lo)}(?!\w)"
@@ -139,7 +142,7 @@ def main():
     s_off = [hyp_pool[i] for i, _, _ in chosen]
     s_on = [h for _, _, h in chosen]
     # The guarantee, per occurrence.
-    occurrences = kept = by_model = 0
+    occurrences = kept = by_model = exact = 0
     for (_, found, _), off, on in zip(chosen, s_off, s_on):
         for a, n in Counter(found).items():
             t = target_of[a]
@@ -147,6 +150,7 @@ def main():
                 return holds(text, t)
             occurrences += n
             kept += min(n, count(on))
+            exact += min(n, holds(on, t, exact=True))
             by_model += min(n, count(off))
     targets = sorted(set(target_of.values()), key=len, reverse=True)
     def scores(hyp, refs):
@@ -159,7 +163,8 @@ def main():
     print(f"glossary: {len(terms)} terms ({n_otherwise} the model translates otherwise), {path}")
     print(f"sentences: {len(chosen)} of the first {len(src)} dev sentences holding a term")
     print(f"term occurrences: {occurrences}; target term in the output: {kept} ({100 * kept / occurrences:.2f} %); "
-          f"without the glossary: {by_model} ({100 * by_model / occurrences:.2f} %)")
+          f"without the glossary: {by_model} ({100 * by_model / occurrences:.2f} %); "
+          f"as the exact form given, as a word: {exact} ({100 * exact / occurrences:.2f} %)")
     if args.markdown:
         print("| | BLEU without | BLEU with | chrF2 without | chrF2 with |\n|---|---|---|---|---|")
         print(f"| all words | {full_off[0]:.2f} | {full_on[0]:.2f} | {full_off[1]:.2f} | {full_on[1]:.2f} |")
