@@ -1,6 +1,6 @@
 // The decoder engine: the seam between the search and the numbers.
 //
-// The search (search.cpp) keeps the beams: the history of kept candidates,
+// The search (BeamSearch, beam_search.hpp) keeps the beams: the history of kept candidates,
 // finished hypotheses, penalties and the n-best list. An engine computes:
 // it encodes a source, steps its rows (each row one hypothesis) and returns
 // the best candidates over all rows, reorders its rows after a beam step and
