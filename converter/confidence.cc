@@ -1,7 +1,6 @@
 #include "confidence.h"
 
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -22,12 +21,6 @@ float finite_number(const nlohmann::json& v, const std::string& what, const std:
   return static_cast<float>(d);
 }
 
-bool known_feature(const std::string& name) {
-  for (const char* n : kConfidenceFeatureNames)
-    if (name == n) return true;
-  return false;
-}
-
 }  // namespace
 
 ConfidenceData read_confidence_fit(const std::string& path) {
@@ -43,7 +36,7 @@ ConfidenceData read_confidence_fit(const std::string& path) {
   ConfidenceData d;
   d.bias = finite_number(j["bias"], "bias", path);
   for (const auto& [name, weight] : j["weights"].items()) {
-    if (!known_feature(name)) {
+    if (softalign::confidence_feature_index(name) < 0) {
       std::string names;
       for (const char* n : kConfidenceFeatureNames) names += std::string(names.empty() ? "" : ", ") + n;
       throw Error(path + ": unknown confidence feature \"" + name + "\" (known: " + names + ")");

@@ -168,6 +168,13 @@ std::string best_text(const softalign::TranslationResult& r) {
 
 // translate_batch's item (CTranslate2's TranslationResult): the hypotheses as
 // text, best first; their scores and word alignments when asked for (else empty).
+// Byte ranges as Python's (begin, end) pairs.
+std::vector<std::pair<std::size_t, std::size_t>> byte_ranges(const std::vector<softalign::TextRange>& ranges) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (const softalign::TextRange& r : ranges) out.emplace_back(r.begin, r.end);
+  return out;
+}
+
 struct PyBatchResult {
   std::vector<std::string> hypotheses;
   std::vector<float> scores;
@@ -271,21 +278,11 @@ PYBIND11_MODULE(softalign, m) {
       .def_readonly("source_pieces", &softalign::TranslationResult::source_pieces)
       .def_readonly("source_ids", &softalign::TranslationResult::source_ids, "with the EOS")
       .def_property_readonly(
-          "protected_spans",
-          [](const softalign::TranslationResult& r) {
-            std::vector<std::pair<std::size_t, std::size_t>> out;
-            for (const auto& s : r.protected_spans) out.emplace_back(s.begin, s.end);
-            return out;
-          },
+          "protected_spans", [](const softalign::TranslationResult& r) { return byte_ranges(r.protected_spans); },
           "with copy_through: the source's protected spans (copied untranslated) as (begin, end) byte offsets "
           "into its UTF-8 text")
       .def_property_readonly(
-          "glossary_matches",
-          [](const softalign::TranslationResult& r) {
-            std::vector<std::pair<std::size_t, std::size_t>> out;
-            for (const auto& s : r.glossary_matches) out.emplace_back(s.begin, s.end);
-            return out;
-          },
+          "glossary_matches", [](const softalign::TranslationResult& r) { return byte_ranges(r.glossary_matches); },
           "with a glossary: its terms' occurrences in the source, as (begin, end) byte offsets into its UTF-8 text")
       .def_property_readonly("text", [](const softalign::TranslationResult& r) {
         return r.hypotheses.empty() ? std::string() : r.hypotheses[0].text;

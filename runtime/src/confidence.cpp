@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cctype>
-#include <cstring>
 
 #include "softalign_generated.h"
+#include "text.hpp"
 
 namespace softalign::internal {
 
@@ -22,15 +22,6 @@ const float kLowLogProb = std::log(0.5f);
 
 bool word_byte(unsigned char c) { return c >= 0x80 || std::isalnum(c); }
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool same_word(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i])) return false;
-  return true;
-}
-
 }  // namespace
 
 ConfidenceCalibration read_confidence(const fb::Model& model) {
@@ -39,11 +30,9 @@ ConfidenceCalibration read_confidence(const fb::Model& model) {
   if (conf == nullptr) return cal;
   for (flatbuffers::uoffset_t i = 0; i < conf->features()->size(); ++i) {
     const flatbuffers::String* name = conf->features()->Get(i);
-    const auto known = std::find_if(kConfidenceFeatureNames.begin(), kConfidenceFeatureNames.end(), [&](const char* n) {
-      return std::strlen(n) == name->size() && std::memcmp(n, name->data(), name->size()) == 0;
-    });
-    if (known == kConfidenceFeatureNames.end()) return ConfidenceCalibration();  // a newer converter's feature
-    cal.weights[static_cast<std::size_t>(known - kConfidenceFeatureNames.begin())] = conf->weights()->Get(i);
+    const int f = confidence_feature_index(std::string_view(name->data(), name->size()));
+    if (f < 0) return ConfidenceCalibration();  // a newer converter's feature
+    cal.weights[static_cast<std::size_t>(f)] = conf->weights()->Get(i);
   }
   cal.bias = conf->bias();
   if (conf->fitted_on()) cal.fitted_on = conf->fitted_on()->str();
@@ -59,7 +48,7 @@ bool repeats_a_word(std::string_view text) {
       const std::size_t start = i;
       while (i < text.size() && word_byte(static_cast<unsigned char>(text[i]))) ++i;
       const std::string_view word = text.substr(start, i - start);
-      if (word.size() >= 2 && same_word(word, previous)) return true;
+      if (word.size() >= 2 && equal_ignoring_ascii_case(word, previous)) return true;
       previous = word;
     } else {
       if (!std::isspace(static_cast<unsigned char>(text[i]))) previous = std::string_view();

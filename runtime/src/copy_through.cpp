@@ -144,7 +144,6 @@ bool copy_like(std::string_view word, std::string_view span) {
   if (number(word) && number(span)) return true;
   word = word.substr(0, 256);
   span = span.substr(0, 256);
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
   bool identifier = false;  // the word holds a digit or '_'
   for (char c : word) identifier = identifier || (c >= '0' && c <= '9') || c == '_';
   // Longest common substring: run[j] = length of the common run ending at word[i], span[j].
@@ -152,7 +151,7 @@ bool copy_like(std::string_view word, std::string_view span) {
   int best = 0;
   for (std::size_t i = 0; i < word.size(); ++i)
     for (std::size_t j = span.size(); j > 0; --j) {
-      run[j] = lower(word[i]) == lower(span[j - 1]) ? run[j - 1] + 1 : 0;
+      run[j] = ascii_lower(word[i]) == ascii_lower(span[j - 1]) ? run[j - 1] + 1 : 0;
       best = std::max(best, run[j]);
     }
   return best >= 3 || (best >= 2 && identifier);
@@ -424,12 +423,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     while (e > b && edge_closing(word[e - 1])) --e;
     const std::string_view core = std::string_view(word).substr(b, e - b);
     if (core.empty() || short_lowercase(core, 4)) return true;
-    auto lower = [](std::string_view x) {
-      std::string l(x);
-      for (char& c : l) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-      return l;
-    };
-    return lower(core) != lower(term_source) && contains_token(plan.text, core);  // the term itself, untranslated: not
+    return !equal_ignoring_ascii_case(core, term_source) && contains_token(plan.text, core);  // the term itself, untranslated: not
   };
   // Spans: the first run of target words that align to a missing span and
   // look like a copy of it (copy_like) becomes the span (a glossary term:

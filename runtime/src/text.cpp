@@ -63,6 +63,13 @@ std::string replace_invalid_utf8(std::string_view s) {
   return out;
 }
 
+bool equal_ignoring_ascii_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  return true;
+}
+
 bool is_blank(std::string_view s) {
   for (char ch : s)
     if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\f' && ch != '\v') return false;

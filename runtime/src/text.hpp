@@ -18,6 +18,10 @@ std::size_t find_invalid_utf8(std::string_view s);
 std::string replace_invalid_utf8(std::string_view s);
 // True when `s` holds only ASCII whitespace (or nothing).
 bool is_blank(std::string_view s);
+// `c` in small letters when it is an ASCII capital, else `c`.
+inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+// Whether `a` and `b` are equal but for the case of ASCII letters.
+bool equal_ignoring_ascii_case(std::string_view a, std::string_view b);
 // The splitters of a source too long for the model. None cuts strictly
 // inside a range of `keep` (sorted, disjoint byte ranges: the protected spans,
 // so that code in backquotes or a URL stays in one part), except split_halves

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string_view>
 
 namespace softalign {
 
@@ -46,6 +47,13 @@ inline constexpr std::array<const char*, kConfidenceFeatureCount> kConfidenceFea
     "mean_log_prob", "min_log_prob",  "low_prob_share", "attention_entropy", "uncovered_source", "length_ratio",
     "source_length", "copied_share", "repaired",       "repeated_word",     "truncated",
     "source_pieces_per_word", "target_pieces_per_word", "byte_length_ratio"};
+
+// The index of the feature called `name` (kConfidenceFeatureNames), or -1.
+inline int confidence_feature_index(std::string_view name) {
+  for (std::size_t i = 0; i < kConfidenceFeatureCount; ++i)
+    if (name == kConfidenceFeatureNames[i]) return static_cast<int>(i);
+  return -1;
+}
 
 struct ConfidenceFeatures {
   std::array<float, kConfidenceFeatureCount> values{};
