@@ -6,7 +6,7 @@
 
 namespace softalign::internal {
 
-bool pick_candidates(const kernels::KernelTable& k, float* rows, const Shortlist& vocab, int vocab_size,
+bool pick_candidates(const kernels::KernelTable& k, float* rows, const SentenceVocabularies& vocab, int vocab_size,
                      const StepGroups& groups, const float* row_logp, int stride, int32_t* idx, float* val,
                      int32_t* got) {
   bool finite = true;

@@ -18,7 +18,7 @@ namespace softalign::internal {
 // writes its candidates at idx/val + g * stride as Engine::step describes
 // (local row * vocab_size + id; got[g] of them). Returns false when a kept
 // score is not finite.
-bool pick_candidates(const kernels::KernelTable& k, float* rows, const Shortlist& vocab, int vocab_size,
+bool pick_candidates(const kernels::KernelTable& k, float* rows, const SentenceVocabularies& vocab, int vocab_size,
                      const StepGroups& groups, const float* row_logp, int stride, int32_t* idx, float* val,
                      int32_t* got);
 

@@ -80,12 +80,14 @@ void CpuEngine::layout(Arena& a) {
   cat_ = a.take<float>(2 * n_ + d_);
   gen_in_buf_ = a.take<float>(kk * gen_in_);
   logits_ = a.take<float>(kk * V_);
-  shortlist_.layout(a, shortlist_room_, m_.w.gen_w, m_.w.gen_b, B_);
+  vocab_.layout(a, shortlist_room_, V_, B_);
+  packed_.layout(a, shortlist_room_, m_.w.gen_w, m_.w.gen_b, B_);
   att_step_ = a.take<float>(kk * s);
 }
 
 void CpuEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
-  shortlist_.select(table_, use, srcs, lens, n, c_.eos_id, k_.i8_lanes_min_inputs > 0);
+  vocab_.select(table_, use, srcs, lens, n, c_.eos_id);
+  packed_.pack(vocab_, n, k_.i8_lanes_min_inputs > 0);
 }
 
 int CpuEngine::use_sentence(int b) {
@@ -108,7 +110,7 @@ void CpuEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   }
 }
 
-void CpuEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
+bool CpuEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
   int rows = 0;
   for (int g = 0; g < groups.count; ++g)
     for (int r = 0; r < groups.rows[g]; ++r) row_sent_[rows++] = groups.sentence[g];
@@ -116,17 +118,17 @@ void CpuEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t
   // Each group's block: its rows × its sentence's vocabulary.
   std::size_t offset = 0;
   for (int g = 0; g < groups.count; ++g) {
-    const int width = shortlist_.width(groups.sentence[g]);
+    const int width = vocab_.width(groups.sentence[g]);
     for (int i = 0; i < groups.rows[g]; ++i, offset += width) k_.log_softmax(logits_ + offset, width, logits_ + offset);
   }
+  return !nonfinite_;
 }
 
 bool CpuEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
                      float* val, int32_t* got) {
-  log_probs(groups, tokens, t);
+  const bool finite = log_probs(groups, tokens, t);
   // Candidate totals: logp of the row + log_softmax of its logits.
-  const bool finite = pick_candidates(k_, logits_, shortlist_, V_, groups, row_logp, K_, idx, val, got);
-  return finite && !nonfinite_;
+  return pick_candidates(k_, logits_, vocab_, V_, groups, row_logp, K_, idx, val, got) && finite;
 }
 
 void CpuEngine::reorder(const int32_t* parents, int n) {

@@ -6,12 +6,12 @@
 #include <memory>
 #include <vector>
 
+#include "cpu_shortlist.hpp"
 #include "cpu_weights.hpp"
 #include "engine.hpp"
 #include "kernels/kernels.hpp"
 #include "linear.hpp"
 #include "model_impl.hpp"
-#include "shortlist.hpp"
 
 struct pthreadpool;
 
@@ -35,15 +35,9 @@ class CpuEngine final : public Engine {
   const float* attention(int row) const override { return att_step_ + static_cast<std::size_t>(row) * S_; }
   void reorder(const int32_t* parents, int n) override;
   bool force_step(int32_t token, int t, float* logits) override;
-
-  // The decoder step of step() without the choice: each row's log-softmax
-  // into log_prob_rows(), one block per group (its rows × its sentence's
-  // vocabulary(), row after row), valid until the next step. finite() tells
-  // whether the step met a NaN where it would become an index.
-  void log_probs(const StepGroups& groups, const int32_t* tokens, int t);
-  const float* log_prob_rows() const { return logits_; }
-  const Shortlist& vocabulary() const { return shortlist_; }
-  bool finite() const { return !nonfinite_; }
+  bool log_probs(const StepGroups& groups, const int32_t* tokens, int t) override;
+  const float* log_prob_rows() const override { return logits_; }
+  const SentenceVocabularies& vocabulary() const override { return vocab_; }
 
  private:
   // Points ann_, keys_buf_ and fixed_ctx_ at sentence b's; returns its length.
@@ -73,7 +67,8 @@ class CpuEngine final : public Engine {
   pthreadpool* const* pool_;
   const int S_, K_, B_;
   const ShortlistTable& table_;  // the shortlist selected from
-  Shortlist shortlist_;  // each sentence's target vocabulary, when the shortlist is on
+  SentenceVocabularies vocab_;  // each sentence's target vocabulary, when the shortlist is on
+  PackedOutputRows packed_;     // the output layer's rows of those vocabularies
   bool shortlist_room_;
 
   bool nonfinite_ = false;  // a step met a NaN where it would become an index (damaged weights)

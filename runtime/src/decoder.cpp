@@ -179,12 +179,12 @@ void CpuEngine::decode(int count, const int32_t* tokens, int t, float* logits) {
 }
 
 void CpuEngine::output_layer(int count, float* logits) {
-  if (!shortlist_.active()) {
+  if (!vocab_.active()) {
     cw_->generator.run(k_, gen_in_buf_, count, logits, xq_, xs_, *pool_);
     return;
   }
-  if (shortlist_.use_union(k_, count, row_sent_)) {
-    shortlist_.union_output_layer(k_, count, row_sent_, gen_in_buf_, logits, xq_, xs_, *pool_);
+  if (packed_.use_union(k_, vocab_, count, row_sent_)) {
+    packed_.union_output_layer(k_, vocab_, count, row_sent_, gen_in_buf_, logits, xq_, xs_, *pool_);
     return;
   }
   std::size_t offset = 0;
@@ -192,8 +192,8 @@ void CpuEngine::output_layer(int count, float* logits) {
     const int b = row_sent_[first];
     int rows = 1;
     while (first + rows < count && row_sent_[first + rows] == b) ++rows;
-    const int width = shortlist_.width(b);
-    shortlist_.output_layer(k_, cw_->generator, b, gen_in_buf_ + static_cast<std::size_t>(first) * gen_in_, rows,
+    const int width = vocab_.width(b);
+    packed_.output_layer(k_, vocab_, cw_->generator, b, gen_in_buf_ + static_cast<std::size_t>(first) * gen_in_, rows,
                             logits + offset, xq_, xs_, *pool_);
     offset += static_cast<std::size_t>(rows) * width;
     first += rows;

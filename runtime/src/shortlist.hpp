@@ -1,16 +1,15 @@
 // The vocabulary shortlist (softalign.fbs `Shortlist`): per sentence, the
 // union of the model's frequent target ids and the listed translations of
 // each source id; the output layer, log-softmax and top-k then run over
-// those ids only.
+// those ids only. This file holds what the shortlist is, for every backend:
+// the file's table and each sentence's ids. How a backend computes its
+// output layer over them is its own (the CPU's packed rows: cpu_shortlist.hpp;
+// Vulkan: the ids and masks it copies to the device).
 #pragma once
 
 #include <cstdint>
 
 #include "arena.hpp"
-#include "kernels/kernels.hpp"
-#include "linear.hpp"
-
-struct pthreadpool;
 
 namespace softalign::fb {
 struct Model;
@@ -36,74 +35,34 @@ ShortlistTable view_shortlist(const fb::Model& model);
 void mark_shortlist(const ShortlistTable& table, const int32_t* src, int len, int eos, int vocab, uint8_t* marks);
 
 // The vocabularies of the sentences a translator decodes together: each
-// sentence's own shortlist (ascending ids), in arena memory sized at prepare,
-// so selecting allocates nothing. Each sentence's output layer covers only
-// its own ids, as it would alone. Their weight rows are copied, in storage
-// type, into one packed matrix as long as they fit in a vocabulary's worth of
-// rows (always for one sentence): contiguous rows run faster than rows read
-// in place (measured: 10% of the CPU time of a greedy sentence). A sentence
-// of a large batch that no longer fits reads its rows in place (a gathered
-// product, kernels::matmat_gather).
-//
-// Where the kernels put many inputs in vector lanes (int8 with AVX-512), the
-// packed rows are instead the union of the sentences' shortlists, and a step
-// whose sentences have one row each (greedy search) runs one product over the
-// union for all rows, then keeps each row's own columns: measured 0.65x the
-// time of one product per sentence for 32 sentences (the union is about 3x
-// one sentence's rows, but each weight is read once and the lanes kernel is
-// 4x cheaper per row than one row at a time). Beam rows stay per sentence
-// (with 4 rows each, the union measured 1.2-1.5x slower).
-class Shortlist {
+// sentence's own shortlist as ascending ids (so a column's order is its id's
+// order, and top-k ties stay "lower id first"), or the whole vocabulary for
+// every sentence. In arena memory sized at prepare: selecting allocates nothing.
+class SentenceVocabularies {
  public:
-  // Takes the buffers from the arena for the output layer `w`, `bias` (the
-  // whole vocabulary) and up to `sentences` sentences: none when `enabled` is false.
-  void layout(Arena& a, bool enabled, const kernels::Matrix& w, const float* bias, int sentences);
+  // Takes the buffers for up to `sentences` sentences of a `vocab`-id
+  // vocabulary: none when `enabled` is false (the whole vocabulary only).
+  void layout(Arena& a, bool enabled, int vocab, int sentences);
   // Whether layout reserved the buffers (a call may then use the shortlist).
   bool enabled() const { return ids_ != nullptr; }
 
   // Makes the shortlists of the sources srcs[b] (lens[b] ids, b < n) active
-  // when `use` and the table is present (requires enabled()); else switches
-  // the shortlist off (every sentence has the whole vocabulary).
-  // pack_union: pack the union of the sentences' rows (int8 weights only).
-  void select(const ShortlistTable& table, bool use, const int32_t* const* srcs, const int* lens, int n, int eos,
-              bool pack_union);
+  // when `use` and the table is present (requires enabled()); else every
+  // sentence has the whole vocabulary.
+  void select(const ShortlistTable& table, bool use, const int32_t* const* srcs, const int* lens, int n, int eos);
 
   bool active() const { return active_; }
+  int vocab() const { return vocab_; }
   // Sentence b's vocabulary: width(b) ids, ids(b)[i] the id of column i (null: column i is id i).
   int width(int b) const { return active_ ? size_[b] : vocab_; }
   const int32_t* ids(int b) const { return active_ ? ids_ + static_cast<std::size_t>(b) * vocab_ : nullptr; }
 
-  // Sentence b's output layer (requires active()) for `rows` rows of x:
-  // y[r * width(b) + i] = W[ids(b)[i]] · x_r + b[ids(b)[i]]. `full` is the
-  // whole output layer; scratch as Linear::run's.
-  void output_layer(const kernels::KernelTable& k, const Linear& full, int b, const float* x, int rows, float* y,
-                    int8_t* xq, float* xs, pthreadpool* pool) const;
-
-  // Whether the output layer of `count` rows (row i of sentence row_sent[i],
-  // a sentence's rows consecutive) is one product over the union: the union
-  // is packed, the kernels take `count` inputs in lanes, every sentence has
-  // one row and the union is at most 4x the rows' own columns.
-  bool use_union(const kernels::KernelTable& k, int count, const int32_t* row_sent) const;
-  // That product, then each row's own columns kept in order: y gets the same
-  // blocks as output_layer per sentence (rows × width(b)), bit for bit.
-  void union_output_layer(const kernels::KernelTable& k, int count, const int32_t* row_sent, const float* x, float* y,
-                          int8_t* xq, float* xs, pthreadpool* pool) const;
-
  private:
-  kernels::Matrix w_;             // the whole output layer
-  const float* bias_ = nullptr;
   int vocab_ = 0;
   bool active_ = false;
-  uint8_t* mark_ = nullptr;       // [vocab] scratch
-  int32_t* ids_ = nullptr;        // [sentences, vocab]
-  int32_t* size_ = nullptr;       // [sentences]
-  int32_t* first_ = nullptr;      // [sentences] a sentence's first packed row, -1: read in place
-  int union_size_ = 0;            // > 0: rows_ holds the union of the sentences' rows
-  int32_t* union_pos_ = nullptr;  // [vocab] an id's row in the packed union (-1: not in it)
-  int32_t* gather_ids_ = nullptr; // [vocab] scratch: a sentence's rows in the packed union
-  uint8_t* rows_ = nullptr;       // [vocab, cols] packed rows, storage type
-  float* scales_ = nullptr;       // [vocab] their i8 scales
-  float* packed_bias_ = nullptr;  // [vocab]
+  uint8_t* mark_ = nullptr;  // [vocab] scratch
+  int32_t* ids_ = nullptr;   // [sentences, vocab]
+  int32_t* size_ = nullptr;  // [sentences]
 };
 
 }  // namespace softalign::internal
