@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "arena.hpp"
+#include "shortlist.hpp"
 #include "softalign/status.hpp"
 
 namespace softalign::internal {
@@ -24,6 +25,10 @@ struct EngineLimits {
   int max_rows = 0;       // K: rows of one sentence (its beam)
   int max_sentences = 1;  // B: sentences decoded together (rows: B * K)
   bool shortlist = false; // room for the model's vocabulary shortlist
+  // Room for log_probs(): every row's scores on the host. The CPU computes
+  // them there anyway; a device engine makes room only when asked (an
+  // ensemble's members; steps the search chooses on the host).
+  bool host_rows = false;
 };
 
 // The rows of one step, grouped by sentence: group g is `rows[g]` contiguous
@@ -76,6 +81,17 @@ class Engine {
   // Keeps the states that rows parents[0..n) reached in the last step as
   // the rows 0..n of the next one.
   virtual void reorder(const int32_t* parents, int n) = 0;
+
+  // The step of step() without the choice, for what chooses on the host (an
+  // ensemble's mean, ensemble_engine.hpp): each row's log-softmax over its
+  // sentence's vocabulary() into log_prob_rows(), one block per group (its
+  // rows × that sentence's width, row after row), readable until the next
+  // step; the attention rows as step()'s. False when the step failed
+  // (fault()) or met a NaN where it would become an index.
+  virtual bool log_probs(const StepGroups& groups, const int32_t* tokens, int t) = 0;
+  virtual const float* log_prob_rows() const = 0;
+  // The sentences' vocabularies select_vocab chose.
+  virtual const SentenceVocabularies& vocabulary() const = 0;
 
   // Teacher forcing of sentence 0's one row: the step's raw logits over the
   // whole vocabulary into `logits` (an ensemble: the mean of its members'

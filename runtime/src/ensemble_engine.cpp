@@ -30,7 +30,7 @@ Status check_ensemble(const std::vector<const ModelImpl*>& members) {
   return Status::Ok();
 }
 
-EnsembleEngine::EnsembleEngine(std::vector<std::unique_ptr<CpuEngine>> members, const kernels::KernelTable& kernels,
+EnsembleEngine::EnsembleEngine(std::vector<std::unique_ptr<Engine>> members, const kernels::KernelTable& kernels,
                                const EngineLimits& limits, int vocab)
     : members_(std::move(members)),
       k_(kernels),
@@ -71,9 +71,8 @@ void EnsembleEngine::mean(int rows, std::size_t count, float* sum, From from) {
   for (std::size_t i = 0; i < n; ++i) sum[i] /= members;
 }
 
-bool EnsembleEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t,
-                          int32_t* idx, float* val, int32_t* got) {
-  const Shortlist& vocab = members_[0]->vocabulary();  // every member's columns
+bool EnsembleEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
+  const SentenceVocabularies& vocab = members_[0]->vocabulary();  // every member's columns
   int rows = 0;
   std::size_t values = 0;  // the step's log-probabilities: each group's rows × its sentence's columns
   for (int g = 0; g < groups.count; ++g) {
@@ -81,17 +80,43 @@ bool EnsembleEngine::step(const StepGroups& groups, const int32_t* tokens, const
     for (int r = 0; r < groups.rows[g]; ++r) row_len_[rows++] = src_len_[groups.sentence[g]];
   }
   bool finite = true;
-  for (auto& m : members_) {
-    m->log_probs(groups, tokens, t);
-    finite = finite && m->finite();
-  }
+  for (auto& m : members_) finite = m->log_probs(groups, tokens, t) && finite;
+  if (!fault().ok()) return false;
   mean(1, values, scores_, [&](std::size_t m) { return members_[m]->log_prob_rows(); });
   // Attention rows: only the row's source length is meaningful.
   for (int r = 0; r < rows; ++r) {
     float* out = att_ + static_cast<std::size_t>(r) * S_;
     mean(1, static_cast<std::size_t>(row_len_[r]), out, [&](std::size_t m) { return members_[m]->attention(r); });
   }
-  return pick_candidates(k_, scores_, vocab, V_, groups, row_logp, K_, idx, val, got) && finite;
+  return finite;
+}
+
+bool EnsembleEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t,
+                          int32_t* idx, float* val, int32_t* got) {
+  const bool finite = log_probs(groups, tokens, t);
+  if (!fault().ok()) return false;
+  return pick_candidates(k_, scores_, vocabulary(), V_, groups, row_logp, K_, idx, val, got) && finite;
+}
+
+void EnsembleEngine::step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const {
+  *dispatches = *barriers = 0;
+  *weight_bytes = 0;
+  for (const auto& m : members_) {
+    int d = 0, b = 0;
+    uint64_t w = 0;
+    m->step_costs(&d, &b, &w);
+    *dispatches += d;
+    *barriers += b;
+    *weight_bytes += w;
+  }
+}
+
+Status EnsembleEngine::fault() const {
+  for (const auto& m : members_) {
+    Status st = m->fault();
+    if (!st.ok()) return st;
+  }
+  return Status::Ok();
 }
 
 void EnsembleEngine::reorder(const int32_t* parents, int n) {
@@ -103,6 +128,7 @@ bool EnsembleEngine::force_step(int32_t token, int t, float* logits) {
   auto row = [&](std::size_t m) { return scratch_ + m * V_; };
   for (std::size_t m = 0; m < members_.size(); ++m) {
     finite = members_[m]->force_step(token, t, row(m)) && finite;
+    if (!fault().ok()) return false;
     k_.log_softmax(row(m), V_, row(m));
   }
   mean(1, static_cast<std::size_t>(V_), logits, row);

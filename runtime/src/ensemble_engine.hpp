@@ -1,6 +1,7 @@
 // Ensembles (Luong et al. 2015, §4): several models that share both
-// vocabularies decode as one. Each member is a CPU engine that computes its
-// own rows' log-softmax; the ensemble's step scores are their mean (member 0
+// vocabularies decode as one. Each member is an engine of any backend that
+// computes its own rows' log-softmax (Engine::log_probs); the ensemble's
+// step scores are their mean (member 0
 // + member 1 + ..., divided by the number of members, in float32, as the
 // reference's torch.stack(...).mean(0)), and its attention rows are the mean
 // of the members' rows (what the coverage penalty and the soft alignment
@@ -16,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu_engine.hpp"
 #include "engine.hpp"
+#include "kernels/kernels.hpp"
 #include "model_impl.hpp"
 #include "softalign/status.hpp"
 
@@ -31,7 +32,7 @@ Status check_ensemble(const std::vector<const ModelImpl*>& members);
 
 class EnsembleEngine final : public Engine {
  public:
-  EnsembleEngine(std::vector<std::unique_ptr<CpuEngine>> members, const kernels::KernelTable& kernels,
+  EnsembleEngine(std::vector<std::unique_ptr<Engine>> members, const kernels::KernelTable& kernels,
                  const EngineLimits& limits, int vocab);
 
   const char* name() const override { return "ensemble"; }
@@ -45,6 +46,13 @@ class EnsembleEngine final : public Engine {
   // `logits` receives the mean of the members' log-softmax rows (the scores
   // the search adds up), the attention the mean of their rows.
   bool force_step(int32_t token, int t, float* logits) override;
+  // The mean rows (an ensemble of ensembles is not built, but nothing stops it).
+  bool log_probs(const StepGroups& groups, const int32_t* tokens, int t) override;
+  const float* log_prob_rows() const override { return scores_; }
+  const SentenceVocabularies& vocabulary() const override { return members_[0]->vocabulary(); }
+  Status fault() const override;
+  // The members' costs added up.
+  void step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const override;
 
  private:
   // Adds `rows` rows of `count` floats of each member (from(member)) into
@@ -52,12 +60,12 @@ class EnsembleEngine final : public Engine {
   template <typename From>
   void mean(int rows, std::size_t count, float* sum, From from);
 
-  std::vector<std::unique_ptr<CpuEngine>> members_;
+  std::vector<std::unique_ptr<Engine>> members_;
   const kernels::KernelTable& k_;
   const int S_, K_, B_, V_;
   int32_t* src_len_ = nullptr;  // [B] each sentence's length
   int32_t* row_len_ = nullptr;  // [B K] the source length of each row of the step
-  float* scores_ = nullptr;     // [B K, V] the mean rows of a step (blocks as CpuEngine::log_prob_rows)
+  float* scores_ = nullptr;     // [B K, V] the mean rows of a step (blocks as Engine::log_prob_rows)
   float* att_ = nullptr;        // [B K, S] the mean attention rows of a step
   float* scratch_ = nullptr;    // [members, V] the members' forced log-softmax rows
 };

@@ -73,8 +73,6 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
   if (s.block_repeats < 0 || s.block_repeats > L::kMaxBlockRepeats)
     return bad("block_repeats must be in [0, " + std::to_string(L::kMaxBlockRepeats) + "], got " +
                std::to_string(s.block_repeats));
-  if (s.block_repeats > 0 && backend.backend == Backend::kVulkan)
-    return Status(StatusCode::kUnsupported, "block_repeats is not supported on the Vulkan backend (use the CPU)");
   *out = s;
   return Status::Ok();
 }
@@ -152,6 +150,10 @@ Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& 
   limits.max_rows = K;
   limits.max_sentences = B;
   limits.shortlist = options.use_shortlist;
+  // Steps chosen on the host need every row's scores there: an ensemble's
+  // mean, a target prefix and repetition blocking (a one-sentence translator
+  // makes room for the last two, being cheap: K × V floats).
+  limits.host_rows = impls.size() > 1 || s.block_repeats > 0 || B == 1;
   st = choose_engine(limits, impls);
   if (!st.ok()) return st;
 
@@ -181,28 +183,33 @@ Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& 
 
 // The engine (engine.hpp): Vulkan when asked for (or, for auto, on a real
 // GPU), else the CPU; a backend's transformed weights belong to the Model.
-// An ensemble runs on the CPU, its members selecting from the first
-// member's shortlist.
+// An ensemble is one engine per member, of the same backend, every member
+// selecting from the first member's shortlist.
 Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vector<const ModelImpl*>& impls) {
   const Backend asked = options.backend;
+  auto one_engine = [&](std::vector<std::unique_ptr<Engine>> engines) {
+    if (engines.size() == 1)
+      engine_ = std::move(engines[0]);
+    else
+      engine_ = std::make_unique<EnsembleEngine>(std::move(engines), *k, limits, c->tgt_vocab);
+  };
   if (asked == Backend::kCpu) {
     backend.reason = "backend=cpu";
-  } else if (impls.size() > 1) {
-    if (asked == Backend::kVulkan)
-      return Status(StatusCode::kUnsupported, "backend=vulkan: an ensemble runs on the CPU only");
-    backend.reason = "backend=auto: an ensemble runs on the CPU";
-  } else if (options.search.block_repeats.value_or(0) > 0) {
-    if (asked == Backend::kVulkan)
-      return Status(StatusCode::kUnsupported, "backend=vulkan: block_repeats runs on the CPU only");
-    backend.reason = "backend=auto: block_repeats runs on the CPU";
   } else {
     Status vs;
+    std::vector<std::unique_ptr<Engine>> engines;
 #if SOFTALIGN_HAVE_VULKAN
-    vs = make_vulkan_engine(*m, limits, asked == Backend::kVulkan, &engine_, &backend.device);
+    for (const ModelImpl* mi : impls) {
+      std::unique_ptr<Engine> e;
+      vs = make_vulkan_engine(*mi, *k, limits, asked == Backend::kVulkan, &m->shortlist, &e, &backend.device);
+      if (!vs.ok()) break;
+      engines.push_back(std::move(e));
+    }
 #else
     vs = Status(StatusCode::kUnsupported, "this build has no Vulkan backend (SOFTALIGN_VULKAN=OFF)");
 #endif
     if (vs.ok()) {
+      one_engine(std::move(engines));
       backend.backend = Backend::kVulkan;
       backend.name = "vulkan";
       backend.reason = asked == Backend::kVulkan ? "backend=vulkan" : "backend=auto: a Vulkan GPU";
@@ -214,17 +221,14 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
     backend.device.clear();
     backend.reason = "backend=auto: " + vs.message();
   }
-  std::vector<std::unique_ptr<CpuEngine>> engines;
+  std::vector<std::unique_ptr<Engine>> engines;
   for (const ModelImpl* mi : impls) {
     auto cw = std::make_unique<CpuWeights>();
     Status st = build_cpu_weights(*mi, cw.get());
     if (!st.ok()) return st;
     engines.push_back(std::make_unique<CpuEngine>(*mi, std::move(cw), *k, &pool, limits, &m->shortlist));
   }
-  if (engines.size() == 1)
-    engine_ = std::move(engines[0]);
-  else
-    engine_ = std::make_unique<EnsembleEngine>(std::move(engines), *k, limits, c->tgt_vocab);
+  one_engine(std::move(engines));
   return Status::Ok();
 }
 

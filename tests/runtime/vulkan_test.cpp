@@ -37,6 +37,30 @@ Status prepare(const std::shared_ptr<const Model>& model, Backend backend, std::
   return Translator::prepare(model, o, out);
 }
 
+// Two backends' n-best lists of one call: identical ids; scores and
+// log-probabilities within one logit bound (twice, the log-sum-exp too) per
+// step of the hypothesis, attention rows within tol_att. *worst: the largest
+// score difference seen.
+void compare_nbest(const NBestView& a, const NBestView& b, double tol_logits, double tol_att, double* worst) {
+  REQUIRE(a.count == b.count);
+  for (std::size_t r = 0; r < a.count; ++r) {
+    const HypothesisView& x = a.hypotheses[r];
+    const HypothesisView& y = b.hypotheses[r];
+    INFO("hypothesis ", r);
+    REQUIRE(std::vector<int32_t>(x.ids, x.ids + x.length) == std::vector<int32_t>(y.ids, y.ids + y.length));
+    const double tol_s = 2 * tol_logits * static_cast<double>(x.attention_rows);
+    const double ds = std::fabs(static_cast<double>(x.score) - y.score);
+    CHECK_MESSAGE(ds <= tol_s, "score differs by ", ds);
+    CHECK_MESSAGE(std::fabs(static_cast<double>(x.log_prob) - y.log_prob) <= tol_s, "log-prob differs");
+    *worst = std::max(*worst, ds);
+    REQUIRE(x.attention_rows == y.attention_rows);
+    double wa = 0;
+    for (std::size_t i = 0; i < x.attention_rows * x.source_length; ++i)
+      wa = std::max(wa, std::fabs(static_cast<double>(x.attention[i]) - y.attention[i]));
+    CHECK_MESSAGE(wa <= tol_att, "attention rows differ by ", wa);
+  }
+}
+
 struct Measured {
   double logits = 0, att = 0, score = 0;
   int searches = 0;
@@ -91,25 +115,7 @@ void compare_model(const std::string& name, const std::string& precision, Measur
       st = gpu->translate_ids(src, so, &b);
       REQUIRE_MESSAGE(st.ok(), st.to_string());
       ++m->searches;
-      REQUIRE(a.count == b.count);
-      for (std::size_t r = 0; r < a.count; ++r) {
-        const HypothesisView& x = a.hypotheses[r];
-        const HypothesisView& y = b.hypotheses[r];
-        INFO("hypothesis ", r);
-        REQUIRE(std::vector<int32_t>(x.ids, x.ids + x.length) == std::vector<int32_t>(y.ids, y.ids + y.length));
-        // A sum of log-probabilities: one logit bound (twice, the log-sum-exp
-        // too) per step of the hypothesis.
-        const double tol_s = 2 * tol_logits * static_cast<double>(x.attention_rows);
-        const double ds = std::fabs(static_cast<double>(x.score) - y.score);
-        CHECK_MESSAGE(ds <= tol_s, "score differs by ", ds);
-        CHECK_MESSAGE(std::fabs(static_cast<double>(x.log_prob) - y.log_prob) <= tol_s, "log-prob differs");
-        m->score = std::max(m->score, ds);
-        REQUIRE(x.attention_rows == y.attention_rows);
-        double wa = 0;
-        for (std::size_t i = 0; i < x.attention_rows * x.source_length; ++i)
-          wa = std::max(wa, std::fabs(static_cast<double>(x.attention[i]) - y.attention[i]));
-        CHECK_MESSAGE(wa <= tol_att, "attention rows differ by ", wa);
-      }
+      compare_nbest(a, b, tol_logits, tol_att, &m->score);
     }
   }
 }
@@ -155,56 +161,139 @@ TEST_CASE("vulkan: auto takes only a GPU; cpu is the CPU") {
   }
 }
 
-// What runs on the CPU only says so: a forced target prefix (the device
-// returns each row's best candidates, not the score of a given piece) and an
-// ensemble; the same calls succeed on the CPU.
-TEST_CASE("vulkan: a target prefix and an ensemble are refused with the reason") {
+// Steps the search chooses on the host (engine.hpp, log_probs): an
+// ensemble's mean of its members' rows, a forced target prefix and
+// repetition blocking. Each golden ensemble (tests/golden/ensembles.json),
+// with and without its prefix, in f32 and int8, on the Vulkan engine gives
+// the CPU ensemble's ids, scores within the two backends' bound; so does a
+// single model with block_repeats.
+namespace {
+
+using Models = std::vector<std::shared_ptr<const Model>>;
+
+TranslatorOptions host_step_options(Backend backend) {
+  TranslatorOptions o;
+  o.backend = backend;
+  o.search.beam_size = 4;
+  o.search.max_len_a = 1.0f;
+  o.search.max_len_b = 64.0f;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("vulkan: ensembles, target prefixes and repetition blocking give the CPU's results") {
+  const nlohmann::json all = golden::load_ensembles();
+  REQUIRE(all["ensembles"].size() >= 3);
+  for (const char* precision : {"f32", "int8"}) {
+    for (const auto& e : all["ensembles"]) {
+      Models models;
+      double tol_logits = 0, tol_att = 0;
+      std::string label;
+      for (const auto& name : e["members"]) {
+        std::shared_ptr<const Model> m;
+        REQUIRE(Model::load(golden::model_path(name, precision).string(), &m).ok());
+        const golden::Tolerance t = golden::tolerance(golden::load_json(name), m->config(), precision);
+        tol_logits = std::max(tol_logits, 2 * t.logits);  // both backends within it of PyTorch
+        tol_att = std::max(tol_att, 2 * t.att);
+        models.push_back(m);
+        label += (label.empty() ? "" : "+") + name.get<std::string>();
+      }
+      INFO("ensemble ", label, " (", precision, ")");
+      std::unique_ptr<Translator> cpu, gpu;
+      REQUIRE(Translator::prepare(models, host_step_options(Backend::kCpu), &cpu).ok());
+      const Status st = Translator::prepare(models, host_step_options(Backend::kVulkan), &gpu);
+      REQUIRE_MESSAGE(st.ok(), st.to_string());
+      REQUIRE(gpu->backend_info().backend == Backend::kVulkan);
+      CHECK(gpu->model_count() == models.size());
+      int searches = 0;
+      double worst = 0;
+      for (const auto& sent : e["sentences"]) {
+        const std::vector<int32_t> src = golden::ids(sent["src_ids"]);
+        for (const bool with_prefix : {false, true}) {
+          for (const auto& search : sent["search"]) {
+            const auto& spec = *std::find_if(all["searches"].begin(), all["searches"].end(),
+                                             [&](const nlohmann::json& s) { return s["name"] == search["name"]; });
+            SearchOptions so = golden::search_options(spec);
+            const std::vector<int32_t> prefix = golden::ids(sent["prefix"]);
+            if (with_prefix) so.target_prefix_ids = prefix;
+            INFO("search ", spec["name"].get<std::string>(), with_prefix ? " with its prefix" : "");
+            NBestView a, b;
+            REQUIRE(cpu->translate_ids(src, so, &a).ok());
+            const Status ts = gpu->translate_ids(src, so, &b);
+            REQUIRE_MESSAGE(ts.ok(), ts.to_string());
+            compare_nbest(a, b, tol_logits, tol_att, &worst);
+            ++searches;
+          }
+        }
+      }
+      std::printf("vulkan ensemble %-40s %-4s vs cpu: %d searches (with and without prefix), ids identical, score %.3g\n",
+                  label.c_str(), precision, searches, worst);
+    }
+  }
+
+  // Repetition blocking, asked for per call and at prepare.
+  for (const std::string& name : golden::names()) {
+    INFO("model ", name);
+    std::shared_ptr<const Model> model;
+    REQUIRE(Model::load(golden::model_path(name, "f32").string(), &model).ok());
+    const nlohmann::json g = golden::load_json(name);
+    const golden::Tolerance t = golden::tolerance(g, model->config(), "f32");
+    const double tol_logits = 2 * t.logits, tol_att = 2 * t.att;
+    TranslatorOptions o = host_step_options(Backend::kCpu);
+    o.search.block_repeats = 1;
+    std::unique_ptr<Translator> cpu, gpu, per_call;
+    REQUIRE(Translator::prepare(model, o, &cpu).ok());
+    o.backend = Backend::kVulkan;
+    REQUIRE(Translator::prepare(model, o, &gpu).ok());
+    REQUIRE(prepare(model, Backend::kVulkan, &per_call).ok());
+    double worst = 0;
+    for (const auto& sent : g["sentences"]) {
+      const std::vector<int32_t> src = golden::ids(sent["src_ids"]);
+      NBestView a, b, c;
+      REQUIRE(cpu->translate_ids(src, &a).ok());
+      REQUIRE(gpu->translate_ids(src, &b).ok());
+      compare_nbest(a, b, tol_logits, tol_att, &worst);
+      SearchOptions so;
+      so.block_repeats = 1;
+      REQUIRE(per_call->translate_ids(src, so, &c).ok());
+      compare_nbest(a, c, tol_logits, tol_att, &worst);
+    }
+  }
+}
+
+// Where the rows are not kept on the host (a batch translator prepared
+// without block_repeats), a prefix or blocking asked for in a call is
+// refused with the reason, and the next call is unaffected; an ensemble of
+// a batch translator keeps its rows and runs.
+TEST_CASE("vulkan: a batch translator without host rows refuses a prefix with the reason") {
   std::shared_ptr<const Model> model;
   REQUIRE(Model::load(golden::model_path("bahdanau", "f32").string(), &model).ok());
   const nlohmann::json g = golden::load_json("bahdanau");
   const std::vector<int32_t> src = golden::ids(g["sentences"][0]["src_ids"]);
   const std::vector<int32_t> tgt = golden::ids(g["sentences"][0]["teacher_forced"]["tgt_in"]);
+  TranslatorOptions o = host_step_options(Backend::kVulkan);
+  o.max_batch = 2;
+  std::unique_ptr<Translator> tr;
+  REQUIRE(Translator::prepare(model, o, &tr).ok());
   const std::vector<int32_t> prefix = {tgt[1]};
   SearchOptions with_prefix;
   with_prefix.target_prefix_ids = prefix;
-  std::unique_ptr<Translator> tr;
-  REQUIRE(prepare(model, Backend::kVulkan, &tr).ok());
   NBestView nb;
-  const Status st = tr->translate_ids(src, with_prefix, &nb);
+  Status st = tr->translate_ids(src, with_prefix, &nb);
   CHECK(st.code() == StatusCode::kUnsupported);
   CHECK(st.message().find("target prefix") != std::string::npos);
-  CHECK(tr->translate_ids(src, &nb).ok());  // the next call is unaffected
-  REQUIRE(prepare(model, Backend::kCpu, &tr).ok());
-  CHECK(tr->translate_ids(src, with_prefix, &nb).ok());
-
-  const std::vector<std::shared_ptr<const Model>> pair = {model, model};
-  TranslatorOptions o;
-  o.backend = Backend::kVulkan;
-  const Status ens = Translator::prepare(pair, o, &tr);
-  CHECK(ens.code() == StatusCode::kUnsupported);
-  CHECK(ens.message().find("ensemble") != std::string::npos);
-  o.backend = Backend::kAuto;
-  REQUIRE(Translator::prepare(pair, o, &tr).ok());
-  CHECK(tr->backend_info().backend == Backend::kCpu);
-  CHECK(tr->backend_info().reason == "backend=auto: an ensemble runs on the CPU");
-
-  // Repetition blocking runs on the CPU: refused per call on Vulkan, and at
-  // prepare when asked for there; auto then takes the CPU.
-  REQUIRE(prepare(model, Backend::kVulkan, &tr).ok());
   SearchOptions blocking;
   blocking.block_repeats = 2;
-  const Status br = tr->translate_ids(src, blocking, &nb);
-  CHECK(br.code() == StatusCode::kUnsupported);
-  CHECK(br.message().find("block_repeats") != std::string::npos);
-  CHECK(tr->translate_ids(src, &nb).ok());
-  TranslatorOptions ob;
-  ob.search.block_repeats = 2;
-  ob.backend = Backend::kVulkan;
-  CHECK(Translator::prepare(model, ob, &tr).code() == StatusCode::kUnsupported);
-  ob.backend = Backend::kAuto;
-  REQUIRE(Translator::prepare(model, ob, &tr).ok());
-  CHECK(tr->backend_info().backend == Backend::kCpu);
-  CHECK(tr->backend_info().reason == "backend=auto: block_repeats runs on the CPU");
+  st = tr->translate_ids(src, blocking, &nb);
+  CHECK(st.code() == StatusCode::kUnsupported);
+  CHECK(st.message().find("block_repeats") != std::string::npos);
+  CHECK(tr->translate_ids(src, &nb).ok());  // the next call is unaffected
+
+  const Models pair = {model, model};
+  REQUIRE(Translator::prepare(pair, o, &tr).ok());
+  CHECK(tr->backend_info().backend == Backend::kVulkan);
+  CHECK(tr->translate_ids(src, with_prefix, &nb).ok());
 }
 
 TEST_CASE("vulkan: beam and batch limits at odd sizes") {
@@ -243,15 +332,47 @@ TEST_CASE("vulkan: beam and batch limits at odd sizes") {
   }
 }
 
+namespace {
+
+std::shared_ptr<const Model> load_shipped_en_fr() {
+  const auto path = golden::source_dir() / ".." / ".." / "models" / "en-fr" / "en-fr.int8.softalign";
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load(path.string(), &model).ok());
+  REQUIRE(model->has_shortlist());
+  return model;
+}
+
+// A CPU and a Vulkan translator of `models` with the shortlist, beam `beam`, batches of `batch`.
+void prepare_pair(const Models& models, int beam, int batch, std::unique_ptr<Translator>* cpu,
+                  std::unique_ptr<Translator>* gpu) {
+  TranslatorOptions o;
+  o.search.beam_size = beam;
+  o.max_batch = batch;
+  o.backend = Backend::kCpu;
+  REQUIRE(Translator::prepare(models, o, cpu).ok());
+  o.backend = Backend::kVulkan;
+  const Status st = Translator::prepare(models, o, gpu);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+}
+
+std::vector<std::vector<int32_t>> encode_all(const Model& model, const std::vector<std::string>& texts) {
+  std::vector<std::vector<int32_t>> sources;
+  for (const std::string& text : texts) {
+    std::vector<int32_t> ids;
+    REQUIRE(model.encode_source(text, &ids).ok());
+    sources.push_back(ids);
+  }
+  return sources;
+}
+
+}  // namespace
+
 // The shipped en-fr model (int8, with its vocabulary shortlist): the README's
 // sentences give the CPU's greedy and beam output on Vulkan; and in batches
 // of 3 sharing one shortlist union (each row masked to its own sentence's
 // vocabulary), every sentence gets the CPU's n-best ids.
 TEST_CASE("vulkan: the shipped en-fr model, its shortlist, alone and in batches") {
-  const auto path = golden::source_dir() / ".." / ".." / "models" / "en-fr" / "en-fr.int8.softalign";
-  std::shared_ptr<const Model> model;
-  REQUIRE(Model::load(path.string(), &model).ok());
-  REQUIRE(model->has_shortlist());
+  const std::shared_ptr<const Model> model = load_shipped_en_fr();
   // README.md (C++, C) and scripts/demo.sh.
   const std::vector<std::string> texts = {"This package contains the documentation.", "A simple text editor.",
                                           "This package contains the development files for the library.",
@@ -260,15 +381,8 @@ TEST_CASE("vulkan: the shipped en-fr model, its shortlist, alone and in batches"
                                           "Command-line tool to convert images between formats.", "Hello"};
   for (int beam : {1, 4}) {
     INFO("beam ", beam);
-    TranslatorOptions o;
-    o.search.beam_size = beam;
-    o.max_batch = 3;
-    o.backend = Backend::kCpu;
     std::unique_ptr<Translator> cpu, gpu;
-    REQUIRE(Translator::prepare(model, o, &cpu).ok());
-    o.backend = Backend::kVulkan;
-    Status st = Translator::prepare(model, o, &gpu);
-    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    prepare_pair({model}, beam, 3, &cpu, &gpu);
     for (const std::string& text : texts) {
       TranslationResult a, b;
       REQUIRE(cpu->translate(text, &a).ok());
@@ -279,12 +393,7 @@ TEST_CASE("vulkan: the shipped en-fr model, its shortlist, alone and in batches"
       // lower-ranked hypotheses.
       CHECK(std::fabs(a.hypotheses.at(0).score - b.hypotheses.at(0).score) < 0.05f);
     }
-    std::vector<std::vector<int32_t>> sources;
-    for (const std::string& text : texts) {
-      std::vector<int32_t> ids;
-      REQUIRE(model->encode_source(text, &ids).ok());
-      sources.push_back(ids);
-    }
+    const std::vector<std::vector<int32_t>> sources = encode_all(*model, texts);
     std::vector<Span<const int32_t>> spans;
     for (const auto& s : sources) spans.emplace_back(s.data(), s.size());
     SearchOptions so;
@@ -325,6 +434,42 @@ TEST_CASE("vulkan: the shipped en-fr model, its shortlist, alone and in batches"
       }
     }
     std::printf("vulkan en-fr beam %d: batch of 3 vs alone, log-prob differences up to %.3g\n", beam, worst);
+  }
+}
+
+// An ensemble in batches with the shortlist: each member's rows come back
+// over the batch's union of ids and keep their own sentence's columns
+// (VulkanEngine::log_probs); the CPU ensemble is the oracle.
+TEST_CASE("vulkan: an ensemble of the shipped model in batches, with its shortlist") {
+  const std::shared_ptr<const Model> model = load_shipped_en_fr();
+  const std::vector<std::vector<int32_t>> sources =
+      encode_all(*model, {"This package contains the documentation.", "A simple text editor.",
+                          "A simple text editor for the GNOME desktop.", "Hello"});
+  std::vector<Span<const int32_t>> spans;
+  for (const auto& s : sources) spans.emplace_back(s.data(), s.size());
+  for (int beam : {1, 3}) {
+    INFO("beam ", beam);
+    std::unique_ptr<Translator> cpu, gpu;
+    prepare_pair({model, model}, beam, 4, &cpu, &gpu);
+    SearchOptions so;
+    so.nbest = beam;
+    NBestView a[4], b[4];
+    REQUIRE(cpu->translate_ids_batch(spans.data(), spans.size(), so, a).ok());
+    REQUIRE(gpu->translate_ids_batch(spans.data(), spans.size(), so, b).ok());
+    double worst = 0;
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      INFO("sentence ", i);
+      REQUIRE(a[i].count == b[i].count);
+      for (std::size_t r = 0; r < a[i].count; ++r) {
+        const HypothesisView& x = a[i].hypotheses[r];
+        const HypothesisView& y = b[i].hypotheses[r];
+        CHECK(std::vector<int32_t>(x.ids, x.ids + x.length) == std::vector<int32_t>(y.ids, y.ids + y.length));
+        worst = std::max(worst, std::fabs(static_cast<double>(x.log_prob) - y.log_prob));
+      }
+    }
+    CHECK(worst < 0.05);  // int8: as the single model's bound above
+    std::printf("vulkan ensemble en-fr+en-fr batch of 4, beam %d: ids as the CPU's, log-prob differences up to %.3g\n",
+                beam, worst);
   }
 }
 

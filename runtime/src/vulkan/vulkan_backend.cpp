@@ -12,7 +12,8 @@ Status unsupported(const std::string& why) { return Status(StatusCode::kUnsuppor
 
 }  // namespace
 
-Status make_vulkan_engine(const ModelImpl& model, const EngineLimits& limits, bool asked, std::unique_ptr<Engine>* out,
+Status make_vulkan_engine(const ModelImpl& model, const kernels::KernelTable& kernels, const EngineLimits& limits,
+                          bool asked, const ShortlistTable* shortlist, std::unique_ptr<Engine>* out,
                           std::string* device) {
   vk::Device* dev = nullptr;
   Status st = vk::Device::probe(&dev);
@@ -26,7 +27,7 @@ Status make_vulkan_engine(const ModelImpl& model, const EngineLimits& limits, bo
   const vk::VulkanWeights* weights = nullptr;
   st = vulkan_weights(model, dev, &weights);
   if (!st.ok()) return st;
-  auto engine = std::make_unique<vk::VulkanEngine>(model, *dev, *weights, limits);
+  auto engine = std::make_unique<vk::VulkanEngine>(model, *dev, *weights, kernels, limits, shortlist);
   st = engine->init();
   if (!st.ok()) return st;
   *out = std::move(engine);

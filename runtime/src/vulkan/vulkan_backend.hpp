@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine.hpp"
+#include "kernels/kernels.hpp"
 #include "model_impl.hpp"
 
 namespace softalign::internal {
@@ -13,7 +14,10 @@ namespace softalign::internal {
 // `asked`: backend = vulkan (any Vulkan device will do, a CPU device such
 // as lavapipe included); otherwise backend = auto, which takes only a real
 // GPU (integrated or discrete). On success *device describes the device.
-Status make_vulkan_engine(const ModelImpl& model, const EngineLimits& limits, bool asked, std::unique_ptr<Engine>* out,
+// `kernels`: the host's (steps chosen on the host); `shortlist`: the table
+// to select from (VulkanEngine's).
+Status make_vulkan_engine(const ModelImpl& model, const kernels::KernelTable& kernels, const EngineLimits& limits,
+                          bool asked, const ShortlistTable* shortlist, std::unique_ptr<Engine>* out,
                           std::string* device);
 
 }  // namespace softalign::internal

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "candidates.hpp"
+
 namespace softalign::internal::vk {
 
 namespace {
@@ -25,9 +27,12 @@ uint32_t output_groups(uint32_t outputs, uint32_t rows) { return groups_of(outpu
 }  // namespace
 
 VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanWeights& weights,
-                           const EngineLimits& limits)
+                           const kernels::KernelTable& kernels, const EngineLimits& limits,
+                           const ShortlistTable* shortlist)
     : m_(model),
       c_(model.config),
+      k_(kernels),
+      table_(shortlist != nullptr ? *shortlist : model.shortlist),
       dev_(device),
       api_(device.api),
       w_(weights),
@@ -35,7 +40,8 @@ VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanW
       K_(static_cast<uint32_t>(limits.max_rows)),
       B_(static_cast<uint32_t>(limits.max_sentences)),
       R_(static_cast<uint32_t>(limits.max_rows) * static_cast<uint32_t>(limits.max_sentences)),
-      shortlist_room_(limits.shortlist && model.shortlist.present()) {
+      shortlist_room_(limits.shortlist && table_.present()),
+      rows_room_(limits.host_rows) {
   n_ = c_.enc_hidden;
   d_ = c_.dec_hidden;
   e_ = c_.emb_size;
@@ -59,6 +65,7 @@ VulkanEngine::~VulkanEngine() {
   dev_.destroy_buffer(&act_);
   dev_.destroy_buffer(&io_);
   dev_.destroy_buffer(&ctl_);
+  dev_.destroy_buffer(&rows_);
 }
 
 // Offsets of every region of the device buffer and of the I/O block, in
@@ -126,20 +133,20 @@ void VulkanEngine::plan() {
 
 void VulkanEngine::layout(Arena& arena) {
   heads_ = arena.take<int32_t>(K_);
-  if (shortlist_room_) {
-    marks_ = arena.take<uint8_t>(V_);
-    if (B_ > 1) members_ = arena.take<uint8_t>(uint64_t{B_} * V_);
-  }
+  vocab_.layout(arena, shortlist_room_, static_cast<int>(V_), static_cast<int>(B_));
+  if (shortlist_room_) union_pos_ = arena.take<int32_t>(V_);
+  if (rows_room_) host_rows_ = arena.take<float>(uint64_t{R_} * V_);
 }
 
 Status VulkanEngine::init() {
   // Checked before anything is allocated: each buffer is bound whole.
   const uint64_t act_bytes = act_words_ * 4, io_bytes = io_words_ * 4;
+  const uint64_t rows_bytes = rows_room_ ? uint64_t{R_} * V_ * 4 : 0;
   const uint64_t largest = dev_.properties.limits.maxStorageBufferRange;
   if (too_large_ || act_bytes > largest || io_bytes > largest ||
-      act_bytes + 2 * io_bytes + w_.buffer.size > dev_.device_local_bytes)
+      act_bytes + 2 * io_bytes + rows_bytes + w_.buffer.size > dev_.device_local_bytes)
     return Status(StatusCode::kResourceExhausted,
-                  "this translator needs " + std::to_string((act_bytes + io_bytes) >> 20) +
+                  "this translator needs " + std::to_string((act_bytes + io_bytes + rows_bytes) >> 20) +
                       " MiB of Vulkan buffers, more than the device has (" + std::to_string(largest >> 20) +
                       " MiB per buffer, " + std::to_string(dev_.device_local_bytes >> 20) +
                       " MiB of device memory with the weights' " + std::to_string(w_.buffer.size >> 20) +
@@ -157,6 +164,7 @@ Status VulkanEngine::init() {
   Status st = dev_.create_buffer(act_bytes, false, &act_);
   if (st.ok()) st = dev_.create_buffer(io_bytes, true, &io_);
   if (st.ok()) st = dev_.create_buffer(io_bytes, false, &ctl_);
+  if (st.ok() && rows_room_) st = dev_.create_buffer(rows_bytes, true, &rows_);
   if (!st.ok()) return Status(st.code(), "cannot allocate the translator's Vulkan buffers: " + st.message());
   io_u_ = static_cast<uint32_t*>(io_.mapped);
   io_f_ = static_cast<float*>(io_.mapped);
@@ -203,7 +211,7 @@ Status VulkanEngine::init() {
   const uint32_t layers = static_cast<uint32_t>(c_.enc_layers);
   encoder_cbs_.assign(2 + layers * (1 + blocks_), VK_NULL_HANDLE);
   encoder_submit_.assign(encoder_cbs_.size() + 1, VK_NULL_HANDLE);  // + the vocabulary's copy
-  std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 3);
+  std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 4);
   VkCommandBufferAllocateInfo ci{};
   ci.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   ci.commandPool = cmd_pool_;
@@ -215,6 +223,7 @@ Status VulkanEngine::init() {
   step_cb_ = cbs[encoder_cbs_.size()];
   force_cb_ = cbs[encoder_cbs_.size() + 1];
   vocab_cb_ = cbs[encoder_cbs_.size() + 2];
+  rows_cb_ = cbs[encoder_cbs_.size() + 3];
   VkFenceCreateInfo fi{};
   fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
   r = api_.vkCreateFence(dev, &fi, nullptr, &fence_);
@@ -256,10 +265,11 @@ Status VulkanEngine::init() {
     st2 = record(tail, [&] { record_encoder_tail(tail); });
   }
   counting_ = true;
-  if (st2.ok()) st2 = record(step_cb_, [&] { record_step(step_cb_, false); });
+  if (st2.ok()) st2 = record(step_cb_, [&] { record_step(step_cb_, StepEnd::kTopk); });
   counting_ = false;
   if (st2.ok()) st2 = record(vocab_cb_, [&] { copy_io(vocab_cb_, true, io_width_, static_cast<uint32_t>(io_words_)); });
-  if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, true); });
+  if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, StepEnd::kForced); });
+  if (st2.ok() && rows_room_) st2 = record(rows_cb_, [&] { record_step(rows_cb_, StepEnd::kRows); });
   return st2;
 }
 
@@ -396,7 +406,7 @@ void VulkanEngine::record_encoder_tail(VkCommandBuffer cb) {
   }
 }
 
-void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
+void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with) {
   const uint32_t top = (c_.dec_layers - 1) * d_;
   const bool luong = c_.variant == Variant::kLuong;
   {  // state_cur = state_next[parents]; x = [E y ; the fed input]
@@ -466,13 +476,17 @@ void VulkanEngine::record_step(VkCommandBuffer cb, bool forced) {
   }
   const Term gen{&w_.gen_w, gen_in, gen_ld};
   product(cb, &gen, 1, w_.gen_b, R_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
-  if (forced) {  // row 0's logits to the host
+  if (end_with == StepEnd::kForced) {  // row 0's logits to the host
     VkBufferCopy copy{uint64_t{logits_} * 4, uint64_t{io_logits_} * 4, uint64_t{V_} * 4};
     api_.vkCmdCopyBuffer(cb, act_.buffer, io_.buffer, 1, &copy);
   } else {
     const uint32_t p[] = {logits_, V_, io_width_, K_, R_, io_rows_, io_want_, io_idx_, io_val_, io_lse_,
                           io_mask_, mask_words_, io_mask_on_, io_row_sent_};
     dispatch(cb, Kernel::kTopk, p, sizeof p / 4, R_, 1);
+  }
+  if (end_with == StepEnd::kRows) {  // every row's logits to the host (top-k gave their log-sum-exp)
+    VkBufferCopy copy{uint64_t{logits_} * 4, 0, uint64_t{R_} * V_ * 4};
+    api_.vkCmdCopyBuffer(cb, act_.buffer, rows_.buffer, 1, &copy);
   }
   // The results to the host (each row's candidates, lse, fault flag and attention
   // row); record() ends with the barrier that makes them visible to it.
@@ -497,10 +511,10 @@ bool VulkanEngine::run_step(VkCommandBuffer cb) {
 }
 
 void VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
-  const ShortlistTable& table = m_.shortlist;
   vocab_dirty_ = true;
   io_u_[io_mask_on_] = 0;
-  if (!(use && shortlist_room_)) {
+  vocab_.select(table_, use && shortlist_room_, srcs, lens, n, c_.eos_id);
+  if (!vocab_.active()) {
     if (!identity_vocab_)
       for (uint32_t v = 0; v < V_; ++v) io_u_[io_vocab_ids_ + v] = v;
     identity_vocab_ = true;
@@ -508,29 +522,26 @@ void VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int*
     io_u_[io_width_] = width_;
     return;
   }
-  // The union of the sentences' vocabularies (ascending ids, as the CPU's).
-  if (n == 1) {
-    mark_shortlist(table, srcs[0], lens[0], c_.eos_id, static_cast<int>(V_), marks_);
-  } else {
-    std::memset(marks_, 0, V_);
-    for (int b = 0; b < n; ++b) {
-      uint8_t* own = members_ + static_cast<std::size_t>(b) * V_;
-      mark_shortlist(table, srcs[b], lens[b], c_.eos_id, static_cast<int>(V_), own);
-      for (uint32_t v = 0; v < V_; ++v) marks_[v] |= own[v];
-    }
-  }
+  // The union of the sentences' vocabularies, ascending (one sentence: its own).
+  identity_vocab_ = false;
+  std::fill(union_pos_, union_pos_ + V_, -1);
+  for (int b = 0; b < n; ++b)
+    for (int i = 0; i < vocab_.width(b); ++i) union_pos_[vocab_.ids(b)[i]] = 0;
   width_ = 0;
   for (uint32_t v = 0; v < V_; ++v)
-    if (marks_[v]) io_u_[io_vocab_ids_ + width_++] = v;
-  identity_vocab_ = false;
+    if (union_pos_[v] >= 0) {
+      union_pos_[v] = static_cast<int32_t>(width_);
+      io_u_[io_vocab_ids_ + width_++] = v;
+    }
   io_u_[io_width_] = width_;
   if (n > 1) {  // each sentence's own columns, as bits
     for (int b = 0; b < n; ++b) {
-      const uint8_t* own = members_ + static_cast<std::size_t>(b) * V_;
       uint32_t* bits = io_u_ + io_mask_ + static_cast<std::size_t>(b) * mask_words_;
       std::memset(bits, 0, sizeof(uint32_t) * mask_words_);
-      for (uint32_t c = 0; c < width_; ++c)
-        if (own[io_u_[io_vocab_ids_ + c]]) bits[c >> 5] |= 1u << (c & 31);
+      for (int i = 0; i < vocab_.width(b); ++i) {
+        const uint32_t c = static_cast<uint32_t>(union_pos_[vocab_.ids(b)[i]]);
+        bits[c >> 5] |= 1u << (c & 31);
+      }
     }
     io_u_[io_mask_on_] = 1;
   }
@@ -577,27 +588,64 @@ bool VulkanEngine::position_fault(uint32_t rows) const {
   return false;
 }
 
-bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
-                        float* val, int32_t* got) {
-  // The device returns each row's best candidates, not the score of any
-  // given piece: a forced target prefix needs the CPU engine.
-  if (groups.forced != nullptr) {
-    fault_ = Status(StatusCode::kUnsupported, "a target prefix is not supported on the Vulkan backend (use the CPU)");
-    return false;
-  }
-  if (groups.banned != nullptr) {
-    fault_ = Status(StatusCode::kUnsupported, "block_repeats is not supported on the Vulkan backend (use the CPU)");
-    return false;
-  }
+uint32_t VulkanEngine::write_step_inputs(const StepGroups& groups, const int32_t* tokens, int t, bool one_candidate) {
   uint32_t rows = 0;
   for (int g = 0; g < groups.count; ++g)
     for (int r = 0; r < groups.rows[g]; ++r, ++rows) {
       io_u_[io_row_sent_ + rows] = static_cast<uint32_t>(groups.sentence[g]);
-      io_u_[io_want_ + rows] = static_cast<uint32_t>(groups.want[g]);
+      io_u_[io_want_ + rows] = one_candidate ? 1u : static_cast<uint32_t>(groups.want[g]);
       io_u_[io_tokens_ + rows] = static_cast<uint32_t>(tokens[rows]);
     }
   io_u_[io_rows_] = rows;
   io_u_[io_t_] = static_cast<uint32_t>(t);
+  return rows;
+}
+
+bool VulkanEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
+  if (!rows_room_) {
+    fault_ = Status(StatusCode::kInternal, "this Vulkan translator was prepared without host rows");
+    return false;
+  }
+  const uint32_t rows = write_step_inputs(groups, tokens, t, true);
+  if (!run_step(rows_cb_)) return false;
+  bool finite = !position_fault(rows);
+  // Row r's own columns: the union's (width_), or those its sentence's mask keeps.
+  const float* logits = static_cast<const float*>(rows_.mapped);
+  const bool masked = io_u_[io_mask_on_] != 0;
+  std::size_t out = 0;
+  for (int g = 0, r = 0; g < groups.count; ++g) {
+    const uint32_t* bits = masked ? io_u_ + io_mask_ + static_cast<std::size_t>(groups.sentence[g]) * mask_words_ : nullptr;
+    for (int i = 0; i < groups.rows[g]; ++i, ++r) {
+      const float* row = logits + static_cast<std::size_t>(r) * V_;
+      const float lse = io_f_[io_lse_ + r];
+      if (!std::isfinite(lse)) finite = false;
+      for (uint32_t c = 0; c < width_; ++c)
+        if (bits == nullptr || ((bits[c >> 5] >> (c & 31)) & 1u) != 0) host_rows_[out++] = row[c] - lse;
+    }
+  }
+  return finite;
+}
+
+bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
+                        float* val, int32_t* got) {
+  // The device returns each row's best candidates, not the score of any
+  // given piece, nor with any piece left out: a forced target prefix and
+  // repetition blocking choose on the host, from every row's scores.
+  if (groups.forced != nullptr || groups.banned != nullptr) {
+    if (!rows_room_) {
+      fault_ = Status(StatusCode::kUnsupported,
+                      std::string(groups.forced != nullptr ? "a target prefix" : "block_repeats") +
+                          " on the Vulkan backend needs a translator prepared for it (max_batch 1, an ensemble, or "
+                          "block_repeats in its options); or use the CPU");
+      return false;
+    }
+    const bool finite = log_probs(groups, tokens, t);
+    if (!fault_.ok()) return false;
+    return pick_candidates(k_, host_rows_, vocab_, static_cast<int>(V_), groups, row_logp, static_cast<int>(K_), idx,
+                           val, got) &&
+           finite;
+  }
+  const uint32_t rows = write_step_inputs(groups, tokens, t, false);
   if (!run_step(step_cb_)) return false;
   bool finite = !position_fault(rows);
   for (uint32_t i = 0; i < rows; ++i)

@@ -20,10 +20,17 @@
 // (one product of three terms), luong's attention with the [c ; h] row; int8
 // activations are quantized inside the products (product.glsl).
 //
-// The vocabulary shortlist: the host makes a sentence's (or a batch's) union
-// of target ids as the CPU does (shortlist.hpp) and writes it into the I/O
-// block; the output layer computes those rows only, and top-k masks each row
-// to its own sentence's ids when a batch shares the union.
+// The vocabulary shortlist: the host selects each sentence's ids as the CPU
+// does (shortlist.hpp) and writes their union into the I/O block; the output
+// layer computes those rows only, and top-k masks each row to its own
+// sentence's ids when a batch shares the union.
+//
+// Steps chosen on the host: when prepared with host rows (EngineLimits), a
+// third step command buffer also copies every row's logits back, and
+// log_probs() makes them the rows' log-softmax over their own vocabularies
+// (the logit minus the device's log-sum-exp). An ensemble of Vulkan members
+// averages those (ensemble_engine.hpp); a step with a forced target prefix
+// or repetition blocking is chosen from them as on the CPU (candidates.hpp).
 //
 // Variants: every one the CPU runs — bahdanau, luong (dot, general, concat,
 // location scores; global, local-m, local-p scopes; input feeding; any number
@@ -34,6 +41,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "kernels/kernels.hpp"
 #include "model_impl.hpp"
 #include "vulkan/vulkan_weights.hpp"
 
@@ -41,7 +49,11 @@ namespace softalign::internal::vk {
 
 class VulkanEngine final : public Engine {
  public:
-  VulkanEngine(const ModelImpl& model, Device& device, const VulkanWeights& weights, const EngineLimits& limits);
+  // `kernels`: the host's, for steps chosen on the host; `shortlist`: the
+  // table to select from (null: the model's; an ensemble's members all use
+  // their first member's).
+  VulkanEngine(const ModelImpl& model, Device& device, const VulkanWeights& weights, const kernels::KernelTable& kernels,
+               const EngineLimits& limits, const ShortlistTable* shortlist = nullptr);
   ~VulkanEngine() override;
   VulkanEngine(const VulkanEngine&) = delete;
   VulkanEngine& operator=(const VulkanEngine&) = delete;
@@ -59,6 +71,9 @@ class VulkanEngine final : public Engine {
   const float* attention(int row) const override;
   void reorder(const int32_t* parents, int n) override;
   bool force_step(int32_t token, int t, float* logits) override;
+  bool log_probs(const StepGroups& groups, const int32_t* tokens, int t) override;
+  const float* log_prob_rows() const override { return host_rows_; }
+  const SentenceVocabularies& vocabulary() const override { return vocab_; }
   Status fault() const override { return fault_; }
   void step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const override;
 
@@ -71,7 +86,12 @@ class VulkanEngine final : public Engine {
   void record_layer_head(VkCommandBuffer cb, int layer);
   void record_layer_steps(VkCommandBuffer cb, int layer, uint32_t first, uint32_t count);
   void record_encoder_tail(VkCommandBuffer cb);
-  void record_step(VkCommandBuffer cb, bool forced);
+  // A decoder step ending in: top-k (kTopk); top-k and every row's logits
+  // copied to rows_ (kRows); row 0's logits to the I/O block (kForced).
+  enum class StepEnd { kTopk, kRows, kForced };
+  void record_step(VkCommandBuffer cb, StepEnd end);
+  // The step's inputs for the rows of `groups` into the I/O block; their count.
+  uint32_t write_step_inputs(const StepGroups& groups, const int32_t* tokens, int t, bool one_candidate);
   // One dispatch of `kernel` with push constants `push`, groups gx × gy × gz,
   // then a barrier (every dispatch reads what the one before it wrote).
   void dispatch(VkCommandBuffer cb, Kernel kernel, const uint32_t* push, uint32_t words, uint32_t gx, uint32_t gy,
@@ -104,6 +124,8 @@ class VulkanEngine final : public Engine {
 
   const ModelImpl& m_;
   const ModelConfig& c_;
+  const kernels::KernelTable& k_;
+  const ShortlistTable& table_;  // the shortlist selected from
   Device& dev_;
   const Api& api_;
   const VulkanWeights& w_;
@@ -134,12 +156,14 @@ class VulkanEngine final : public Engine {
   // reach the device through step_input, the encoder's and the vocabulary's
   // through copies; the step's results come back by a copy at its end.
   Buffer act_, io_, ctl_;
+  Buffer rows_;  // host-visible [R, V]: every row's logits (with host rows only)
   uint32_t* io_u_ = nullptr;  // the mapped I/O block
   float* io_f_ = nullptr;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   VkCommandPool cmd_pool_ = VK_NULL_HANDLE;
   VkCommandBuffer step_cb_ = VK_NULL_HANDLE, force_cb_ = VK_NULL_HANDLE;
+  VkCommandBuffer rows_cb_ = VK_NULL_HANDLE;  // the step ending in kRows (with host rows only)
   VkCommandBuffer vocab_cb_ = VK_NULL_HANDLE;  // copies the vocabulary's tables to the device
   bool vocab_dirty_ = true;                     // select_vocab wrote them since the last copy
   // The encoder: [embeddings, per layer (head, blocks...), tail], and the list
@@ -155,10 +179,12 @@ class VulkanEngine final : public Engine {
 
   int32_t* heads_ = nullptr;  // [K] merge cursor per row of a group (arena)
   bool shortlist_room_ = false;  // prepared with the shortlist and the model has one
+  bool rows_room_ = false;       // prepared with host rows (EngineLimits::host_rows)
   bool identity_vocab_ = false;  // io_vocab_ids_ holds 0..V-1
   uint32_t width_ = 0;           // columns of a logits row now
-  uint8_t* marks_ = nullptr;     // [V] the union (arena; with the shortlist)
-  uint8_t* members_ = nullptr;   // [B, V] each sentence's own (arena; batches with the shortlist)
+  SentenceVocabularies vocab_;   // each sentence's ids (arena)
+  int32_t* union_pos_ = nullptr; // [V] an id's column in the union, -1: none (arena; with the shortlist)
+  float* host_rows_ = nullptr;   // [R, V] log_probs()'s blocks (arena; with host rows)
 };
 
 }  // namespace softalign::internal::vk
