@@ -433,7 +433,7 @@ PYBIND11_MODULE(softalign, m) {
            "in C++, C and the CLI); False: it is an input_too_long error. max_line_bytes: the longest text one "
            "translation takes, in bytes (0: the default, 1 MiB); a longer one is an input_too_long error. "
            "block_repeats: refuse a word or words of up to this many target pieces repeated back to back "
-           "(0: off; None: the model's default; CPU only). repair_placeholders: every placeholder of the source "
+           "(0: off; None: the model's default). repair_placeholders: every placeholder of the source "
            "(formats such as %s, %1$d, %(name)s, %1; braces such as {0}; markup tags and entities) comes out "
            "exactly once, tags nested as in the source (the default); Hypothesis.placeholders_repaired says "
            "when the model's own text had to change. glossary: (source, target) term pairs that must come out as "

@@ -229,7 +229,7 @@ typedef struct softalign_translator_options {
                                 working memory for text). 0: the default, 1 MiB */
   int32_t block_repeats;     /* refuse a word or words of up to this many target pieces repeated back
                                 to back ("gratuit gratuit"), 0..8, 0: off; negative (the default):
-                                the model's. CPU only (SOFTALIGN_UNSUPPORTED on Vulkan) */
+                                the model's. Every backend */
   int32_t repair_placeholders; /* nonzero (the default): every placeholder of the source (printf,
                                 Python and Qt formats such as %s, %1$d, %(name)s, %1; braces such as
                                 {0}, {count}; markup tags and entities) comes out exactly once, no
