@@ -46,6 +46,7 @@ Status Translator::prepare(const std::vector<std::shared_ptr<const Model>>& mode
       if (!st.ok()) return st;
       impl->workers.push_back(std::move(w));
     }
+    if (!impl->workers.empty()) impl->worker_threads = std::make_unique<internal::WorkerPool>(options.threads - 1);
     out->reset(new Translator(std::move(impl)));
     return st;
   });
@@ -238,6 +239,41 @@ Status empty_result(TranslationResult* out) {
   return Status::Ok();
 }
 
+// translate_batch's batches, as [begin, end) ranges of `order` (the
+// sentences sorted by length): a sentence that is not `direct` alone; runs of
+// direct ones in batches of up to `run`. With several translators, each
+// group of up to `translators` batches in a row is dealt round-robin from its
+// sentences (batch j of the group takes its sentences j, j + n, j + 2n, ...,
+// `order` permuted so), so the batches the translators take at the same time
+// have the same mix of lengths and sizes within one of each other. Cut in
+// order, one translator would take the shortest sentences and then wait for
+// the other: measured 19% fewer sentences/s, greedy at 2 threads.
+template <typename IsDirect>
+std::vector<std::pair<std::size_t, std::size_t>> plan_batches(IsDirect direct, std::size_t run, std::size_t translators,
+                                                               std::vector<std::size_t>* order) {
+  std::vector<std::pair<std::size_t, std::size_t>> batches;
+  std::vector<std::size_t> group;
+  for (std::size_t i = 0; i < order->size();) {
+    if (!direct((*order)[i])) {
+      batches.emplace_back(i, i + 1);
+      ++i;
+      continue;
+    }
+    std::size_t e = i;
+    while (e < order->size() && e - i < run * translators && direct((*order)[e])) ++e;
+    const std::size_t n = e - i, count = (n + run - 1) / run;
+    group.assign(order->begin() + static_cast<std::ptrdiff_t>(i), order->begin() + static_cast<std::ptrdiff_t>(e));
+    std::size_t at = i;
+    for (std::size_t b = 0; b < count; ++b) {
+      const std::size_t begin = at;
+      for (std::size_t k = b; k < n; k += count) (*order)[at++] = group[k];
+      batches.emplace_back(begin, at);
+    }
+    i = e;
+  }
+  return batches;
+}
+
 }  // namespace
 
 Status Translator::translate(std::string_view text, TranslationResult* out) {
@@ -397,19 +433,13 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
     // with AVX2 (tests/bench/README.md). The others (invalid UTF-8, blank,
     // too long) one by one through translate()'s path (error, replacement,
     // split). Each translator takes the next batch until none is left: the
-    // calling one and, with threads > 1, the workers on the thread pool (whose
-    // threads then run one translator each, so this one's intra-sentence
-    // splitting is off meanwhile: the pool cannot be entered twice).
+    // calling one and, with threads > 1, the workers, one thread each
+    // (worker_pool.hpp); this one's intra-sentence threads are off meanwhile,
+    // so that the threads match the cores asked for.
     const bool together = impl_->backend.backend != Backend::kCpu || resolved.beam == 1;
     const std::size_t run = together ? static_cast<std::size_t>(impl_->B) : 1;
-    std::vector<std::pair<std::size_t, std::size_t>> batches;  // [begin, end) of `order`
-    for (std::size_t i = 0; i < order.size();) {
-      std::size_t e = i + 1;
-      if (items[order[i]].direct)
-        while (e < order.size() && e - i < run && items[order[e]].direct) ++e;
-      batches.emplace_back(i, e);
-      i = e;
-    }
+    const std::vector<std::pair<std::size_t, std::size_t>> batches = plan_batches(
+        [&](std::size_t i) { return items[i].direct; }, run, impl_->workers.size() + 1, &order);
     struct Shared {
       Translator* self;
       const std::vector<Item>* items;
@@ -460,7 +490,7 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
     if (!impl_->workers.empty() && texts.size() > 1) {
       pthreadpool* pool = impl_->pool;
       impl_->pool = nullptr;
-      pthreadpool_parallelize_1d(pool, work, &shared, impl_->workers.size() + 1, 0);
+      impl_->worker_threads->run(work, &shared);
       impl_->pool = pool;
     } else {
       work(&shared, 0);

@@ -18,6 +18,7 @@
 #include "softalign/result.hpp"
 #include "softalign/span.hpp"
 #include "softalign/translator.hpp"
+#include "worker_pool.hpp"
 
 struct pthreadpool;
 
@@ -54,8 +55,9 @@ class TranslatorImpl {
   BackendInfo backend;  // the engine's backend and why
   Arena arena;
   // threads > 1: the other translators of translate_batch (one thread each,
-  // the same model and options), made at prepare.
+  // the same model and options), made at prepare, and the threads that run them.
   std::vector<std::unique_ptr<Translator>> workers;
+  std::unique_ptr<WorkerPool> worker_threads;
 
  private:
   void layout(Arena& a);
