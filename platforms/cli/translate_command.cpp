@@ -1,7 +1,7 @@
 // `softalign translate`: sentences from the arguments, or one per line from
-// stdin (read and translated --batch lines at a time, split across --workers
-// translators); one output line per input line (n-best: N lines), always in
-// input order.
+// stdin (read and translated --batch lines at a time by one translator's
+// translate_batch, which spreads them over its threads); one output line per
+// input line (n-best: N lines), always in input order.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,7 +10,6 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
-#include <thread>
 #include <string>
 #include <vector>
 
@@ -114,48 +113,20 @@ struct LineResult {
   TranslationResult result;
 };
 
-// Translates lines [begin, end) with one translator into out[begin, end), as
-// one batch with a status per line, so a bad line costs only itself.
-void translate_range(Translator& tr, const SearchOptions& search, const std::vector<std::string>& lines,
-                     std::size_t begin, std::size_t end, std::vector<LineResult>& out) {
-  try {
-    const std::vector<std::string> chunk(lines.begin() + begin, lines.begin() + end);
+// Translates one batch with the translator (translate_batch: sorted by
+// length, decoded together where that pays, over its threads) and writes the
+// results in input order, a status per line, so a bad line costs only itself;
+// returns false if a line failed.
+bool run_batch(Translator& tr, const SearchOptions& search, const OutputFormat& format, bool check_placeholders,
+               std::size_t first_index, const std::vector<std::string>& lines, Stats& stats) {
+  std::vector<LineResult> out(lines.size());
+  {
     std::vector<TranslationResult> results;
     std::vector<Status> status;
-    const Status call = tr.translate_batch(chunk, search, &results, &status);
-    for (std::size_t i = 0; i < chunk.size(); ++i)
-      out[begin + i] = call.ok() ? LineResult{status[i], std::move(results[i])} : LineResult{call, {}};
-  } catch (const std::exception& e) {  // e.g. out of memory, in a worker thread
-    for (std::size_t i = begin; i < end; ++i) out[i].status = Status(StatusCode::kInternal, e.what());
+    const Status call = tr.translate_batch(lines, search, &results, &status);
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      out[i] = call.ok() ? LineResult{status[i], std::move(results[i])} : LineResult{call, {}};
   }
-}
-
-// Translates one batch, split across the translators (one thread each), and
-// writes the results in input order; returns false if a line failed.
-bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const SearchOptions& search,
-               const OutputFormat& format, bool check_placeholders, std::size_t first_index,
-               const std::vector<std::string>& lines, Stats& stats) {
-  std::vector<LineResult> out(lines.size());
-  const std::size_t workers = std::min(translators.size(), lines.size());
-  const std::size_t per = workers == 0 ? 0 : (lines.size() + workers - 1) / workers;
-  // Joined on every path: a thread that cannot be started (std::system_error)
-  // must not leave the started ones joinable while the exception unwinds.
-  struct Threads {
-    std::vector<std::thread> list;
-    ~Threads() {
-      for (std::thread& t : list)
-        if (t.joinable()) t.join();
-    }
-  } threads;
-  for (std::size_t w = 1; w < workers; ++w) {
-    const std::size_t b = std::min(lines.size(), w * per), e = std::min(lines.size(), b + per);
-    if (b < e)
-      threads.list.emplace_back(translate_range, std::ref(*translators[w]), std::cref(search), std::cref(lines), b, e,
-                                std::ref(out));
-  }
-  if (workers > 0) translate_range(*translators[0], search, lines, 0, std::min(lines.size(), per), out);
-  for (std::thread& t : threads.list) t.join();
-
   bool all_ok = true;
   stats.lines += lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -168,7 +139,7 @@ bool run_batch(std::vector<std::unique_ptr<Translator>>& translators, const Sear
         ++stats.placeholders_repaired;
         if (check_placeholders)
           std::cerr << "softalign: line " << first_index + i + 1 << ": "
-                    << (translators[0]->options().repair_placeholders ? "placeholders repaired"
+                    << (tr.options().repair_placeholders ? "placeholders repaired"
                                                                        : "placeholders not kept")
                     << "\n";
       }
@@ -220,20 +191,24 @@ int run(const TranslateArgs& a) {
   const bool want_alignment = a.alignment || a.word_alignment || a.json;
   options.search.return_alignment = want_alignment;
   options.search.return_attention = want_alignment;
-  options.threads = a.threads;
+  // One concurrency setting, the library's: translate_batch spreads a
+  // batch's sentences over that many translators, one thread each, and a
+  // sentence alone uses the threads inside it. --workers is its older name.
+  const int threads = std::max(a.threads, a.workers);
+  options.threads = threads;
   options.long_input = a.no_split_long ? LongInputPolicy::kError : LongInputPolicy::kSplit;
   options.invalid_utf8 = a.replace_utf8 ? InvalidUtf8Policy::kReplace : InvalidUtf8Policy::kError;
   options.kernels = a.kernels;
   options.use_shortlist = !a.no_shortlist;
   backend_from_name(a.device, &options.backend);  // the parser checked the name
-  // Each worker decodes its share of a batch together, except beam search on
-  // the CPU, which Translator::translate_batch decodes one by one (its comment
-  // says why): there the arena holds one sentence, 11-25 MB less.
+  // Each thread's translator decodes its share of a batch together, except
+  // beam search on the CPU, which Translator::translate_batch decodes one by
+  // one (its comment says why): there the arena holds one sentence, 11-25 MB less.
   const int beam = options.search.beam_size.value_or(models[0]->config().decoding.beam);
   const bool together_on_cpu = beam == 1;
   const bool together = options.backend != Backend::kCpu || together_on_cpu;
-  // Each worker's share of a batch, in size_t: --batch may be INT_MAX.
-  const std::size_t share = (static_cast<std::size_t>(a.batch) + a.workers - 1) / a.workers;
+  // Each thread's share of a batch, in size_t: --batch may be INT_MAX.
+  const std::size_t share = (static_cast<std::size_t>(a.batch) + threads - 1) / threads;
   options.max_batch = together ? static_cast<int>(std::min<std::size_t>(share, TranslatorOptions::kMaxBatch)) : 1;
   options.copy_through = !a.no_copy_through;
   options.repair_placeholders = !a.no_repair_placeholders;
@@ -252,37 +227,34 @@ int run(const TranslateArgs& a) {
       return kExitBadArguments;
     }
   }
-  // One translator per worker; they share the models.
   const Clock::time_point t_prepare = Clock::now();
-  std::vector<std::unique_ptr<Translator>> translators(static_cast<std::size_t>(a.workers));
-  for (std::unique_ptr<Translator>& tr : translators) {
-    st = Translator::prepare(models, options, &tr);
-    // auto that fell back to the CPU: beam search there decodes one by one,
-    // with the smaller arena that needs.
-    if (st.ok() && !together_on_cpu && options.max_batch > 1 && tr->backend_info().backend == Backend::kCpu) {
-      options.max_batch = 1;
-      st = Translator::prepare(models, options, &tr);
-    }
-    if (!st.ok()) {
-      error(st.to_string());
-      // Options out of the model's range (--beam 2000, --kernels bogus),
-      // beyond the memory cap, or models that cannot form an ensemble are
-      // bad arguments; anything else is a failure.
-      const bool arguments = st.code() == StatusCode::kInvalidArgument ||
-                             st.code() == StatusCode::kResourceExhausted ||
-                             st.code() == StatusCode::kUnsupported;
-      return arguments ? kExitBadArguments : kExitFailed;
-    }
+  std::unique_ptr<Translator> translator;
+  st = Translator::prepare(models, options, &translator);
+  // auto that fell back to the CPU: beam search there decodes one by one,
+  // with the smaller arena that needs.
+  if (st.ok() && !together_on_cpu && options.max_batch > 1 && translator->backend_info().backend == Backend::kCpu) {
+    options.max_batch = 1;
+    st = Translator::prepare(models, options, &translator);
   }
+  if (!st.ok()) {
+    error(st.to_string());
+    // Options out of the model's range (--beam 2000, --kernels bogus),
+    // beyond the memory cap, or models that cannot form an ensemble are
+    // bad arguments; anything else is a failure.
+    const bool arguments = st.code() == StatusCode::kInvalidArgument ||
+                           st.code() == StatusCode::kResourceExhausted || st.code() == StatusCode::kUnsupported;
+    return arguments ? kExitBadArguments : kExitFailed;
+  }
+  Translator& tr = *translator;
 
   const double prepare_ms = ms_since(t_prepare);
   if (a.verbose) {
-    const BackendInfo& b = translators[0]->backend_info();
+    const BackendInfo& b = tr.backend_info();
     std::cerr << "softalign: backend " << b.name << (b.device.empty() ? "" : " on " + b.device) << " ("
-              << b.reason << "), kernels " << translators[0]->kernels_name() << "\n";
+              << b.reason << "), kernels " << tr.kernels_name() << "\n";
   }
   // Every call: the prepared search, and the target prefix.
-  SearchOptions search = translators[0]->options().search;
+  SearchOptions search = tr.options().search;
   search.target_prefix = a.prefix;
 
   OutputFormat format;
@@ -299,7 +271,7 @@ int run(const TranslateArgs& a) {
   std::size_t index = 0;
   std::vector<std::string> lines;
   auto flush_batch = [&] {
-    ok = run_batch(translators, search, format, a.check_placeholders, index, lines, stats) && ok;
+    ok = run_batch(tr, search, format, a.check_placeholders, index, lines, stats) && ok;
     index += lines.size();
     lines.clear();
   };
@@ -311,7 +283,7 @@ int run(const TranslateArgs& a) {
   } else {
     // A line is kept up to one byte over max_line_bytes (the translator then
     // refuses it, as for any caller), so memory stays bounded whatever the input.
-    const std::size_t keep = translators[0]->options().max_line_bytes + 2;  // + a CR
+    const std::size_t keep = tr.options().max_line_bytes + 2;  // + a CR
     std::string line;
     while (read_line(std::cin, keep, &line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF input
@@ -325,7 +297,7 @@ int run(const TranslateArgs& a) {
   }
   if (!lines.empty()) flush_batch();
   // Translation time includes reading stdin: for a file or pipe it is negligible.
-  if (a.stats) print_stats(stats, load_ms, prepare_ms, ms_since(t_translate), translators[0]->arena_bytes());
+  if (a.stats) print_stats(stats, load_ms, prepare_ms, ms_since(t_translate), tr.arena_bytes());
   if (a.check_placeholders)
     std::cerr << "softalign: placeholders " << (options.repair_placeholders ? "repaired" : "not kept") << " in "
               << stats.placeholders_repaired << " of " << stats.lines << " lines\n";
@@ -387,11 +359,12 @@ std::function<int()> add_translate_command(CLI::App& app) {
   cmd->add_option("--batch", a->batch,
                   "Lines read at a time; decoded together on a GPU and for greedy search (beam search on the CPU "
                   "goes line by line)")->capture_default_str()->check(at_least(1));
-  cmd->add_option("--threads", a->threads, "Threads inside one translation")
+  cmd->add_option("--threads", a->threads,
+                  "Threads: a batch's sentences spread over this many translators (one thread each); a line "
+                  "alone uses them inside its translation")
       ->capture_default_str()
       ->check(at_least(1));
-  // One translator (and thread) each, so as many as a translator's threads.
-  cmd->add_option("--workers", a->workers, "Translators working on a batch's sentences in parallel")
+  cmd->add_option("--workers", a->workers, "The same as --threads (its older name); with both, the larger")
       ->capture_default_str()
       ->check(in_range(1, TranslatorOptions::kMaxThreads));
   auto* split_opt = cmd->add_flag("--split-long", a->split_long,
@@ -415,7 +388,7 @@ std::function<int()> add_translate_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "cpu", "vulkan"}));
   cmd->add_option("--kernels", a->kernels, "Kernel set (default: the best for this CPU; 'ref': reference)");
   cmd->add_option("--max-arena-mb", a->max_arena_mib,
-                  "Most working memory per translator, MiB (default 256; --threads multiplies it)")
+                  "Most working memory, MiB (default 256): the translator's arena times --threads")
       ->check(at_least(1));
   cmd->add_flag("--no-shortlist", a->no_shortlist,
                 "Output layer over the whole vocabulary, even when the model has a vocabulary shortlist");

@@ -1,7 +1,9 @@
 // Eight threads share one Model, each with its own Translator (odd ones with
 // a 2-thread intra-sentence pool), and translate the golden sentences (text
-// in, text out, beam 1 and beam 4 with attention) several times over; every result must equal the single-threaded one, id for
-// id and bit for bit in the scores. Built in every build (ctest
+// in, text out, beam 1 and beam 4 with attention) several times over, the
+// odd ones also all at once through translate_batch (its worker translator
+// on its own thread); every result must equal the single-threaded one, id
+// for id and bit for bit in the scores. Built in every build (ctest
 // sanitize_shared_model_threads); its purpose is the TSan build
 // (tests/sanitize/run_tsan.sh), where any data race on the shared Model is a
 // failure. Usage: shared_model_threads_test [THREADS] [ROUNDS] [NAME...]
@@ -33,24 +35,33 @@ struct Outcome {
   }
 };
 
-bool run_one(Translator& tr, const std::string& text, int beam, Outcome* out, std::string* err) {
+SearchOptions search_for(int beam) {
   SearchOptions so;
   so.beam_size = beam;
   so.nbest = beam;
   so.return_attention = true;
+  return so;
+}
+
+Outcome outcome_of(const TranslationResult& r) {
+  Outcome out;
+  for (const Hypothesis& h : r.hypotheses) {
+    out.ids.push_back(h.ids);
+    out.scores.push_back(h.score);
+    out.attention.insert(out.attention.end(), h.attention.begin(), h.attention.end());
+    out.text += h.text + "\n";
+  }
+  return out;
+}
+
+bool run_one(Translator& tr, const std::string& text, int beam, Outcome* out, std::string* err) {
   TranslationResult r;
-  const Status st = tr.translate(text, so, &r);
+  const Status st = tr.translate(text, search_for(beam), &r);
   if (!st.ok()) {
     *err = st.to_string();
     return false;
   }
-  *out = Outcome();
-  for (const Hypothesis& h : r.hypotheses) {
-    out->ids.push_back(h.ids);
-    out->scores.push_back(h.score);
-    out->attention.insert(out->attention.end(), h.attention.begin(), h.attention.end());
-    out->text += h.text + "\n";
-  }
+  *out = outcome_of(r);
   return true;
 }
 
@@ -136,6 +147,18 @@ int main(int argc, char** argv) {
               }
               ++done;
             }
+          if (wopt.threads == 1) return;
+          for (int b = 0; b < 2; ++b) {  // expected[t * 2 + b]: text t, beams[b]
+            std::vector<TranslationResult> results;
+            const Status bst = tr->translate_batch(texts, search_for(beams[b]), &results);
+            for (std::size_t t = 0; t < texts.size(); ++t) {
+              if (bst.ok() && outcome_of(results[t]) == expected[t * 2 + b]) continue;
+              std::fprintf(stderr, "FAIL %s %s thread %d: translate_batch sentence %zu beam %d differs %s\n",
+                           name.c_str(), precision, w, t, beams[b], bst.to_string().c_str());
+              ++mismatches;
+            }
+            done += static_cast<long>(texts.size());
+          }
         });
       for (auto& t : pool) t.join();
       translations += done.load();

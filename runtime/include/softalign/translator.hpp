@@ -84,7 +84,10 @@ class Translator {
   // together (up to options().max_batch sentences; on the CPU beam search goes
   // one by one, where that measured faster), and with options().threads > 1
   // the runs are shared among that many translators over the same models, one
-  // thread each.
+  // thread each (threads made at prepare, asleep between calls), each group
+  // of runs taken at the same time dealt the same mix of lengths. This is the
+  // library's one way to use several threads on many sentences: the CLI
+  // calls it too.
   SOFTALIGN_API Status translate_batch(const std::vector<std::string>& texts, std::vector<TranslationResult>* out);
   SOFTALIGN_API Status translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
                                        std::vector<TranslationResult>* out);
