@@ -21,6 +21,7 @@ CpuEngine::CpuEngine(const ModelImpl& model, std::unique_ptr<const CpuWeights> w
       K_(limits.max_rows),
       B_(limits.max_sentences),
       table_(shortlist != nullptr ? *shortlist : model.shortlist),
+      plan_(plan_decoder_step(model.config)),
       shortlist_room_(limits.shortlist && table_.present()) {
   n_ = c_.enc_hidden;
   d_ = c_.dec_hidden;
@@ -66,7 +67,6 @@ void CpuEngine::layout(Arena& a) {
   state_cur_ = a.take<float>(kk * state_size_);
   state_next_ = a.take<float>(kk * state_size_);
   q_ = a.take<float>(std::max({a_, d_, 1}));
-  ctx_ = a.take<float>(2 * n_);
   emb_all_ = a.take<float>(kk * e_);
   x_all_ = a.take<float>(kk * (e_ + wide));
   gi_all_ = a.take<float>(kk * 3 * d_);
@@ -77,7 +77,7 @@ void CpuEngine::layout(Arena& a) {
   ctx_all_ = a.take<float>(kk * 2 * n_);
   u_all_ = a.take<float>(kk * std::max(2 * l_, 1));
   u2_all_ = a.take<float>(kk * std::max(2 * l_, 1));
-  cat_ = a.take<float>(2 * n_ + d_);
+  cat_ = a.take<float>(kk * (2 * n_ + d_));
   gen_in_buf_ = a.take<float>(kk * gen_in_);
   logits_ = a.take<float>(kk * V_);
   vocab_.layout(a, shortlist_room_, V_, B_);

@@ -12,6 +12,7 @@
 #include "kernels/kernels.hpp"
 #include "linear.hpp"
 #include "model_impl.hpp"
+#include "step_plan.hpp"
 
 struct pthreadpool;
 
@@ -50,11 +51,13 @@ class CpuEngine final : public Engine {
   void init_state(float* state);
   // The decoder for `count` rows: tokens[i], state_cur_ rows → state_next_
   // rows (row i of sentence row_sent_[i]), attention rows att_step_, logits
-  // rows (width columns) into `logits`.
+  // rows (width columns) into `logits`: the step's operations (plan_) in turn.
   void decode(int count, const int32_t* tokens, int t, float* logits);
+  void run_step_op(const StepOperation& op, int count, const int32_t* tokens, int t, float* logits);
+  void fill_x(int count, const float* fed, std::size_t stride, std::size_t width);
   void attend_bahdanau(const float* q, int s, float* att, float* ctx);
   void attend_luong(const float* h, int t, int s, float* att, float* ctx);
-  void gru_stack(const float* x0, int count);
+  void gru_layer(int layer, int count);
   // The output layer for `count` rows into consecutive logits blocks, one
   // per run of rows of a sentence (rows × that sentence's vocabulary).
   void output_layer(int count, float* logits);
@@ -67,6 +70,7 @@ class CpuEngine final : public Engine {
   pthreadpool* const* pool_;
   const int S_, K_, B_;
   const ShortlistTable& table_;  // the shortlist selected from
+  const std::vector<StepOperation> plan_;  // the decoder step (step_plan.hpp)
   SentenceVocabularies vocab_;  // each sentence's target vocabulary, when the shortlist is on
   PackedOutputRows packed_;     // the output layer's rows of those vocabularies
   bool shortlist_room_;
@@ -110,7 +114,6 @@ class CpuEngine final : public Engine {
   float* state_cur_ = nullptr;  // [K, state_size]
   float* state_next_ = nullptr;
   float* q_ = nullptr;          // [max(a, d)]
-  float* ctx_ = nullptr;        // [2n]
   // Per-row buffers of the decoder step ([K, ...]).
   float* emb_all_ = nullptr;    // [K, e]
   float* x_all_ = nullptr;      // [K, e + max(2n, d)] GRU stack input
@@ -122,7 +125,7 @@ class CpuEngine final : public Engine {
   float* ctx_all_ = nullptr;    // [K, 2n] contexts
   float* u_all_ = nullptr;      // [K, 2l]
   float* u2_all_ = nullptr;     // [K, 2l]
-  float* cat_ = nullptr;        // [2n + d]
+  float* cat_ = nullptr;        // [K, 2n + d] luong's [c ; h] rows
   float* gen_in_buf_ = nullptr; // [K, gen_in]
   float* logits_ = nullptr;     // [K, V] blocks of rows × their sentence's vocabulary
   float* att_step_ = nullptr;   // [K, S]

@@ -25,25 +25,24 @@ static void gather(const float* state, int count, int state_size, int offset, in
                 sizeof(float) * width);
 }
 
-// GRU stack for `count` hypotheses: layer 0 reads the rows of x0 (row stride
-// w_ih.cols), layer k > 0 the new states of layer k − 1; state_cur_ rows in,
-// state_next_ rows out.
-void CpuEngine::gru_stack(const float* x0, int count) {
-  for (int layer = 0; layer < c_.dec_layers; ++layer) {
-    const GruWeights& g = m_.w.dec[layer];
-    const float* x = x0;
-    if (layer > 0) {
-      gather(state_next_, count, state_size_, (layer - 1) * d_, d_, hq_);
-      x = hq_;
-    }
-    rows_product(g.w_ih, x, count, g.b_ih, gi_all_);
-    gather(state_cur_, count, state_size_, layer * d_, d_, hq2_);
-    rows_product(g.w_hh, hq2_, count, g.b_hh, gh_all_);
-    for (int i = 0; i < count; ++i)
-      k_.gru_cell(gi_all_ + static_cast<std::size_t>(i) * 3 * d_, gh_all_ + static_cast<std::size_t>(i) * 3 * d_,
-                  hq2_ + static_cast<std::size_t>(i) * d_, d_,
-                  state_next_ + static_cast<std::size_t>(i) * state_size_ + layer * d_);
+// GRU layer `layer` for `count` rows: layer 0 reads x (x_all_, or the
+// embeddings alone for luong without input feeding), layer k > 0 the new
+// states of layer k − 1; state_cur_ rows in, state_next_ rows out.
+void CpuEngine::gru_layer(int layer, int count) {
+  const GruWeights& g = m_.w.dec[layer];
+  const bool fed = c_.variant != Variant::kLuong || c_.input_feeding;
+  const float* x = fed ? x_all_ : emb_all_;
+  if (layer > 0) {
+    gather(state_next_, count, state_size_, (layer - 1) * d_, d_, hq_);
+    x = hq_;
   }
+  rows_product(g.w_ih, x, count, g.b_ih, gi_all_);
+  gather(state_cur_, count, state_size_, layer * d_, d_, hq2_);
+  rows_product(g.w_hh, hq2_, count, g.b_hh, gh_all_);
+  for (int i = 0; i < count; ++i)
+    k_.gru_cell(gi_all_ + static_cast<std::size_t>(i) * 3 * d_, gh_all_ + static_cast<std::size_t>(i) * 3 * d_,
+                hq2_ + static_cast<std::size_t>(i) * d_, d_,
+                state_next_ + static_cast<std::size_t>(i) * state_size_ + layer * d_);
 }
 
 // Bahdanau: e_j = v_aᵀ tanh(W_a s + U_a h_j + b_a), α = softmax, c = Σ α_j h_j.
@@ -108,74 +107,93 @@ void CpuEngine::attend_luong(const float* h, int t, int s, float* att, float* ct
   k_.weighted_sum(sc, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, ctx);
 }
 
-// The products with decoder matrices run over all hypotheses at once
-// (rows_product); attention and the cells per hypothesis.
+// The step's operations (step_plan.hpp) in order. The products with decoder
+// matrices run over all rows at once (rows_product); attention and the cells
+// per row.
 void CpuEngine::decode(int count, const int32_t* tokens, int t, float* logits) {
+  for (const StepOperation& op : plan_) run_step_op(op, count, tokens, t, logits);
+}
+
+void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* tokens, int t, float* logits) {
   const Weights& w = m_.w;
-  const bool luong = c_.variant == Variant::kLuong;
   const int top = (c_.dec_layers - 1) * d_;
   const std::size_t n2 = 2 * static_cast<std::size_t>(n_);
-  for (int i = 0; i < count; ++i) kernels::get_row(k_, w.tgt_emb, tokens[i], emb_all_ + static_cast<std::size_t>(i) * e_);
-  if (!luong) {
-    // Contexts: Bahdanau attends with the previous top state; encdec's is fixed.
-    if (c_.variant == Variant::kBahdanau) {
+  switch (op.op) {
+    case StepOp::kInput:
+      for (int i = 0; i < count; ++i)
+        kernels::get_row(k_, w.tgt_emb, tokens[i], emb_all_ + static_cast<std::size_t>(i) * e_);
+      if (c_.variant == Variant::kEncDec) {  // the fixed context; no attention
+        for (int i = 0; i < count; ++i) {
+          const int s = use_sentence(row_sent_[i]);
+          std::memset(att_step_ + static_cast<std::size_t>(i) * S_, 0, sizeof(float) * s);
+          std::memcpy(ctx_all_ + i * n2, fixed_ctx_, sizeof(float) * n2);
+        }
+        fill_x(count, ctx_all_, n2, n2);
+      } else if (c_.variant == Variant::kLuong && c_.input_feeding) {  // h~_{t-1}, after the layers' states
+        fill_x(count, state_cur_ + static_cast<std::size_t>(c_.dec_layers) * d_, state_size_, d_);
+      }
+      break;
+    case StepOp::kQuery:
       gather(state_cur_, count, state_size_, top, d_, hq_);
       rows_product(w.att_W_a, hq_, count, nullptr, q_all_);
+      break;
+    case StepOp::kAttendAdditive:
       for (int i = 0; i < count; ++i) {
         const int s = use_sentence(row_sent_[i]);
         attend_bahdanau(q_all_ + static_cast<std::size_t>(i) * a_, s, att_step_ + static_cast<std::size_t>(i) * S_,
                         ctx_all_ + i * n2);
       }
-    } else {
+      fill_x(count, ctx_all_, n2, n2);
+      break;
+    case StepOp::kGru:
+      gru_layer(op.layer, count);
+      break;
+    case StepOp::kAttendLuong: {
+      const std::size_t cat = n2 + d_;
       for (int i = 0; i < count; ++i) {
+        const float* h = state_next_ + static_cast<std::size_t>(i) * state_size_ + top;
+        float* row = cat_ + i * cat;  // [c ; h]
         const int s = use_sentence(row_sent_[i]);
-        std::memset(att_step_ + static_cast<std::size_t>(i) * S_, 0, sizeof(float) * s);
-        std::memcpy(ctx_all_ + i * n2, fixed_ctx_, sizeof(float) * n2);
+        attend_luong(h, t, s, att_step_ + static_cast<std::size_t>(i) * S_, row);
+        std::memcpy(row + n2, h, sizeof(float) * d_);
       }
+      break;
     }
-    // GRU input [E y; c] per hypothesis.
-    const std::size_t in = e_ + n2;
-    for (int i = 0; i < count; ++i) {
-      std::memcpy(x_all_ + i * in, emb_all_ + static_cast<std::size_t>(i) * e_, sizeof(float) * e_);
-      std::memcpy(x_all_ + i * in + e_, ctx_all_ + i * n2, sizeof(float) * n2);
-    }
-    gru_stack(x_all_, count);
-    // u = U_o s + b_o + V_o E_y y + C_o c; t = maxout_2(u)
-    const std::size_t l2 = 2 * static_cast<std::size_t>(l_);
-    gather(state_next_, count, state_size_, top, d_, hq_);
-    rows_product(w.out_U_o, hq_, count, w.out_U_o_b, u_all_);
-    rows_product(w.out_V_o, emb_all_, count, nullptr, u2_all_);
-    for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
-    rows_product(w.out_C_o, ctx_all_, count, nullptr, u2_all_);
-    for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
-    for (int i = 0; i < count; ++i) k_.maxout2(u_all_ + i * l2, l_, gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_);
-  } else {
-    const float* x0 = emb_all_;
-    if (c_.input_feeding) {
-      const std::size_t in = static_cast<std::size_t>(e_) + d_;
+    case StepOp::kCombine:
       for (int i = 0; i < count; ++i) {
-        std::memcpy(x_all_ + i * in, emb_all_ + static_cast<std::size_t>(i) * e_, sizeof(float) * e_);
-        std::memcpy(x_all_ + i * in + e_, state_cur_ + static_cast<std::size_t>(i) * state_size_ + c_.dec_layers * d_,
-                    sizeof(float) * d_);
+        float* row = gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_;
+        kernels::matvec(k_, w.dec_W_c, cat_ + i * (n2 + d_), nullptr, row, xq_);
+        for (int j = 0; j < d_; ++j) row[j] = std::tanh(row[j]);
+        if (c_.input_feeding)
+          std::memcpy(state_next_ + static_cast<std::size_t>(i) * state_size_ + c_.dec_layers * d_, row,
+                      sizeof(float) * d_);
       }
-      x0 = x_all_;
+      break;
+    case StepOp::kMaxout: {
+      // u = U_o s + b_o + V_o E_y y + C_o c; t = maxout_2(u)
+      const std::size_t l2 = 2 * static_cast<std::size_t>(l_);
+      gather(state_next_, count, state_size_, top, d_, hq_);
+      rows_product(w.out_U_o, hq_, count, w.out_U_o_b, u_all_);
+      rows_product(w.out_V_o, emb_all_, count, nullptr, u2_all_);
+      for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
+      rows_product(w.out_C_o, ctx_all_, count, nullptr, u2_all_);
+      for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
+      for (int i = 0; i < count; ++i) k_.maxout2(u_all_ + i * l2, l_, gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_);
+      break;
     }
-    gru_stack(x0, count);
-    for (int i = 0; i < count; ++i) {
-      float* st_out = state_next_ + static_cast<std::size_t>(i) * state_size_;
-      float* row = gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_;
-      const float* h = st_out + top;
-      const int s = use_sentence(row_sent_[i]);
-      attend_luong(h, t, s, att_step_ + static_cast<std::size_t>(i) * S_, ctx_);
-      // h̃ = tanh(W_c [c; h])
-      std::memcpy(cat_, ctx_, sizeof(float) * n2);
-      std::memcpy(cat_ + n2, h, sizeof(float) * d_);
-      kernels::matvec(k_, w.dec_W_c, cat_, nullptr, row, xq_);
-      for (int j = 0; j < d_; ++j) row[j] = std::tanh(row[j]);
-      if (c_.input_feeding) std::memcpy(st_out + c_.dec_layers * d_, row, sizeof(float) * d_);
-    }
+    case StepOp::kOutput:
+      output_layer(count, logits);
+      break;
   }
-  output_layer(count, logits);
+}
+
+// x_all_ rows = [E y ; fed row i] (fed: rows of `width` floats, `stride` apart).
+void CpuEngine::fill_x(int count, const float* fed, std::size_t stride, std::size_t width) {
+  const std::size_t in = static_cast<std::size_t>(e_) + width;
+  for (int i = 0; i < count; ++i) {
+    std::memcpy(x_all_ + i * in, emb_all_ + static_cast<std::size_t>(i) * e_, sizeof(float) * e_);
+    std::memcpy(x_all_ + i * in + e_, fed + i * stride, sizeof(float) * width);
+  }
 }
 
 void CpuEngine::output_layer(int count, float* logits) {

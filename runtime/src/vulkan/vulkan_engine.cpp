@@ -33,6 +33,7 @@ VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanW
       c_(model.config),
       k_(kernels),
       table_(shortlist != nullptr ? *shortlist : model.shortlist),
+      plan_(plan_decoder_step(model.config)),
       dev_(device),
       api_(device.api),
       w_(weights),
@@ -101,6 +102,10 @@ void VulkanEngine::plan() {
   t_ = take(uint64_t{R_} * std::max(l_, d_));
   logits_ = take(uint64_t{R_} * V_);
   act_words_ = at;
+  // The output layer's input: luong's h~ (in the state when it is fed back), else t.
+  const bool fed_back = c_.variant == Variant::kLuong && c_.input_feeding;
+  gen_in_ = fed_back ? state_next_ + c_.dec_layers * d_ : t_;
+  gen_ld_ = fed_back ? state_ : c_.variant == Variant::kLuong ? d_ : l_;
 
   at = 0;
   io_sentences_ = take(1);
@@ -406,76 +411,90 @@ void VulkanEngine::record_encoder_tail(VkCommandBuffer cb) {
   }
 }
 
-void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with) {
+// One operation of the step (step_plan.hpp) as dispatches: each row's
+// inputs by step_input, products by product.comp (several terms, bias,
+// activation fused), the attention and the GRU cell by their kernels.
+void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
   const uint32_t top = (c_.dec_layers - 1) * d_;
-  const bool luong = c_.variant == Variant::kLuong;
-  {  // state_cur = state_next[parents]; x = [E y ; the fed input]
-    uint32_t feed = 0, feed_off = 0, feed_ld = 0, feed_cols = 0;
-    if (c_.variant == Variant::kEncDec) {  // the sentence's fixed context
-      feed = 1, feed_off = fixed_, feed_ld = 2 * n_, feed_cols = 2 * n_;
-    } else if (luong && c_.input_feeding) {  // the parent row's h~ (after the layers' states)
-      feed = 2, feed_off = state_next_ + c_.dec_layers * d_, feed_ld = state_, feed_cols = d_;
+  switch (op.op) {
+    case StepOp::kInput: {  // state_cur = state_next[parents]; x = [E y ; the fed input]
+      uint32_t feed = 0, feed_off = 0, feed_ld = 0, feed_cols = 0;
+      if (c_.variant == Variant::kEncDec) {  // the sentence's fixed context
+        feed = 1, feed_off = fixed_, feed_ld = 2 * n_, feed_cols = 2 * n_;
+      } else if (c_.variant == Variant::kLuong && c_.input_feeding) {  // the parent row's h~ (after the layers' states)
+        feed = 2, feed_off = state_next_ + c_.dec_layers * d_, feed_ld = state_, feed_cols = d_;
+      }
+      const uint32_t p[] = {state_next_, state_cur_, state_, io_parents_, w_.tgt_emb.data, w_.tgt_emb.scales,
+                            w_.tgt_emb.type, e_, x_, xw_, R_, io_rows_, io_tokens_, io_row_sent_, feed, feed_off,
+                            feed_ld, feed_cols, io_t_, io_want_};
+      dispatch(cb, Kernel::kStepInput, p, sizeof p / 4, groups_of(state_ + e_ + feed_cols, 64), R_);
+      break;
     }
-    const uint32_t p[] = {state_next_, state_cur_, state_, io_parents_, w_.tgt_emb.data, w_.tgt_emb.scales,
-                          w_.tgt_emb.type, e_, x_, xw_, R_, io_rows_, io_tokens_, io_row_sent_, feed, feed_off,
-                          feed_ld, feed_cols, io_t_, io_want_};
-    dispatch(cb, Kernel::kStepInput, p, sizeof p / 4, groups_of(state_ + e_ + feed_cols, 64), R_);
-  }
-  // bahdanau: the context from attention with the previous top state, into x[:, e:].
-  if (c_.variant == Variant::kBahdanau) {
-    product(cb, w_.att_W_a, kNone, state_cur_ + top, state_, R_, io_rows_, q_, a_, 0);
-    const uint32_t p[] = {q_, keys_, w_.att_v_a, ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, R_, io_rows_,
-                          io_row_sent_, io_lens_};
-    dispatch(cb, Kernel::kAttendAdditive, p, sizeof p / 4, R_, 1);
-  }
-  // The GRU stack: layer 0 reads x, layer k the new state of layer k - 1.
-  for (int layer = 0; layer < c_.dec_layers; ++layer) {
-    const GruRef& g = w_.dec[layer];
-    const uint32_t lo = static_cast<uint32_t>(layer) * d_;
-    const uint32_t x_off = layer == 0 ? x_ : state_next_ + lo - d_, ldx = layer == 0 ? xw_ : state_;
-    const uint32_t p[] = {d_,          R_,          io_rows_,       g.w_ih.type,     g.w_ih.data,    g.w_ih.scales,
-                          x_off,       ldx,         static_cast<uint32_t>(g.w_ih.cols), g.b_ih, g.w_hh.type,
-                          g.w_hh.data, g.w_hh.scales, state_cur_ + lo, state_,        g.b_hh,         state_next_ + lo,
-                          state_};
-    dispatch(cb, tiled(Kernel::kGruStep, Kernel::kGruStepRow, R_), p, sizeof p / 4, output_groups(d_, R_),
-             tiles_of(R_));
-    if (counting_) step_weight_bytes_ += g.w_ih.bytes + g.w_hh.bytes;
-  }
-  uint32_t gen_in = t_, gen_ld = l_;
-  if (luong) {
-    // Attention with the new top state h (writing [c ; h]), then h~ = tanh(W_c [c ; h]).
-    const uint32_t h = state_next_ + top, cat = 2 * n_ + d_;
-    uint32_t ldq = 0;
-    if (c_.score == Score::kConcat) {
-      ldq = a_;
-      product(cb, w_.att_W_q, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
-    } else if (c_.score == Score::kLocation) {
-      ldq = static_cast<uint32_t>(w_.att_W_loc.rows);
-      product(cb, w_.att_W_loc, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
+    case StepOp::kQuery:
+      product(cb, w_.att_W_a, kNone, state_cur_ + top, state_, R_, io_rows_, q_, a_, 0);
+      break;
+    case StepOp::kAttendAdditive: {  // the context into x[:, e:]
+      const uint32_t p[] = {q_, keys_, w_.att_v_a, ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, R_, io_rows_,
+                            io_row_sent_, io_lens_};
+      dispatch(cb, Kernel::kAttendAdditive, p, sizeof p / 4, R_, 1);
+      break;
     }
-    if (c_.scope == Scope::kLocalP) product(cb, w_.att_W_p, kNone, h, state_, R_, io_rows_, qp_, a_, 0);
-    const uint32_t score = c_.score == Score::kDot       ? 1
-                           : c_.score == Score::kGeneral ? 2
-                           : c_.score == Score::kConcat  ? 3
-                                                         : 4;
-    const uint32_t scope = c_.scope == Scope::kLocalM ? 1 : c_.scope == Scope::kLocalP ? 2 : 0;
-    const uint32_t keys = c_.score == Score::kDot ? ann_ : keys_;
-    const uint32_t key_dim = c_.score == Score::kDot ? 2 * n_ : key_dim_;
-    const uint32_t p[] = {score, scope, static_cast<uint32_t>(c_.window_d), io_t_, h, state_, d_, q_, ldq, qp_,
-                          keys, key_dim, w_.att_v_a, w_.att_v_p, a_, ann_, 2 * n_, S_, io_att_, cat_, cat, R_,
-                          io_rows_, io_row_sent_, io_lens_, io_fault_};
-    dispatch(cb, Kernel::kAttendLuong, p, sizeof p / 4, R_, 1);
-    // h~ goes into the state when it is fed back, else into t.
-    gen_in = c_.input_feeding ? state_next_ + c_.dec_layers * d_ : t_;
-    gen_ld = c_.input_feeding ? state_ : d_;
-    product(cb, w_.dec_W_c, kNone, cat_, cat, R_, io_rows_, gen_in, gen_ld, 2);
-  } else {
-    // t = maxout(U_o s + b_o + V_o E y + C_o c), the terms summed in the CPU engine's order.
-    const Term terms[] = {{&w_.out_U_o, state_next_ + top, state_}, {&w_.out_V_o, x_, xw_}, {&w_.out_C_o, x_ + e_, xw_}};
-    product(cb, terms, 3, w_.out_U_o_b, R_, io_rows_, t_, l_, 4);
+    case StepOp::kGru: {  // layer 0 reads x, layer k the new state of layer k - 1
+      const GruRef& g = w_.dec[op.layer];
+      const uint32_t lo = static_cast<uint32_t>(op.layer) * d_;
+      const uint32_t x_off = op.layer == 0 ? x_ : state_next_ + lo - d_, ldx = op.layer == 0 ? xw_ : state_;
+      const uint32_t p[] = {d_,          R_,          io_rows_,       g.w_ih.type,     g.w_ih.data,    g.w_ih.scales,
+                            x_off,       ldx,         static_cast<uint32_t>(g.w_ih.cols), g.b_ih, g.w_hh.type,
+                            g.w_hh.data, g.w_hh.scales, state_cur_ + lo, state_,        g.b_hh,         state_next_ + lo,
+                            state_};
+      dispatch(cb, tiled(Kernel::kGruStep, Kernel::kGruStepRow, R_), p, sizeof p / 4, output_groups(d_, R_),
+               tiles_of(R_));
+      if (counting_) step_weight_bytes_ += g.w_ih.bytes + g.w_hh.bytes;
+      break;
+    }
+    case StepOp::kAttendLuong: {  // with the new top state h, writing [c ; h]
+      const uint32_t h = state_next_ + top, cat = 2 * n_ + d_;
+      uint32_t ldq = 0;
+      if (c_.score == Score::kConcat) {
+        ldq = a_;
+        product(cb, w_.att_W_q, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
+      } else if (c_.score == Score::kLocation) {
+        ldq = static_cast<uint32_t>(w_.att_W_loc.rows);
+        product(cb, w_.att_W_loc, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
+      }
+      if (c_.scope == Scope::kLocalP) product(cb, w_.att_W_p, kNone, h, state_, R_, io_rows_, qp_, a_, 0);
+      const uint32_t score = c_.score == Score::kDot       ? 1
+                             : c_.score == Score::kGeneral ? 2
+                             : c_.score == Score::kConcat  ? 3
+                                                           : 4;
+      const uint32_t scope = c_.scope == Scope::kLocalM ? 1 : c_.scope == Scope::kLocalP ? 2 : 0;
+      const uint32_t keys = c_.score == Score::kDot ? ann_ : keys_;
+      const uint32_t key_dim = c_.score == Score::kDot ? 2 * n_ : key_dim_;
+      const uint32_t p[] = {score, scope, static_cast<uint32_t>(c_.window_d), io_t_, h, state_, d_, q_, ldq, qp_,
+                            keys, key_dim, w_.att_v_a, w_.att_v_p, a_, ann_, 2 * n_, S_, io_att_, cat_, cat, R_,
+                            io_rows_, io_row_sent_, io_lens_, io_fault_};
+      dispatch(cb, Kernel::kAttendLuong, p, sizeof p / 4, R_, 1);
+      break;
+    }
+    case StepOp::kCombine:  // h~ = tanh(W_c [c ; h]) into the state when it is fed back, else into t
+      product(cb, w_.dec_W_c, kNone, cat_, 2 * n_ + d_, R_, io_rows_, gen_in_, gen_ld_, 2);
+      break;
+    case StepOp::kMaxout: {  // t = maxout(U_o s + b_o + V_o E y + C_o c), the terms summed in the CPU engine's order
+      const Term terms[] = {
+          {&w_.out_U_o, state_next_ + top, state_}, {&w_.out_V_o, x_, xw_}, {&w_.out_C_o, x_ + e_, xw_}};
+      product(cb, terms, 3, w_.out_U_o_b, R_, io_rows_, t_, l_, 4);
+      break;
+    }
+    case StepOp::kOutput: {
+      const Term gen{&w_.gen_w, gen_in_, gen_ld_};
+      product(cb, &gen, 1, w_.gen_b, R_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
+      break;
+    }
   }
-  const Term gen{&w_.gen_w, gen_in, gen_ld};
-  product(cb, &gen, 1, w_.gen_b, R_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
+}
+
+void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with) {
+  for (const StepOperation& op : plan_) record_step_op(cb, op);
   if (end_with == StepEnd::kForced) {  // row 0's logits to the host
     VkBufferCopy copy{uint64_t{logits_} * 4, uint64_t{io_logits_} * 4, uint64_t{V_} * 4};
     api_.vkCmdCopyBuffer(cb, act_.buffer, io_.buffer, 1, &copy);

@@ -43,6 +43,7 @@
 #include "engine.hpp"
 #include "kernels/kernels.hpp"
 #include "model_impl.hpp"
+#include "step_plan.hpp"
 #include "vulkan/vulkan_weights.hpp"
 
 namespace softalign::internal::vk {
@@ -90,6 +91,7 @@ class VulkanEngine final : public Engine {
   // copied to rows_ (kRows); row 0's logits to the I/O block (kForced).
   enum class StepEnd { kTopk, kRows, kForced };
   void record_step(VkCommandBuffer cb, StepEnd end);
+  void record_step_op(VkCommandBuffer cb, const StepOperation& op);
   // The step's inputs for the rows of `groups` into the I/O block; their count.
   uint32_t write_step_inputs(const StepGroups& groups, const int32_t* tokens, int t, bool one_candidate);
   // One dispatch of `kernel` with push constants `push`, groups gx × gy × gz,
@@ -126,6 +128,7 @@ class VulkanEngine final : public Engine {
   const ModelConfig& c_;
   const kernels::KernelTable& k_;
   const ShortlistTable& table_;  // the shortlist selected from
+  const std::vector<StepOperation> plan_;  // the decoder step (step_plan.hpp)
   Device& dev_;
   const Api& api_;
   const VulkanWeights& w_;
@@ -139,6 +142,7 @@ class VulkanEngine final : public Engine {
   uint32_t enc_a_ = 0, enc_b_ = 0, gi_f_ = 0, gi_b_ = 0, h_ = 0;
   uint32_t ann_ = 0, keys_ = 0, fixed_ = 0, state_cur_ = 0, state_next_ = 0, x_ = 0, q_ = 0, qp_ = 0, cat_ = 0;
   uint32_t t_ = 0, logits_ = 0;
+  uint32_t gen_in_ = 0, gen_ld_ = 0;  // the output layer's input rows and their stride
   uint64_t act_words_ = 0;
   // Host-visible I/O block, in words.
   uint32_t io_sentences_ = 0, io_enc_all_ = 0, io_enc_rows_ = 0, io_seff_ = 0, io_rows_ = 0, io_t_ = 0, io_lens_ = 0;
