@@ -21,6 +21,7 @@ CpuEngine::CpuEngine(const ModelImpl& model, std::unique_ptr<const CpuWeights> w
       K_(limits.max_rows),
       B_(limits.max_sentences),
       table_(shortlist != nullptr ? *shortlist : model.shortlist),
+      encoder_plan_(plan_encoder(model.config)),
       plan_(plan_decoder_step(model.config)),
       shortlist_room_(limits.shortlist && table_.present()) {
   n_ = c_.enc_hidden;
@@ -96,18 +97,6 @@ int CpuEngine::use_sentence(int b) {
   keys_buf_ = keys_all_ + b * s * std::max(key_dim_, 1);
   fixed_ctx_ = fixed_all_ + static_cast<std::size_t>(b) * 2 * n_;
   return src_len_[b];
-}
-
-void CpuEngine::start(const int32_t* const* srcs, const int* lens, int n) {
-  nonfinite_ = false;
-  if (n > 1) encode_together(srcs, lens, n);
-  for (int b = 0; b < n; ++b) {
-    src_len_[b] = lens[b];
-    use_sentence(b);
-    if (n == 1) encode(srcs[b], lens[b]);
-    encoder_outputs(lens[b]);
-    init_state(state_cur_ + static_cast<std::size_t>(b) * state_size_);
-  }
 }
 
 bool CpuEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {

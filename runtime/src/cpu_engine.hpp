@@ -43,11 +43,12 @@ class CpuEngine final : public Engine {
  private:
   // Points ann_, keys_buf_ and fixed_ctx_ at sentence b's; returns its length.
   int use_sentence(int b);
-  // One sentence's annotations into ann_ (use_sentence's).
-  void encode(const int32_t* src, int s);
-  // Sentences 0..n together into ann_all_.
-  void encode_together(const int32_t* const* srcs, const int* lens, int n);
-  void encoder_outputs(int s);
+  // The encoder's operations (encoder_plan_) for n sources.
+  void run_encoder_op(const EncoderOperation& op, const int32_t* const* srcs, const int* lens, int n);
+  // Layer `layer` of one source of s tokens (its annotations into sentence 0's ann_ after the last).
+  void encode_layer(int layer, int s);
+  // Layer `layer` of sentences 0..n together (the last into ann_all_).
+  void encode_layer_together(int layer, const int32_t* const* srcs, const int* lens, int n);
   void init_state(float* state);
   // The decoder for `count` rows: tokens[i], state_cur_ rows → state_next_
   // rows (row i of sentence row_sent_[i]), attention rows att_step_, logits
@@ -70,7 +71,8 @@ class CpuEngine final : public Engine {
   pthreadpool* const* pool_;
   const int S_, K_, B_;
   const ShortlistTable& table_;  // the shortlist selected from
-  const std::vector<StepOperation> plan_;  // the decoder step (step_plan.hpp)
+  const std::vector<EncoderOperation> encoder_plan_;  // the encoder (step_plan.hpp)
+  const std::vector<StepOperation> plan_;             // the decoder step
   SentenceVocabularies vocab_;  // each sentence's target vocabulary, when the shortlist is on
   PackedOutputRows packed_;     // the output layer's rows of those vocabularies
   bool shortlist_room_;
@@ -90,7 +92,7 @@ class CpuEngine final : public Engine {
   float* gi_b_ = nullptr;
   float* gh_ = nullptr;      // [3 max(n, d)]
   float* h_ = nullptr;       // [max(n, d)]
-  // encode_together's rows, one per sentence still running ([B, ...]).
+  // encode_layer_together's rows, one per sentence still running ([B, ...]).
   float* enc_x_ = nullptr;   // [B, max(e, 2n)] inputs
   float* enc_gi_ = nullptr;  // [B, 3n]
   float* enc_gh_ = nullptr;  // [B, 3n]

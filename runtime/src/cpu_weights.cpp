@@ -1,6 +1,7 @@
 #include "cpu_weights.hpp"
 
 #include "model_impl.hpp"
+#include "step_plan.hpp"
 
 namespace softalign::internal {
 
@@ -28,13 +29,8 @@ Status build_cpu_weights(const ModelImpl& m, CpuWeights* cw) {
     if (st.ok()) st = cw->enc_proj_bwd.back()->init(w.enc_bwd[layer].w_ih, w.enc_bwd[layer].b_ih, kXnnpack);
     if (!st.ok()) return st;
   }
-  if (c.variant == Variant::kBahdanau) {
-    st = cw->keys.init(w.att_U_a, w.att_U_a_b, kXnnpack);
-  } else if (c.score == Score::kGeneral) {
-    st = cw->keys.init(w.att_W_a, nullptr, kXnnpack);
-  } else if (c.score == Score::kConcat) {
-    st = cw->keys.init(w.att_W_k, nullptr, kXnnpack);
-  }
+  if (attention_key_dim(c) > 0)
+    st = cw->keys.init(key_matrix(c, w), key_bias(c, w, static_cast<const float*>(nullptr)), kXnnpack);
   if (st.ok()) st = cw->generator.init(w.gen_w, w.gen_b, kXnnpackOutput);
   return st;
 }

@@ -5,7 +5,9 @@
 // it encodes a source, steps its rows (each row one hypothesis) and returns
 // the best candidates over all rows, reorders its rows after a beam step and
 // restricts the vocabulary to a shortlist. A backend is one implementation of
-// this class: CpuEngine (cpu_engine.hpp) and VulkanEngine (vulkan/), chosen
+// this class, running the model's planned operations (step_plan.hpp) with
+// its own implementation of each: CpuEngine (cpu_engine.hpp) and
+// VulkanEngine (vulkan/), chosen
 // in TranslatorImpl::choose_engine (prepare.cpp). Everything an engine needs
 // per sentence is created at prepare: translating allocates nothing.
 #pragma once

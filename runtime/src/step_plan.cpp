@@ -1,6 +1,17 @@
 #include "step_plan.hpp"
 
+#include "model_impl.hpp"
+
 namespace softalign::internal {
+
+std::vector<EncoderOperation> plan_encoder(const ModelConfig& c) {
+  std::vector<EncoderOperation> ops = {{EncoderOp::kEmbed}};
+  for (int layer = 0; layer < c.enc_layers; ++layer) ops.push_back({EncoderOp::kLayer, layer});
+  if (attention_key_dim(c) > 0) ops.push_back({EncoderOp::kKeys});
+  if (c.variant == Variant::kEncDec) ops.push_back({EncoderOp::kFixedContext});
+  ops.push_back({EncoderOp::kBridge});
+  return ops;
+}
 
 std::vector<StepOperation> plan_decoder_step(const ModelConfig& c) {
   std::vector<StepOperation> ops = {{StepOp::kInput}};

@@ -1,11 +1,12 @@
-// The decoder step, written once: the model's equations (DESIGN.md, "The
-// model"; models/softalign_ref/model.py) as a short list of operations,
-// planned from the config at prepare. Every backend runs this list with its
+// The model written once: the encoder and one decoder step (DESIGN.md, "The
+// model"; models/softalign_ref/model.py) as short lists of operations,
+// planned from the config at prepare. Every backend runs these lists with its
 // own implementation of each operation — the CPU engine with its kernel
-// table (CpuEngine::run_step_op), the Vulkan engine with compute shaders
-// (VulkanEngine::record_step_op) — so which operations a variant runs, and in
-// which order, is decided here only; a backend says how each one is computed.
-// (As ncnn's layers or ggml's ops: one graph, an implementation per backend.)
+// table (CpuEngine::run_encoder_op, run_step_op), the Vulkan engine with
+// compute shaders (VulkanEngine::record_encoder_op, record_step_op) — so which
+// operations a variant runs, and in which order, is decided here only; a
+// backend says how each one is computed. (As ncnn's layers or ggml's ops: one
+// graph, an implementation per backend.)
 #pragma once
 
 #include <vector>
@@ -13,6 +14,46 @@
 #include "softalign/config.hpp"
 
 namespace softalign::internal {
+
+enum class EncoderOp {
+  // The source embeddings E x_j.
+  kEmbed,
+  // Bidirectional GRU layer `layer` over the positions of each source:
+  // →h_j = GRU(x_j, →h_{j-1}), ←h_j = GRU(x_j, ←h_{j+1}) from zero states,
+  // x the embeddings (layer 0) or the layer below's [→h_j ; ←h_j]; the last
+  // layer's rows are the annotations h_j.
+  kLayer,
+  // The attention keys, once per source: U_a h_j + b_a (bahdanau), W_a h_j
+  // (luong general), W_k h_j (luong concat); dot and location need none.
+  kKeys,
+  // encdec: the fixed context c = [→h_{S-1} ; ←h_0].
+  kFixedContext,
+  // Each decoder layer's initial state s_0 = tanh(W_bridge x + b_bridge),
+  // x = ←h_0 (encdec: c); input feeding's h~_{-1} = 0.
+  kBridge,
+};
+
+// One planned operation: its kind, and for a layer's operation (kLayer, kGru) the layer.
+template <typename Op>
+struct Operation {
+  Op op;
+  int layer = 0;
+};
+using EncoderOperation = Operation<EncoderOp>;
+
+// The operations of the encoder of a model with this config, in order.
+std::vector<EncoderOperation> plan_encoder(const ModelConfig& c);
+
+// kKeys' projection in a backend's weights (the same member names in each):
+// its matrix, and its bias (bahdanau's b_a; `none` for the others).
+template <typename Weights>
+const auto& key_matrix(const ModelConfig& c, const Weights& w) {
+  return c.variant == Variant::kBahdanau ? w.att_U_a : c.score == Score::kGeneral ? w.att_W_a : w.att_W_k;
+}
+template <typename Weights, typename Bias>
+Bias key_bias(const ModelConfig& c, const Weights& w, Bias none) {
+  return c.variant == Variant::kBahdanau ? w.att_U_a_b : none;
+}
 
 enum class StepOp {
   // The rows' inputs: E y_{t-1} for each row's last token, and the GRU's
@@ -44,10 +85,7 @@ enum class StepOp {
   kOutput,
 };
 
-struct StepOperation {
-  StepOp op;
-  int layer = 0;  // kGru: which layer
-};
+using StepOperation = Operation<StepOp>;
 
 // The operations of one decoder step of a model with this config, in order.
 std::vector<StepOperation> plan_decoder_step(const ModelConfig& c);

@@ -33,6 +33,7 @@ VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanW
       c_(model.config),
       k_(kernels),
       table_(shortlist != nullptr ? *shortlist : model.shortlist),
+      encoder_plan_(plan_encoder(model.config)),
       plan_(plan_decoder_step(model.config)),
       dev_(device),
       api_(device.api),
@@ -252,23 +253,32 @@ Status VulkanEngine::init() {
     res = api_.vkEndCommandBuffer(cb);
     return res == VK_SUCCESS ? Status::Ok() : vk_error("vkEndCommandBuffer", res);
   };
+  // The encoder's operations (step_plan.hpp): the embeddings in the first
+  // piece, each layer in its head and blocks, what follows them in the last.
   std::size_t at = 0;
-  Status st2 = record(encoder_cbs_[at++], [&] { record_embeddings(encoder_cbs_[0]); });
-  for (uint32_t layer = 0; layer < layers && st2.ok(); ++layer) {
-    VkCommandBuffer head = encoder_cbs_[at++];
-    st2 = record(head, [&] { record_layer_head(head, static_cast<int>(layer)); });
-    for (uint32_t b = 0; b < blocks_ && st2.ok(); ++b) {
+  Status st2;
+  VkCommandBuffer tail = encoder_cbs_.back();
+  std::vector<const EncoderOperation*> tail_ops;
+  for (const EncoderOperation& op : encoder_plan_) {
+    if (!st2.ok()) break;
+    if (op.op == EncoderOp::kEmbed) {
       VkCommandBuffer cb = encoder_cbs_[at++];
-      const uint32_t first = b * kEncoderBlock;
-      st2 = record(cb, [&] {
-        record_layer_steps(cb, static_cast<int>(layer), first, std::min(kEncoderBlock, S_ - first));
-      });
+      st2 = record(cb, [&] { record_embeddings(cb); });
+    } else if (op.op == EncoderOp::kLayer) {
+      VkCommandBuffer head = encoder_cbs_[at++];
+      st2 = record(head, [&] { record_layer_head(head, op.layer); });
+      for (uint32_t b = 0; b < blocks_ && st2.ok(); ++b) {
+        VkCommandBuffer cb = encoder_cbs_[at++];
+        const uint32_t first = b * kEncoderBlock;
+        st2 = record(cb, [&] { record_layer_steps(cb, op.layer, first, std::min(kEncoderBlock, S_ - first)); });
+      }
+    } else {
+      tail_ops.push_back(&op);
     }
   }
-  if (st2.ok()) {
-    VkCommandBuffer tail = encoder_cbs_[at++];
-    st2 = record(tail, [&] { record_encoder_tail(tail); });
-  }
+  if (st2.ok()) st2 = record(tail, [&] {
+    for (const EncoderOperation* op : tail_ops) record_encoder_op(tail, *op);
+  });
   counting_ = true;
   if (st2.ok()) st2 = record(step_cb_, [&] { record_step(step_cb_, StepEnd::kTopk); });
   counting_ = false;
@@ -390,24 +400,32 @@ void VulkanEngine::record_layer_steps(VkCommandBuffer cb, int layer, uint32_t fi
   }
 }
 
-// The attention keys (bahdanau U_a h_j + b_a; luong general W_a h_j, concat
-// W_k h_j), encdec's fixed contexts, and each sentence's bridge state (into
-// the next-state rows: the first step's gather copies them in).
-void VulkanEngine::record_encoder_tail(VkCommandBuffer cb) {
+// The encoder's operations after its layers: the attention keys (one
+// product over the batch's positions), encdec's fixed contexts, and each
+// sentence's bridge state (into the next-state rows: the first step's gather
+// copies them in).
+void VulkanEngine::record_encoder_op(VkCommandBuffer cb, const EncoderOperation& op) {
   const uint32_t bs = B_ * S_;
-  if (c_.variant == Variant::kBahdanau)
-    product(cb, w_.att_U_a, w_.att_U_a_b, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0, true);
-  else if (c_.score == Score::kGeneral)
-    product(cb, w_.att_W_a, kNone, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0, true);
-  else if (c_.score == Score::kConcat)
-    product(cb, w_.att_W_k, kNone, ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0, true);
-  fill_zero(cb, state_next_, B_ * state_);  // input feeding's h~_{-1} = 0
-  if (c_.variant == Variant::kEncDec) {
-    const uint32_t p[] = {ann_, n_, S_, fixed_, B_, io_sentences_, io_lens_};
-    dispatch(cb, Kernel::kFixedContext, p, sizeof p / 4, groups_of(2 * n_, 64), B_);
-    product(cb, w_.bridge_w, w_.bridge_b, fixed_, 2 * n_, B_, io_sentences_, state_next_, state_, 2);
-  } else {  // x = the backward state at the first position
-    product(cb, w_.bridge_w, w_.bridge_b, ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+  switch (op.op) {
+    case EncoderOp::kEmbed:
+    case EncoderOp::kLayer:
+      break;  // their own pieces (init)
+    case EncoderOp::kKeys:
+      product(cb, key_matrix(c_, w_), key_bias(c_, w_, kNone), ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0,
+              true);
+      break;
+    case EncoderOp::kFixedContext: {
+      const uint32_t p[] = {ann_, n_, S_, fixed_, B_, io_sentences_, io_lens_};
+      dispatch(cb, Kernel::kFixedContext, p, sizeof p / 4, groups_of(2 * n_, 64), B_);
+      break;
+    }
+    case EncoderOp::kBridge:
+      fill_zero(cb, state_next_, B_ * state_);  // input feeding's h~_{-1} = 0
+      if (c_.variant == Variant::kEncDec)  // x = the fixed context
+        product(cb, w_.bridge_w, w_.bridge_b, fixed_, 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+      else  // x = the backward state at the first position
+        product(cb, w_.bridge_w, w_.bridge_b, ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+      break;
   }
 }
 

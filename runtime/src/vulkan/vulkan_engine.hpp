@@ -3,7 +3,8 @@
 // (vulkan_weights.hpp, laid out for the products); everything per sentence —
 // the device buffers, the host-visible I/O block, the descriptor set and the
 // command buffers — is made at prepare. The command buffers are recorded
-// once and resubmitted: the encoder (all sentences of a batch at once) in
+// once, from the model's plans (step_plan.hpp: record_encoder_op,
+// record_step_op), and resubmitted: the encoder (all sentences of a batch at once) in
 // pieces — the embeddings; per layer its input projections (positions up to
 // the batch's longest source only), then its recurrence in blocks of
 // kEncoderBlock positions, one dispatch a position for both directions; the
@@ -86,7 +87,7 @@ class VulkanEngine final : public Engine {
   void record_embeddings(VkCommandBuffer cb);
   void record_layer_head(VkCommandBuffer cb, int layer);
   void record_layer_steps(VkCommandBuffer cb, int layer, uint32_t first, uint32_t count);
-  void record_encoder_tail(VkCommandBuffer cb);
+  void record_encoder_op(VkCommandBuffer cb, const EncoderOperation& op);
   // A decoder step ending in: top-k (kTopk); top-k and every row's logits
   // copied to rows_ (kRows); row 0's logits to the I/O block (kForced).
   enum class StepEnd { kTopk, kRows, kForced };
@@ -128,7 +129,8 @@ class VulkanEngine final : public Engine {
   const ModelConfig& c_;
   const kernels::KernelTable& k_;
   const ShortlistTable& table_;  // the shortlist selected from
-  const std::vector<StepOperation> plan_;  // the decoder step (step_plan.hpp)
+  const std::vector<EncoderOperation> encoder_plan_;  // the encoder (step_plan.hpp)
+  const std::vector<StepOperation> plan_;             // the decoder step
   Device& dev_;
   const Api& api_;
   const VulkanWeights& w_;
