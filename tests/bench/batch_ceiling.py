@@ -15,6 +15,9 @@ translate_batch gives.
 softalign_bench (--bench, default build/bin/softalign_bench), 1 thread, greedy and beam 4,
 batch 1 and 32 (their runs interleaved), best of --runs runs; prints sentences/s and the
 ratios. Nothing here fails on a timing.
+
+--baseline BENCH: another build's softalign_bench (an older commit, say), its runs interleaved
+with these: each row then also shows the baseline's sentences/s and after ÷ before.
 """
 import argparse
 import json
@@ -25,18 +28,19 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def rate(a, inp, sentences, batch, beam):
-    p = subprocess.run([a.bench, "--model", a.model, "--input", inp, "--sentences", str(sentences),
+def rate(bench_bin, a, inp, sentences, batch, beam):
+    p = subprocess.run([bench_bin, "--model", a.model, "--input", inp, "--sentences", str(sentences),
                         "--batch", str(batch), "--beam", str(beam), "--threads", "1"],
                        capture_output=True, text=True, check=True)
     return json.loads(p.stdout.strip().splitlines()[-1])["sentences_per_s"]
 
 
 def bench(a, inp, sentences, beam):
-    """Best sentences/s at batch 1 and at batch 32 over --runs runs, the runs of the two
-    interleaved: on a shared machine the best run is the one least disturbed."""
-    runs = [(rate(a, inp, sentences, 1, beam), rate(a, inp, sentences, 32, beam)) for _ in range(a.runs)]
-    return max(r[0] for r in runs), max(r[1] for r in runs)
+    """Best sentences/s at batch 1 and at batch 32 over --runs runs (and the baseline's), the
+    runs interleaved: on a shared machine the best run is the one least disturbed."""
+    bins = [a.bench] + ([a.baseline] if a.baseline else [])
+    runs = [[rate(b, a, inp, sentences, batch, beam) for b in bins for batch in (1, 32)] for _ in range(a.runs)]
+    return [max(r[i] for r in runs) for i in range(len(runs[0]))]
 
 
 def main():
@@ -46,6 +50,7 @@ def main():
     ap.add_argument("--sentences", type=int, default=640, help="first N test sentences (and N repeats)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--bench", default=os.path.join(ROOT, "build", "bin", "softalign_bench"))
+    ap.add_argument("--baseline", help="another build's softalign_bench, measured in the same run")
     a = ap.parse_args()
     with open(a.source, encoding="utf-8") as f:
         real = [line.rstrip("\n") for line in f][:a.sentences]
@@ -54,8 +59,13 @@ def main():
     one = next(s for s in real if len(s.split()) == median_words)
     print(f"model {os.path.relpath(a.model, ROOT)}; {len(real)} sentences; repeated: {one!r} "
           f"({median_words} words); best of {a.runs} runs, 1 thread\n")
-    print("| input | beam | batch 1 sent/s | batch 32 sent/s | batch 32 ÷ batch 1 |")
-    print("|---|---|---:|---:|---:|")
+    if a.baseline:
+        print("| input | beam | batch 1 sent/s (baseline) | batch 32 sent/s (baseline) | batch 32 ÷ batch 1 "
+              "| after ÷ before, batch 1 | batch 32 |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+    else:
+        print("| input | beam | batch 1 sent/s | batch 32 sent/s | batch 32 ÷ batch 1 |")
+        print("|---|---|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         inputs = {"test sentences": real, "one sentence repeated": [one] * len(real)}
         for name, lines in inputs.items():
@@ -63,8 +73,14 @@ def main():
             with open(path, "w", encoding="utf-8") as f:
                 f.write("".join(s + "\n" for s in lines))
             for beam in (1, 4):
-                b1, b32 = bench(a, path, len(lines), beam)
-                print(f"| {name} | {beam} | {b1:.1f} | {b32:.1f} | {b32 / b1:.2f} |", flush=True)
+                r = bench(a, path, len(lines), beam)
+                b1, b32 = r[0], r[1]
+                if a.baseline:
+                    o1, o32 = r[2], r[3]
+                    print(f"| {name} | {beam} | {b1:.1f} ({o1:.1f}) | {b32:.1f} ({o32:.1f}) | {b32 / b1:.2f} "
+                          f"| {b1 / o1:.3f} | {b32 / o32:.3f} |", flush=True)
+                else:
+                    print(f"| {name} | {beam} | {b1:.1f} | {b32:.1f} | {b32 / b1:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,10 @@ decode-step bound:
 the weight bytes one decoder step reads, divided by the read bandwidth measured on a
 buffer of that size, against the measured step time. It prints; it never fails on a
 timing. --smoke: 5 sentences, for a test that the whole thing runs.
+
+--baseline-build DIR: another build of softalign (an older commit, say) measured in the
+same run: each softalign CPU row is run with DIR's softalign_bench right before it, on
+the same files, and the rows "softalign-baseline" and the after/before ratios are printed.
 """
 import argparse
 import glob
@@ -122,6 +126,7 @@ def main():
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--engines", default=",".join(e for e, _ in ENGINES))
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--baseline-build", help="a build to compare softalign's CPU rows with, in the same run")
     ap.add_argument("--work-dir", default=None, help="converted models, ONNX graphs, translations (default: a temp dir)")
     ap.add_argument("--json", help="write every row as a JSON object (a list) here")
     ap.add_argument("--load-runs", type=int, default=20,
@@ -188,7 +193,7 @@ def main():
     wanted = a.engines.split(",")
     py = [sys.executable, os.path.abspath(__file__), "--model-dir", a.model_dir, "--work-dir", work,
           "--input", inp, "--sentences", str(n)]
-    rows = []
+    rows, baseline_rows = [], []
     for engine, prec in engines:
         if engine not in wanted:
             continue
@@ -205,10 +210,17 @@ def main():
         for batch, beam in configs:
             for t in ([1] if vulkan else threads):  # the device's own parallelism
                 out = os.path.join(work, f"{engine}.{prec}.b{batch}.k{beam}.t{t}.txt")
+                def bench_cmd(bins, output):
+                    return [os.path.join(bins, "softalign_bench"), "--model", files[prec], "--input", inp,
+                            "--sentences", str(n), "--batch", str(batch), "--beam", str(beam),
+                            "--threads", str(t), "--output", output, "--device", "vulkan" if vulkan else "cpu"]
                 if engine.startswith("softalign"):
-                    cmd = [os.path.join(bindir, "softalign_bench"), "--model", files[prec], "--input", inp,
-                           "--sentences", str(n), "--batch", str(batch), "--beam", str(beam),
-                           "--threads", str(t), "--output", out, "--device", "vulkan" if vulkan else "cpu"]
+                    cmd = bench_cmd(bindir, out)
+                    if a.baseline_build and not vulkan:  # the baseline right before, on the same files
+                        r = run_json(bench_cmd(os.path.join(a.baseline_build, "bin"), out))
+                        baseline_rows.append({"engine": "softalign-baseline", "precision": prec, "batch": batch, "beam": beam,
+                                     "threads": t, "sentences_per_s": r["sentences_per_s"],
+                                     "tokens_per_s": r["tokens_per_s"]})
                 else:
                     cmd = py + ["--worker", engine, "--batch", str(batch), "--beam", str(beam),
                                 "--threads", str(t), "--output", out]
@@ -280,6 +292,14 @@ def main():
               f"{r['sentences_per_s']:8.1f} {r['tokens_per_s']:8.0f} {f(r['vs_torch_fp32'], '7.2f'):>7} "
               f"{f(r['p50_ms'], '7.2f'):>7} {f(r['p90_ms'], '7.2f'):>7} {f(r['p99_ms'], '7.2f'):>7} "
               f"{r['peak_rss_mb']:7.1f} {r['load_ms']:8.1f} {r['bleu']:6.2f}")
+    # After against before: softalign's rows against the baseline build's, in the same run.
+    for r in rows:
+        base = next((b for b in baseline_rows if r["engine"] == "softalign" and
+                     all(b[k] == r[k] for k in ("precision", "batch", "beam", "threads"))), None)
+        if base is not None:
+            print(f"after/before, softalign {r['precision']} batch {r['batch']} beam {r['beam']} threads "
+                  f"{r['threads']}: {r['sentences_per_s']:.1f} vs {base['sentences_per_s']:.1f} sent/s = "
+                  f"{r['sentences_per_s'] / base['sentences_per_s']:.3f}x")
     # Batching: softalign's batch 32 against its batch 1, wall and CPU time (the CPU
     # time does not grow when other programs share the cores).
     single = {(r["precision"], r["beam"], r["threads"]): r for r in rows
@@ -304,7 +324,7 @@ def main():
               f"{ld['median_model_load_ms']:.1f} + prepare {ld['median_prepare_ms']:.1f} + first sentence "
               f"{ld['median_first_translation_ms']:.1f}), max {ld['max_ms']:.1f} ms")
     if a.json:
-        write_json(a.json, rows + [dict(kind="step_bound", **b) for b in bounds] + loads)
+        write_json(a.json, rows + baseline_rows + [dict(kind="step_bound", **b) for b in bounds] + loads)
 
 
 def write_json(path, rows):
