@@ -23,10 +23,6 @@ class SentencePieceProcessor;
 
 namespace softalign::internal {
 
-namespace vk {
-struct VulkanWeights;  // vulkan/vulkan_weights.hpp
-}
-
 using kernels::Matrix;
 
 // One GRU layer (one direction): W_ih [3h, in], W_hh [3h, h], biases [3h].
@@ -69,19 +65,6 @@ class Storage {
   void* owned = nullptr;      // free on destruction
 };
 
-// What a device backend makes of the weights (an upload), built once per
-// Model on first use and shared by all its Translators: uploading per
-// translator would cost the model's size in device memory each time. (The
-// CPU's linear layers are per translator: cpu_weights.hpp.) Mutable: a const
-// Model fills it lazily, under std::call_once.
-struct BackendWeights {
-  // The Vulkan backend's device copy (vulkan/vulkan_weights.hpp; a
-  // shared_ptr, so that a build without it needs nothing of its type).
-  std::once_flag vulkan_once;
-  Status vulkan_status;
-  std::shared_ptr<vk::VulkanWeights> vulkan;
-};
-
 // Shapes every engine derives from the config (one definition each).
 // Floats of decoder state a row carries: each layer's hidden state, plus
 // h~ (the attentional hidden state) with Luong's input feeding.
@@ -118,7 +101,6 @@ struct ModelImpl {
   mutable Status tgt_encoder_status;
   mutable std::unique_ptr<sentencepiece::SentencePieceProcessor> tgt_encoder;
   const sentencepiece::SentencePieceProcessor* tgt() const { return tgt_spm ? tgt_spm.get() : src_spm.get(); }
-  mutable BackendWeights backend_weights;
 };
 
 // The runtime's (and the benchmark's) way to a Model's implementation: a

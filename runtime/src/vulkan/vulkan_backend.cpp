@@ -24,10 +24,10 @@ Status make_vulkan_engine(const ModelImpl& model, const kernels::KernelTable& ke
                        ", used only when the Vulkan backend is asked for");
   st = dev->open();
   if (!st.ok()) return Status(st.code(), "cannot open the Vulkan device " + dev->description() + ": " + st.message());
-  const vk::VulkanWeights* weights = nullptr;
+  std::shared_ptr<const vk::VulkanWeights> weights;
   st = vulkan_weights(model, dev, &weights);
   if (!st.ok()) return st;
-  auto engine = std::make_unique<vk::VulkanEngine>(model, *dev, *weights, kernels, limits, shortlist);
+  auto engine = std::make_unique<vk::VulkanEngine>(model, *dev, std::move(weights), kernels, limits, shortlist);
   st = engine->init();
   if (!st.ok()) return st;
   *out = std::move(engine);

@@ -26,7 +26,7 @@ uint32_t output_groups(uint32_t outputs, uint32_t rows) { return groups_of(outpu
 
 }  // namespace
 
-VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanWeights& weights,
+VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, std::shared_ptr<const VulkanWeights> weights,
                            const kernels::KernelTable& kernels, const EngineLimits& limits,
                            const ShortlistTable* shortlist)
     : m_(model),
@@ -37,7 +37,8 @@ VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, const VulkanW
       plan_(plan_decoder_step(model.config)),
       dev_(device),
       api_(device.api),
-      w_(weights),
+      weights_(std::move(weights)),
+      w_(*weights_),
       S_(static_cast<uint32_t>(limits.max_source)),
       K_(static_cast<uint32_t>(limits.max_rows)),
       B_(static_cast<uint32_t>(limits.max_sentences)),

@@ -54,8 +54,10 @@ class VulkanEngine final : public Engine {
   // `kernels`: the host's, for steps chosen on the host; `shortlist`: the
   // table to select from (null: the model's; an ensemble's members all use
   // their first member's).
-  VulkanEngine(const ModelImpl& model, Device& device, const VulkanWeights& weights, const kernels::KernelTable& kernels,
-               const EngineLimits& limits, const ShortlistTable* shortlist = nullptr);
+  // `weights`: the Model's upload (vulkan_weights.hpp), held as long as the engine.
+  VulkanEngine(const ModelImpl& model, Device& device, std::shared_ptr<const VulkanWeights> weights,
+               const kernels::KernelTable& kernels, const EngineLimits& limits,
+               const ShortlistTable* shortlist = nullptr);
   ~VulkanEngine() override;
   VulkanEngine(const VulkanEngine&) = delete;
   VulkanEngine& operator=(const VulkanEngine&) = delete;
@@ -133,6 +135,7 @@ class VulkanEngine final : public Engine {
   const std::vector<StepOperation> plan_;             // the decoder step
   Device& dev_;
   const Api& api_;
+  const std::shared_ptr<const VulkanWeights> weights_;
   const VulkanWeights& w_;
   const uint32_t S_, K_, B_, R_;  // max source, beam rows per sentence, sentences, rows (B K)
   uint32_t n_ = 0, d_ = 0, e_ = 0, a_ = 0, l_ = 0, V_ = 0;

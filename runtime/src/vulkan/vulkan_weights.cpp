@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "model_impl.hpp"
 
@@ -132,15 +135,24 @@ Status build(const ModelImpl& m, Device* device, VulkanWeights* vw) {
 
 }  // namespace vk
 
-Status vulkan_weights(const ModelImpl& model, vk::Device* device, const vk::VulkanWeights** out) {
-  BackendWeights& b = model.backend_weights;
-  std::call_once(b.vulkan_once, [&] {
-    auto vw = std::make_shared<vk::VulkanWeights>();
-    b.vulkan_status = vk::build(model, device, vw.get());
-    if (b.vulkan_status.ok()) b.vulkan = std::move(vw);
-  });
-  *out = b.vulkan.get();
-  return b.vulkan_status;
+Status vulkan_weights(const ModelImpl& model, vk::Device* device, std::shared_ptr<const vk::VulkanWeights>* out) {
+  // Keyed by the Model's address: while a translator holds an upload it holds
+  // its Model too, so an address is not reused for another Model meanwhile.
+  static std::mutex mu;
+  static std::unordered_map<const ModelImpl*, std::weak_ptr<const vk::VulkanWeights>> uploads;
+  std::lock_guard<std::mutex> lock(mu);
+  for (auto it = uploads.begin(); it != uploads.end();)  // the uploads no translator holds any more
+    it = it->second.expired() ? uploads.erase(it) : std::next(it);
+  if (auto held = uploads[&model].lock()) {
+    *out = std::move(held);
+    return Status::Ok();
+  }
+  auto vw = std::make_shared<vk::VulkanWeights>();
+  Status st = vk::build(model, device, vw.get());
+  if (!st.ok()) return st;
+  uploads[&model] = vw;
+  *out = std::move(vw);
+  return Status::Ok();
 }
 
 }  // namespace softalign::internal

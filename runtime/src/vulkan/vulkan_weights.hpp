@@ -1,7 +1,9 @@
 // What the Vulkan backend makes of a model's weights: one device buffer with
 // every tensor in its stored precision (f32; f16; int8 + per-row scales) and
 // the f32 vectors (biases, v_a), uploaded once per Model on the first Vulkan
-// prepare and shared by every Translator on it (ModelImpl::backend_weights).
+// prepare and shared by every Translator on it. The backend keeps them, not
+// the Model: a registry keyed by the Model holds them while a translator does,
+// so the device memory goes with the last Vulkan translator of a Model.
 #pragma once
 
 #include <cstdint>
@@ -46,8 +48,10 @@ struct VulkanWeights {
 
 }  // namespace vk
 
-// The model's weights on `device`, uploaded once (thread-safe); an error (the
-// reason) if the upload failed, e.g. for lack of device memory.
-Status vulkan_weights(const ModelImpl& model, vk::Device* device, const vk::VulkanWeights** out);
+// The model's weights on `device`: the upload a living translator of this
+// Model already holds, else a new one (thread-safe); an error (the reason)
+// if the upload failed, e.g. for lack of device memory. The caller keeps
+// *out as long as it uses them.
+Status vulkan_weights(const ModelImpl& model, vk::Device* device, std::shared_ptr<const vk::VulkanWeights>* out);
 
 }  // namespace softalign::internal
