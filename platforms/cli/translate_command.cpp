@@ -201,15 +201,11 @@ int run(const TranslateArgs& a) {
   options.kernels = a.kernels;
   options.use_shortlist = !a.no_shortlist;
   backend_from_name(a.device, &options.backend);  // the parser checked the name
-  // Each thread's translator decodes its share of a batch together, except
-  // beam search on the CPU, which Translator::translate_batch decodes one by
-  // one (its comment says why): there the arena holds one sentence, 11-25 MB less.
-  const int beam = options.search.beam_size.value_or(models[0]->config().decoding.beam);
-  const bool together_on_cpu = beam == 1;
-  const bool together = options.backend != Backend::kCpu || together_on_cpu;
-  // Each thread's share of a batch, in size_t: --batch may be INT_MAX.
+  // Each thread's translator decodes up to its share of a batch together
+  // (Translator::translate_batch decides where that pays; where it goes one
+  // by one, the arena still has room for the share). In size_t: --batch may be INT_MAX.
   const std::size_t share = (static_cast<std::size_t>(a.batch) + threads - 1) / threads;
-  options.max_batch = together ? static_cast<int>(std::min<std::size_t>(share, TranslatorOptions::kMaxBatch)) : 1;
+  options.max_batch = static_cast<int>(std::min<std::size_t>(share, TranslatorOptions::kMaxBatch));
   options.copy_through = !a.no_copy_through;
   options.repair_placeholders = !a.no_repair_placeholders;
   if (a.max_line_bytes > 0) options.max_line_bytes = a.max_line_bytes;
@@ -230,12 +226,6 @@ int run(const TranslateArgs& a) {
   const Clock::time_point t_prepare = Clock::now();
   std::unique_ptr<Translator> translator;
   st = Translator::prepare(models, options, &translator);
-  // auto that fell back to the CPU: beam search there decodes one by one,
-  // with the smaller arena that needs.
-  if (st.ok() && !together_on_cpu && options.max_batch > 1 && translator->backend_info().backend == Backend::kCpu) {
-    options.max_batch = 1;
-    st = Translator::prepare(models, options, &translator);
-  }
   if (!st.ok()) {
     error(st.to_string());
     // Options out of the model's range (--beam 2000, --kernels bogus),
@@ -357,8 +347,8 @@ std::function<int()> add_translate_command(CLI::App& app) {
                 "Append the hard alignment over whitespace words (Pharaoh)");
   cmd->add_flag("--json", a->json, "Write JSON lines with the soft alignment matrix");
   cmd->add_option("--batch", a->batch,
-                  "Lines read at a time; decoded together on a GPU and for greedy search (beam search on the CPU "
-                  "goes line by line)")->capture_default_str()->check(at_least(1));
+                  "Lines read at a time, decoded together where that pays (all but beam search with int8 weights "
+                  "on CPUs without AVX-512 VNNI, which goes line by line)")->capture_default_str()->check(at_least(1));
   cmd->add_option("--threads", a->threads,
                   "Threads: a batch's sentences spread over this many translators (one thread each); a line "
                   "alone uses them inside its translation")

@@ -425,18 +425,19 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
     std::vector<Status> status(texts.size());
     // Batches: runs of up to max_batch direct sentences in that order (so of
     // similar length), decoded together (each step one product, or on a GPU
-    // one dispatch, over all their rows), except beam search on the CPU: there,
-    // with the shipped files' shortlists, 32 sentences together ran at 0.87x
-    // the sentences/s of one by one with the 256-wide en-fr file and 1.04x with
-    // the 384-wide joint one (each sentence's shortlist rows leave the caches
-    // between its steps), while greedy ran 1.17-1.35x with AVX-512 and 0.97x
-    // with AVX2 (tests/bench/README.md). The others (invalid UTF-8, blank,
-    // too long) one by one through translate()'s path (error, replacement,
-    // split). Each translator takes the next batch until none is left: the
+    // one dispatch, over all their rows), except beam search with int8
+    // weights on CPU kernels that do not take int8 inputs in vector lanes
+    // (AVX2, NEON): there 32 sentences together ran at 0.97x the sentences/s
+    // of one by one (shipped en→fr, its shortlist on and off), where AVX-512
+    // VNNI's lanes ran them 1.10x with the shortlist and 1.38x without, and
+    // f32 weights 1.8-1.9x on either (tests/bench/README.md, "One engine").
+    // The others (invalid UTF-8, blank, too long) one by one through
+    // translate()'s path (error, replacement, split). Each translator takes the next batch until none is left: the
     // calling one and, with threads > 1, the workers, one thread each
     // (worker_pool.hpp); this one's intra-sentence threads are off meanwhile,
     // so that the threads match the cores asked for.
-    const bool together = impl_->backend.backend != Backend::kCpu || resolved.beam == 1;
+    const bool together = impl_->backend.backend != Backend::kCpu || resolved.beam == 1 ||
+                          impl_->m->weight_type != WeightType::kI8 || impl_->k->i8_lanes_min_inputs > 0;
     const std::size_t run = together ? static_cast<std::size_t>(impl_->B) : 1;
     const std::vector<std::pair<std::size_t, std::size_t>> batches = plan_batches(
         [&](std::size_t i) { return items[i].direct; }, run, impl_->workers.size() + 1, &order);

@@ -81,8 +81,9 @@ class Translator {
   SOFTALIGN_API Status translate(std::string_view text, const SearchOptions& search, TranslationResult* out);
   // Results in input order; each sentence's result is the one translate()
   // gives. The sentences are sorted by length and split into runs decoded
-  // together (up to options().max_batch sentences; on the CPU beam search goes
-  // one by one, where that measured faster), and with options().threads > 1
+  // together (up to options().max_batch sentences; beam search with int8
+  // weights on CPU kernels without int8 lanes, AVX2 or NEON, goes one by one,
+  // which measured faster there), and with options().threads > 1
   // the runs are shared among that many translators over the same models, one
   // thread each (threads made at prepare, asleep between calls), each group
   // of runs taken at the same time dealt the same mix of lengths. This is the
