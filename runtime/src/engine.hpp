@@ -27,10 +27,6 @@ struct EngineLimits {
   int max_rows = 0;       // K: rows of one sentence (its beam)
   int max_sentences = 1;  // B: sentences decoded together (rows: B * K)
   bool shortlist = false; // room for the model's vocabulary shortlist
-  // Room for log_probs(): every row's scores on the host. The CPU computes
-  // them there anyway; a device engine makes room only when asked (an
-  // ensemble's members; steps the search chooses on the host).
-  bool host_rows = false;
 };
 
 // The rows of one step, grouped by sentence: group g is `rows[g]` contiguous

@@ -150,10 +150,6 @@ Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& 
   limits.max_rows = K;
   limits.max_sentences = B;
   limits.shortlist = options.use_shortlist;
-  // Steps chosen on the host need every row's scores there: an ensemble's
-  // mean, a target prefix and repetition blocking (a one-sentence translator
-  // makes room for the last two, being cheap: K × V floats).
-  limits.host_rows = impls.size() > 1 || s.block_repeats > 0 || B == 1;
   st = choose_engine(limits, impls);
   if (!st.ok()) return st;
 

@@ -262,38 +262,42 @@ TEST_CASE("vulkan: ensembles, target prefixes and repetition blocking give the C
   }
 }
 
-// Where the rows are not kept on the host (a batch translator prepared
-// without block_repeats), a prefix or blocking asked for in a call is
-// refused with the reason, and the next call is unaffected; an ensemble of
-// a batch translator keeps its rows and runs.
-TEST_CASE("vulkan: a batch translator without host rows refuses a prefix with the reason") {
+// A batch translator takes a prefix and repetition blocking per call too,
+// alone and in a batch, with the CPU's ids.
+TEST_CASE("vulkan: a batch translator takes a prefix and blocking per call") {
   std::shared_ptr<const Model> model;
   REQUIRE(Model::load(golden::model_path("bahdanau", "f32").string(), &model).ok());
   const nlohmann::json g = golden::load_json("bahdanau");
-  const std::vector<int32_t> src = golden::ids(g["sentences"][0]["src_ids"]);
+  const golden::Tolerance t = golden::tolerance(g, model->config(), "f32");
+  std::vector<std::vector<int32_t>> sources;
+  for (const auto& sent : g["sentences"]) sources.push_back(golden::ids(sent["src_ids"]));
+  REQUIRE(sources.size() >= 2);
   const std::vector<int32_t> tgt = golden::ids(g["sentences"][0]["teacher_forced"]["tgt_in"]);
-  TranslatorOptions o = host_step_options(Backend::kVulkan);
-  o.max_batch = 2;
-  std::unique_ptr<Translator> tr;
-  REQUIRE(Translator::prepare(model, o, &tr).ok());
   const std::vector<int32_t> prefix = {tgt[1]};
-  SearchOptions with_prefix;
+  TranslatorOptions o = host_step_options(Backend::kCpu);
+  o.max_batch = 2;
+  std::unique_ptr<Translator> cpu, gpu;
+  REQUIRE(Translator::prepare(model, o, &cpu).ok());
+  o.backend = Backend::kVulkan;
+  REQUIRE(Translator::prepare(model, o, &gpu).ok());
+  SearchOptions with_prefix, blocking;
   with_prefix.target_prefix_ids = prefix;
-  NBestView nb;
-  Status st = tr->translate_ids(src, with_prefix, &nb);
-  CHECK(st.code() == StatusCode::kUnsupported);
-  CHECK(st.message().find("target prefix") != std::string::npos);
-  SearchOptions blocking;
   blocking.block_repeats = 2;
-  st = tr->translate_ids(src, blocking, &nb);
-  CHECK(st.code() == StatusCode::kUnsupported);
-  CHECK(st.message().find("block_repeats") != std::string::npos);
-  CHECK(tr->translate_ids(src, &nb).ok());  // the next call is unaffected
-
-  const Models pair = {model, model};
-  REQUIRE(Translator::prepare(pair, o, &tr).ok());
-  CHECK(tr->backend_info().backend == Backend::kVulkan);
-  CHECK(tr->translate_ids(src, with_prefix, &nb).ok());
+  double worst = 0;
+  for (const SearchOptions& so : {with_prefix, blocking}) {
+    NBestView a, b;
+    REQUIRE(cpu->translate_ids(sources[0], so, &a).ok());
+    const Status st = gpu->translate_ids(sources[0], so, &b);
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    compare_nbest(a, b, 2 * t.logits, 2 * t.att, &worst);
+    const Span<const int32_t> two[] = {{sources[0].data(), sources[0].size()}, {sources[1].data(), sources[1].size()}};
+    NBestView ab[2], bb[2];
+    REQUIRE(cpu->translate_ids_batch(two, 2, so, ab).ok());
+    REQUIRE(gpu->translate_ids_batch(two, 2, so, bb).ok());
+    for (int i = 0; i < 2; ++i) compare_nbest(ab[i], bb[i], 2 * t.logits, 2 * t.att, &worst);
+  }
+  NBestView nb;
+  CHECK(gpu->translate_ids(sources[0], &nb).ok());  // and a plain call after them
 }
 
 TEST_CASE("vulkan: beam and batch limits at odd sizes") {

@@ -29,10 +29,7 @@ struct SearchOptions {
   // candidate piece is refused when it would end a group of n <= block_repeats
   // pieces, starting a word, equal to the n pieces right before it — a word
   // or words repeated back to back ("gratuit gratuit", "de la de la"). The
-  // search then takes the next best candidates. On the Vulkan engine it
-  // needs a translator that keeps the rows' scores on the host: max_batch 1,
-  // an ensemble, or block_repeats set at prepare (else kUnsupported); so
-  // does a target prefix.
+  // search then takes the next best candidates. Every backend.
   std::optional<int> block_repeats;
   bool return_attention = false;   // fill Hypothesis::attention (soft alignment)
   bool return_alignment = false;   // fill the hard alignments (implies attention internally)

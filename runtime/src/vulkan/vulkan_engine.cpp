@@ -43,8 +43,7 @@ VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, std::shared_p
       K_(static_cast<uint32_t>(limits.max_rows)),
       B_(static_cast<uint32_t>(limits.max_sentences)),
       R_(static_cast<uint32_t>(limits.max_rows) * static_cast<uint32_t>(limits.max_sentences)),
-      shortlist_room_(limits.shortlist && table_.present()),
-      rows_room_(limits.host_rows) {
+      shortlist_room_(limits.shortlist && table_.present()) {
   n_ = c_.enc_hidden;
   d_ = c_.dec_hidden;
   e_ = c_.emb_size;
@@ -142,13 +141,13 @@ void VulkanEngine::layout(Arena& arena) {
   heads_ = arena.take<int32_t>(K_);
   vocab_.layout(arena, shortlist_room_, static_cast<int>(V_), static_cast<int>(B_));
   if (shortlist_room_) union_pos_ = arena.take<int32_t>(V_);
-  if (rows_room_) host_rows_ = arena.take<float>(uint64_t{R_} * V_);
+  host_rows_ = arena.take<float>(uint64_t{R_} * V_);
 }
 
 Status VulkanEngine::init() {
   // Checked before anything is allocated: each buffer is bound whole.
   const uint64_t act_bytes = act_words_ * 4, io_bytes = io_words_ * 4;
-  const uint64_t rows_bytes = rows_room_ ? uint64_t{R_} * V_ * 4 : 0;
+  const uint64_t rows_bytes = uint64_t{R_} * V_ * 4;
   const uint64_t largest = dev_.properties.limits.maxStorageBufferRange;
   if (too_large_ || act_bytes > largest || io_bytes > largest ||
       act_bytes + 2 * io_bytes + rows_bytes + w_.buffer.size > dev_.device_local_bytes)
@@ -171,7 +170,7 @@ Status VulkanEngine::init() {
   Status st = dev_.create_buffer(act_bytes, false, &act_);
   if (st.ok()) st = dev_.create_buffer(io_bytes, true, &io_);
   if (st.ok()) st = dev_.create_buffer(io_bytes, false, &ctl_);
-  if (st.ok() && rows_room_) st = dev_.create_buffer(rows_bytes, true, &rows_);
+  if (st.ok()) st = dev_.create_buffer(rows_bytes, true, &rows_);
   if (!st.ok()) return Status(st.code(), "cannot allocate the translator's Vulkan buffers: " + st.message());
   io_u_ = static_cast<uint32_t*>(io_.mapped);
   io_f_ = static_cast<float*>(io_.mapped);
@@ -285,7 +284,7 @@ Status VulkanEngine::init() {
   counting_ = false;
   if (st2.ok()) st2 = record(vocab_cb_, [&] { copy_io(vocab_cb_, true, io_width_, static_cast<uint32_t>(io_words_)); });
   if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, StepEnd::kForced); });
-  if (st2.ok() && rows_room_) st2 = record(rows_cb_, [&] { record_step(rows_cb_, StepEnd::kRows); });
+  if (st2.ok()) st2 = record(rows_cb_, [&] { record_step(rows_cb_, StepEnd::kRows); });
   return st2;
 }
 
@@ -640,10 +639,6 @@ uint32_t VulkanEngine::write_step_inputs(const StepGroups& groups, const int32_t
 }
 
 bool VulkanEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
-  if (!rows_room_) {
-    fault_ = Status(StatusCode::kInternal, "this Vulkan translator was prepared without host rows");
-    return false;
-  }
   const uint32_t rows = write_step_inputs(groups, tokens, t, true);
   if (!run_step(rows_cb_)) return false;
   bool finite = !position_fault(rows);
@@ -670,13 +665,6 @@ bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const f
   // given piece, nor with any piece left out: a forced target prefix and
   // repetition blocking choose on the host, from every row's scores.
   if (groups.forced != nullptr || groups.banned != nullptr) {
-    if (!rows_room_) {
-      fault_ = Status(StatusCode::kUnsupported,
-                      std::string(groups.forced != nullptr ? "a target prefix" : "block_repeats") +
-                          " on the Vulkan backend needs a translator prepared for it (max_batch 1, an ensemble, or "
-                          "block_repeats in its options); or use the CPU");
-      return false;
-    }
     const bool finite = log_probs(groups, tokens, t);
     if (!fault_.ok()) return false;
     return pick_candidates(k_, host_rows_, vocab_, static_cast<int>(V_), groups, row_logp, static_cast<int>(K_), idx,

@@ -26,8 +26,9 @@
 // layer computes those rows only, and top-k masks each row to its own
 // sentence's ids when a batch shares the union.
 //
-// Steps chosen on the host: when prepared with host rows (EngineLimits), a
-// third step command buffer also copies every row's logits back, and
+// Steps chosen on the host: a third step command buffer also copies every
+// row's logits back (to a host-visible buffer of rows × vocabulary floats,
+// the size of the CPU engine's logits), and
 // log_probs() makes them the rows' log-softmax over their own vocabularies
 // (the logit minus the device's log-sum-exp). An ensemble of Vulkan members
 // averages those (ensemble_engine.hpp); a step with a forced target prefix
@@ -165,14 +166,14 @@ class VulkanEngine final : public Engine {
   // reach the device through step_input, the encoder's and the vocabulary's
   // through copies; the step's results come back by a copy at its end.
   Buffer act_, io_, ctl_;
-  Buffer rows_;  // host-visible [R, V]: every row's logits (with host rows only)
+  Buffer rows_;  // host-visible [R, V]: every row's logits, for the steps chosen on the host
   uint32_t* io_u_ = nullptr;  // the mapped I/O block
   float* io_f_ = nullptr;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   VkCommandPool cmd_pool_ = VK_NULL_HANDLE;
   VkCommandBuffer step_cb_ = VK_NULL_HANDLE, force_cb_ = VK_NULL_HANDLE;
-  VkCommandBuffer rows_cb_ = VK_NULL_HANDLE;  // the step ending in kRows (with host rows only)
+  VkCommandBuffer rows_cb_ = VK_NULL_HANDLE;  // the step ending in kRows
   VkCommandBuffer vocab_cb_ = VK_NULL_HANDLE;  // copies the vocabulary's tables to the device
   bool vocab_dirty_ = true;                     // select_vocab wrote them since the last copy
   // The encoder: [embeddings, per layer (head, blocks...), tail], and the list
@@ -188,12 +189,11 @@ class VulkanEngine final : public Engine {
 
   int32_t* heads_ = nullptr;  // [K] merge cursor per row of a group (arena)
   bool shortlist_room_ = false;  // prepared with the shortlist and the model has one
-  bool rows_room_ = false;       // prepared with host rows (EngineLimits::host_rows)
   bool identity_vocab_ = false;  // io_vocab_ids_ holds 0..V-1
   uint32_t width_ = 0;           // columns of a logits row now
   SentenceVocabularies vocab_;   // each sentence's ids (arena)
   int32_t* union_pos_ = nullptr; // [V] an id's column in the union, -1: none (arena; with the shortlist)
-  float* host_rows_ = nullptr;   // [R, V] log_probs()'s blocks (arena; with host rows)
+  float* host_rows_ = nullptr;   // [R, V] log_probs()'s blocks (arena)
 };
 
 }  // namespace softalign::internal::vk
