@@ -36,17 +36,9 @@ void PackedOutputRows::pack(const SentenceVocabularies& vocab, int n, bool pack_
   if (!vocab.active()) return;
   const bool as_union = pack_union && n > 1 && w_.type == WeightType::kI8;
   if (as_union) {
-    std::memset(union_pos_, 0, sizeof(int32_t) * static_cast<std::size_t>(vocab_));
-    for (int b = 0; b < n; ++b)
-      for (int i = 0; i < vocab.width(b); ++i) union_pos_[vocab.ids(b)[i]] = 1;
-    for (int v = 0; v < vocab_; ++v) {
-      if (!union_pos_[v]) {
-        union_pos_[v] = -1;
-        continue;
-      }
-      union_pos_[v] = union_size_;
-      pack_row(w_, bias_, v, union_size_++, rows_, scales_, packed_bias_);
-    }
+    union_size_ = vocab.union_columns(n, union_pos_);
+    for (int v = 0; v < vocab_; ++v)
+      if (union_pos_[v] >= 0) pack_row(w_, bias_, v, union_pos_[v], rows_, scales_, packed_bias_);
     return;
   }
   int packed = 0;

@@ -1,5 +1,6 @@
 #include "shortlist.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "softalign_format.h"
@@ -46,6 +47,16 @@ void SentenceVocabularies::select(const ShortlistTable& table, bool use, const i
       if (mark_[v]) ids[size++] = v;
     size_[b] = size;
   }
+}
+
+int SentenceVocabularies::union_columns(int n, int32_t* column) const {
+  std::fill(column, column + vocab_, -1);
+  for (int b = 0; b < n; ++b)
+    for (int i = 0; i < width(b); ++i) column[ids(b)[i]] = 0;
+  int size = 0;
+  for (int v = 0; v < vocab_; ++v)
+    if (column[v] >= 0) column[v] = size++;
+  return size;
 }
 
 }  // namespace softalign::internal

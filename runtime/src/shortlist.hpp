@@ -57,6 +57,11 @@ class SentenceVocabularies {
   int width(int b) const { return active_ ? size_[b] : vocab_; }
   const int32_t* ids(int b) const { return active_ ? ids_ + static_cast<std::size_t>(b) * vocab_ : nullptr; }
 
+  // The union of sentences 0..n's ids, ascending (requires active()):
+  // column[v] = id v's column in it, -1 when no sentence has v (column: vocab
+  // ints). Returns the union's size.
+  int union_columns(int n, int32_t* column) const;
+
  private:
   int vocab_ = 0;
   bool active_ = false;

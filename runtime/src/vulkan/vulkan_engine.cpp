@@ -561,15 +561,9 @@ void VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int*
   }
   // The union of the sentences' vocabularies, ascending (one sentence: its own).
   identity_vocab_ = false;
-  std::fill(union_pos_, union_pos_ + V_, -1);
-  for (int b = 0; b < n; ++b)
-    for (int i = 0; i < vocab_.width(b); ++i) union_pos_[vocab_.ids(b)[i]] = 0;
-  width_ = 0;
+  width_ = static_cast<uint32_t>(vocab_.union_columns(n, union_pos_));
   for (uint32_t v = 0; v < V_; ++v)
-    if (union_pos_[v] >= 0) {
-      union_pos_[v] = static_cast<int32_t>(width_);
-      io_u_[io_vocab_ids_ + width_++] = v;
-    }
+    if (union_pos_[v] >= 0) io_u_[io_vocab_ids_ + union_pos_[v]] = v;
   io_u_[io_width_] = width_;
   if (n > 1) {  // each sentence's own columns, as bits
     for (int b = 0; b < n; ++b) {
