@@ -191,19 +191,8 @@ Status Device::open_once() {
     si.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
     si.codeSize = spv->count * 4;
     si.pCode = spv->words;
-    VkShaderModule module = VK_NULL_HANDLE;
-    r = api.vkCreateShaderModule(device, &si, nullptr, &module);
+    r = api.vkCreateShaderModule(device, &si, nullptr, &modules_[k]);
     if (r != VK_SUCCESS) return vk_error("vkCreateShaderModule", r);
-    VkComputePipelineCreateInfo ci{};
-    ci.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
-    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = module;
-    ci.stage.pName = "main";
-    ci.layout = pipeline_layout;
-    r = api.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &ci, nullptr, &pipelines[k]);
-    api.vkDestroyShaderModule(device, module, nullptr);
-    if (r != VK_SUCCESS) return vk_error((std::string("compute pipeline ") + kKernelNames[k]).c_str(), r);
   }
   VkCommandPoolCreateInfo cp{};
   cp.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
@@ -212,6 +201,36 @@ Status Device::open_once() {
   r = api.vkCreateCommandPool(device, &cp, nullptr, &upload_pool_);
   if (r != VK_SUCCESS) return vk_error("vkCreateCommandPool", r);
   return Status::Ok();
+}
+
+bool Specialization::operator==(const Specialization& o) const {
+  return std::memcmp(values, o.values, sizeof values) == 0;
+}
+
+VkPipeline Device::pipeline(Kernel kernel, const Specialization& spec, Status* error) {
+  std::lock_guard<std::mutex> lock(pipeline_mutex_);
+  for (const Compiled& c : pipelines_)
+    if (c.kernel == kernel && c.spec == spec) return c.pipeline;
+  VkSpecializationMapEntry entries[Specialization::kCount];
+  for (uint32_t i = 0; i < Specialization::kCount; ++i)
+    entries[i] = {i, static_cast<uint32_t>(i * sizeof(uint32_t)), sizeof(uint32_t)};
+  VkSpecializationInfo info{Specialization::kCount, entries, sizeof spec.values, spec.values};
+  VkComputePipelineCreateInfo ci{};
+  ci.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+  ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  ci.stage.module = modules_[static_cast<int>(kernel)];
+  ci.stage.pName = "main";
+  ci.stage.pSpecializationInfo = &info;
+  ci.layout = pipeline_layout;
+  VkPipeline made = VK_NULL_HANDLE;
+  const VkResult r = api.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &ci, nullptr, &made);
+  if (r != VK_SUCCESS) {
+    *error = vk_error((std::string("compute pipeline ") + kKernelNames[static_cast<int>(kernel)]).c_str(), r);
+    return VK_NULL_HANDLE;
+  }
+  pipelines_.push_back({kernel, spec, made});
+  return made;
 }
 
 int Device::memory_type(uint32_t allowed, VkMemoryPropertyFlags want) const {

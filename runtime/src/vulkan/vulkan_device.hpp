@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "softalign/status.hpp"
 #include "vulkan/vulkan_loader.hpp"
@@ -37,6 +38,18 @@ enum class Kernel {
 
 // Push constants: every shader reads its own fields of these 32 words.
 constexpr uint32_t kPushWords = 32;
+
+// A kernel's specialization constants (constant_id 0..4; each shader names
+// its own): what stays fixed for a recorded dispatch — the storage types of
+// the matrices it reads, the terms of a product — so that the driver's
+// compiler keeps only that code. A branch on a push constant is not removed:
+// a CPU device (lavapipe) runs both sides under a mask, and a GPU keeps
+// registers for both.
+struct Specialization {
+  static constexpr uint32_t kCount = 5;
+  uint32_t values[kCount] = {};
+  bool operator==(const Specialization& o) const;
+};
 
 // A buffer and its memory (mapped when host-visible).
 struct Buffer {
@@ -71,6 +84,11 @@ class Device {
   // (mapped directly where possible, else through a staging buffer).
   Status upload(const Buffer& dst, VkDeviceSize offset, const void* data, VkDeviceSize size) const;
 
+  // The pipeline of `kernel` with `spec`, compiled on the first request (at
+  // a translator's prepare: the engine records its dispatches there) and kept
+  // with the device; VK_NULL_HANDLE with the reason in *error on failure.
+  VkPipeline pipeline(Kernel kernel, const Specialization& spec, Status* error);
+
   // Submits command buffers (in order) and waits for them; the queue is
   // locked while submitting.
   Status submit_and_wait(const VkCommandBuffer* cbs, uint32_t count, VkFence fence) const;
@@ -86,7 +104,6 @@ class Device {
   // binding 0 weights, 1 activations, 2 the I/O block's device copy, 3 the host I/O block
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
-  VkPipeline pipelines[static_cast<int>(Kernel::kCount)] = {};
   VkDeviceSize device_local_bytes = 0;  // the largest device-local heap (where device buffers go)
   // Map device-local memory when it is host-visible too (integrated GPUs, CPU
   // devices). A test turns it off to run the discrete GPU's paths (uploads
@@ -100,6 +117,14 @@ class Device {
   int device_local_type(uint32_t allowed) const;
 
   std::string description_;
+  VkShaderModule modules_[static_cast<int>(Kernel::kCount)] = {};
+  struct Compiled {
+    Kernel kernel;
+    Specialization spec;
+    VkPipeline pipeline;
+  };
+  std::vector<Compiled> pipelines_;  // under pipeline_mutex_
+  std::mutex pipeline_mutex_;
   std::once_flag open_flag_;
   Status open_status_;
   VkCommandPool upload_pool_ = VK_NULL_HANDLE;  // for staging copies, under upload_mutex_

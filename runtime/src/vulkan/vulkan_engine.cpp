@@ -285,7 +285,7 @@ Status VulkanEngine::init() {
   if (st2.ok()) st2 = record(vocab_cb_, [&] { copy_io(vocab_cb_, true, io_width_, static_cast<uint32_t>(io_words_)); });
   if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, StepEnd::kForced); });
   if (st2.ok()) st2 = record(rows_cb_, [&] { record_step(rows_cb_, StepEnd::kRows); });
-  return st2;
+  return st2.ok() ? record_fault_ : st2;
 }
 
 void VulkanEngine::barrier(VkCommandBuffer cb) {
@@ -299,10 +299,16 @@ void VulkanEngine::barrier(VkCommandBuffer cb) {
   if (counting_) ++step_barriers_;
 }
 
-void VulkanEngine::dispatch(VkCommandBuffer cb, Kernel kernel, const uint32_t* push, uint32_t words, uint32_t gx,
-                            uint32_t gy, uint32_t gz) {
+void VulkanEngine::dispatch(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
+                            uint32_t words, uint32_t gx, uint32_t gy, uint32_t gz) {
   if (gx == 0 || gy == 0 || gz == 0) return;
-  api_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, dev_.pipelines[static_cast<int>(kernel)]);
+  Status error;
+  const VkPipeline pipeline = dev_.pipeline(kernel, spec, &error);
+  if (pipeline == VK_NULL_HANDLE) {
+    if (record_fault_.ok()) record_fault_ = error;
+    return;
+  }
+  api_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   api_.vkCmdPushConstants(cb, dev_.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, words * 4, push);
   api_.vkCmdDispatch(cb, gx, gy, gz);
   if (counting_) ++step_dispatches_;
@@ -339,12 +345,14 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
                             row_ids,
                             rows_slot,
                             seff ? io_seff_ : kNone,
-                            S_,
-                            nterms};
-  uint32_t at = 12;
+                            S_};
+  Specialization spec;  // product_kernel.glsl: the terms' types, their count, the rows per output
+  spec.values[3] = nterms;
+  spec.values[4] = (flags & 4) != 0 ? 2 : 1;
+  uint32_t at = 11;
   for (uint32_t k = 0; k < 3; ++k) {
     const Term& t = terms[std::min(k, nterms - 1)];
-    p[at++] = t.w->type;
+    if (k < nterms) spec.values[k] = t.w->type;
     p[at++] = t.w->data;
     p[at++] = t.w->scales;
     p[at++] = t.x_off;
@@ -353,7 +361,7 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
     if (counting_ && k < nterms) step_weight_bytes_ += t.w->bytes;
   }
   const uint32_t outputs = static_cast<uint32_t>(terms[0].w->rows) / ((flags & 4) != 0 ? 2 : 1);
-  dispatch(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), p, at, output_groups(outputs, max_m),
+  dispatch(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), spec, p, at, output_groups(outputs, max_m),
            tiles_of(max_m));
 }
 
@@ -362,9 +370,8 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
 void VulkanEngine::record_embeddings(VkCommandBuffer cb) {
   copy_io(cb, true, 0, io_tokens_);
   const uint32_t bs = B_ * S_;
-  const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, w_.src_emb.type, e_, enc_a_, e_, bs, io_enc_all_,
-                        io_src_};
-  dispatch(cb, Kernel::kEmbed, p, sizeof p / 4, groups_of(e_, 64), bs);
+  const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, e_, enc_a_, e_, bs, io_enc_all_, io_src_};
+  dispatch(cb, Kernel::kEmbed, {{w_.src_emb.type}}, p, sizeof p / 4, groups_of(e_, 64), bs);
 }
 
 // Layers ping-pong between enc_a_ and enc_b_: layer k reads one, writes the other.
@@ -391,12 +398,11 @@ void VulkanEngine::record_layer_steps(VkCommandBuffer cb, int layer, uint32_t fi
   const GruRef& f = w_.enc_fwd[layer];
   const GruRef& b = w_.enc_bwd[layer];
   for (uint32_t step = first; step < first + count; ++step) {
-    const uint32_t p[] = {n_,          S_,         step,       B_,         io_sentences_, io_lens_,
-                          f.w_hh.type, f.w_hh.data, f.w_hh.scales, f.b_hh,    b.w_hh.type,   b.w_hh.data,
-                          b.w_hh.scales, b.b_hh,   gi_f_,      gi_b_,      h_,            out,
-                          B_};
-    dispatch(cb, tiled(Kernel::kGruEncoderStep, Kernel::kGruEncoderStepRow, B_), p, sizeof p / 4,
-             output_groups(n_, B_), tiles_of(B_), 2);
+    const uint32_t p[] = {n_,     S_,          step,          B_,     io_sentences_, io_lens_, f.w_hh.data,
+                          f.w_hh.scales, f.b_hh, b.w_hh.data, b.w_hh.scales, b.b_hh, gi_f_,         gi_b_,    h_,
+                          out,    B_};
+    dispatch(cb, tiled(Kernel::kGruEncoderStep, Kernel::kGruEncoderStepRow, B_), {{f.w_hh.type, b.w_hh.type}}, p,
+             sizeof p / 4, output_groups(n_, B_), tiles_of(B_), 2);
   }
 }
 
@@ -416,7 +422,7 @@ void VulkanEngine::record_encoder_op(VkCommandBuffer cb, const EncoderOperation&
       break;
     case EncoderOp::kFixedContext: {
       const uint32_t p[] = {ann_, n_, S_, fixed_, B_, io_sentences_, io_lens_};
-      dispatch(cb, Kernel::kFixedContext, p, sizeof p / 4, groups_of(2 * n_, 64), B_);
+      dispatch(cb, Kernel::kFixedContext, {}, p, sizeof p / 4, groups_of(2 * n_, 64), B_);
       break;
     }
     case EncoderOp::kBridge:
@@ -442,10 +448,10 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
       } else if (c_.variant == Variant::kLuong && c_.input_feeding) {  // the parent row's h~ (after the layers' states)
         feed = 2, feed_off = state_next_ + c_.dec_layers * d_, feed_ld = state_, feed_cols = d_;
       }
-      const uint32_t p[] = {state_next_, state_cur_, state_, io_parents_, w_.tgt_emb.data, w_.tgt_emb.scales,
-                            w_.tgt_emb.type, e_, x_, xw_, R_, io_rows_, io_tokens_, io_row_sent_, feed, feed_off,
-                            feed_ld, feed_cols, io_t_, io_want_};
-      dispatch(cb, Kernel::kStepInput, p, sizeof p / 4, groups_of(state_ + e_ + feed_cols, 64), R_);
+      const uint32_t p[] = {state_next_, state_cur_, state_, io_parents_, w_.tgt_emb.data, w_.tgt_emb.scales, e_,
+                            x_,          xw_,        R_,     io_rows_,    io_tokens_,      io_row_sent_,      feed,
+                            feed_off,    feed_ld,    feed_cols, io_t_,    io_want_};
+      dispatch(cb, Kernel::kStepInput, {{w_.tgt_emb.type}}, p, sizeof p / 4, groups_of(state_ + e_ + feed_cols, 64), R_);
       break;
     }
     case StepOp::kQuery:
@@ -454,19 +460,18 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
     case StepOp::kAttendAdditive: {  // the context into x[:, e:]
       const uint32_t p[] = {q_, keys_, w_.att_v_a, ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, R_, io_rows_,
                             io_row_sent_, io_lens_};
-      dispatch(cb, Kernel::kAttendAdditive, p, sizeof p / 4, R_, 1);
+      dispatch(cb, Kernel::kAttendAdditive, {}, p, sizeof p / 4, R_, 1);
       break;
     }
     case StepOp::kGru: {  // layer 0 reads x, layer k the new state of layer k - 1
       const GruRef& g = w_.dec[op.layer];
       const uint32_t lo = static_cast<uint32_t>(op.layer) * d_;
       const uint32_t x_off = op.layer == 0 ? x_ : state_next_ + lo - d_, ldx = op.layer == 0 ? xw_ : state_;
-      const uint32_t p[] = {d_,          R_,          io_rows_,       g.w_ih.type,     g.w_ih.data,    g.w_ih.scales,
-                            x_off,       ldx,         static_cast<uint32_t>(g.w_ih.cols), g.b_ih, g.w_hh.type,
-                            g.w_hh.data, g.w_hh.scales, state_cur_ + lo, state_,        g.b_hh,         state_next_ + lo,
-                            state_};
-      dispatch(cb, tiled(Kernel::kGruStep, Kernel::kGruStepRow, R_), p, sizeof p / 4, output_groups(d_, R_),
-               tiles_of(R_));
+      const uint32_t p[] = {d_,     R_,          io_rows_,      g.w_ih.data,     g.w_ih.scales, x_off,
+                            ldx,    static_cast<uint32_t>(g.w_ih.cols), g.b_ih,   g.w_hh.data,   g.w_hh.scales,
+                            state_cur_ + lo, state_, g.b_hh,            state_next_ + lo, state_};
+      dispatch(cb, tiled(Kernel::kGruStep, Kernel::kGruStepRow, R_), {{g.w_ih.type, g.w_hh.type}}, p, sizeof p / 4,
+               output_groups(d_, R_), tiles_of(R_));
       if (counting_) step_weight_bytes_ += g.w_ih.bytes + g.w_hh.bytes;
       break;
     }
@@ -491,7 +496,7 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
       const uint32_t p[] = {score, scope, static_cast<uint32_t>(c_.window_d), io_t_, h, state_, d_, q_, ldq, qp_,
                             keys, key_dim, w_.att_v_a, w_.att_v_p, a_, ann_, 2 * n_, S_, io_att_, cat_, cat, R_,
                             io_rows_, io_row_sent_, io_lens_, io_fault_};
-      dispatch(cb, Kernel::kAttendLuong, p, sizeof p / 4, R_, 1);
+      dispatch(cb, Kernel::kAttendLuong, {}, p, sizeof p / 4, R_, 1);
       break;
     }
     case StepOp::kCombine:  // h~ = tanh(W_c [c ; h]) into the state when it is fed back, else into t
@@ -519,7 +524,7 @@ void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with) {
   } else {
     const uint32_t p[] = {logits_, V_, io_width_, K_, R_, io_rows_, io_want_, io_idx_, io_val_, io_lse_,
                           io_mask_, mask_words_, io_mask_on_, io_row_sent_};
-    dispatch(cb, Kernel::kTopk, p, sizeof p / 4, R_, 1);
+    dispatch(cb, Kernel::kTopk, {}, p, sizeof p / 4, R_, 1);
   }
   if (end_with == StepEnd::kRows) {  // every row's logits to the host (top-k gave their log-sum-exp)
     VkBufferCopy copy{uint64_t{logits_} * 4, 0, uint64_t{R_} * V_ * 4};

@@ -98,10 +98,11 @@ class VulkanEngine final : public Engine {
   void record_step_op(VkCommandBuffer cb, const StepOperation& op);
   // The step's inputs for the rows of `groups` into the I/O block; their count.
   uint32_t write_step_inputs(const StepGroups& groups, const int32_t* tokens, int t, bool one_candidate);
-  // One dispatch of `kernel` with push constants `push`, groups gx × gy × gz,
-  // then a barrier (every dispatch reads what the one before it wrote).
-  void dispatch(VkCommandBuffer cb, Kernel kernel, const uint32_t* push, uint32_t words, uint32_t gx, uint32_t gy,
-                uint32_t gz = 1);
+  // One dispatch of `kernel` specialized by `spec`, with push constants
+  // `push`, groups gx × gy × gz, then a barrier (every dispatch reads what the
+  // one before it wrote). A pipeline that cannot be made sets record_fault_.
+  void dispatch(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push, uint32_t words,
+                uint32_t gx, uint32_t gy, uint32_t gz = 1);
   void barrier(VkCommandBuffer cb);
   // One term of a product: W times the rows of x (x_off, ldx).
   struct Term {
@@ -109,7 +110,7 @@ class VulkanEngine final : public Engine {
     uint32_t x_off, ldx;
   };
   // y[i] = act(Σ terms + bias) for the rows i < io[m_slot] (at most max_m),
-  // product.comp; flags 2 tanh, 4 maxout. row_ids / rows_slot: only the
+  // product.comp; flags 2 tanh, 4 maxout (its ROWS_PER_OUTPUT 2). row_ids / rows_slot: only the
   // weight rows io[row_ids + r], r < io[rows_slot]. seff: rows are a batch's
   // positions up to its longest source (the encoder's products).
   void product(VkCommandBuffer cb, const Term* terms, uint32_t nterms, uint32_t bias, uint32_t max_m, uint32_t m_slot,
@@ -186,6 +187,7 @@ class VulkanEngine final : public Engine {
   int step_dispatches_ = 0, step_barriers_ = 0;
   uint64_t step_weight_bytes_ = 0;
   Status fault_;  // a submission failed: every later step of the sentence reports it
+  Status record_fault_;  // a pipeline init() recorded could not be made
 
   int32_t* heads_ = nullptr;  // [K] merge cursor per row of a group (arena)
   bool shortlist_room_ = false;  // prepared with the shortlist and the model has one

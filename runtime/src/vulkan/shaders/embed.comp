@@ -4,8 +4,11 @@
 #include "common.glsl"
 layout(local_size_x = 64) in;
 
+// The table's storage type, fixed per pipeline (vulkan_device.hpp's Specialization).
+layout(constant_id = 0) const uint TABLE_TYPE = TYPE_F32;
+
 layout(push_constant) uniform Push {
-  uint w_data, w_scales, w_type, cols;
+  uint w_data, w_scales, cols;
   uint dst_off, lddst;
   uint m, m_slot, tok_slot;
 } p;
@@ -15,7 +18,7 @@ void main() {
   const uint i = gl_GlobalInvocationID.y;
   if (c >= p.cols || i >= count_of(p.m, p.m_slot)) return;
   const uint tok = io[p.tok_slot + i];
-  float v = weight(p.w_type, p.w_data, tok * p.cols + c);
-  if (p.w_type == TYPE_I8) v *= weight_f32(p.w_scales + tok);
+  float v = weight(TABLE_TYPE, p.w_data, tok * p.cols + c);
+  if (TABLE_TYPE == TYPE_I8) v *= weight_f32(p.w_scales + tok);
   act[p.dst_off + i * p.lddst + c] = v;
 }

@@ -11,9 +11,15 @@
 #include "product.glsl"
 layout(local_size_x = 64) in;
 
+// The storage types of the two directions' W_hh, fixed per pipeline
+// (vulkan_device.hpp's Specialization; the same in every model file, so the
+// direction's choice below folds away).
+layout(constant_id = 0) const uint FORWARD_TYPE = TYPE_F32;
+layout(constant_id = 1) const uint BACKWARD_TYPE = TYPE_F32;
+
 layout(push_constant) uniform Push {
   uint hidden, max_source, step, n, n_slot, lens_slot;
-  uint type_f, data_f, scales_f, bias_f, type_b, data_b, scales_b, bias_b;
+  uint data_f, scales_f, bias_f, data_b, scales_b, bias_b;
   uint gi_f, gi_b;
   uint h_off;  // [dir][parity][sentence][hidden]
   uint out_off;
@@ -27,7 +33,7 @@ void main() {
   const uint hbuf = p.sentences * n;
   const uint h_cur = p.h_off + (dir * 2u + (p.step & 1u)) * hbuf;
   const uint h_next = p.h_off + (dir * 2u + ((p.step + 1u) & 1u)) * hbuf;
-  const uint type = dir == 0u ? p.type_f : p.type_b;
+  const uint type = dir == 0u ? FORWARD_TYPE : BACKWARD_TYPE;
   const uint data = dir == 0u ? p.data_f : p.data_b;
   const uint scales = dir == 0u ? p.scales_f : p.scales_b;
   const uint bias = dir == 0u ? p.bias_f : p.bias_b;

@@ -7,10 +7,14 @@
 #include "product.glsl"
 layout(local_size_x = 64) in;
 
+// The storage types of W_ih and W_hh, fixed per pipeline (vulkan_device.hpp's Specialization).
+layout(constant_id = 0) const uint IH_TYPE = TYPE_F32;
+layout(constant_id = 1) const uint HH_TYPE = TYPE_F32;
+
 layout(push_constant) uniform Push {
   uint hidden, m, m_slot;
-  uint ih_type, ih_data, ih_scales, x_off, ldx, x_cols, b_ih;
-  uint hh_type, hh_data, hh_scales, h_off, ldh, b_hh;
+  uint ih_data, ih_scales, x_off, ldx, x_cols, b_ih;
+  uint hh_data, hh_scales, h_off, ldh, b_hh;
   uint out_off, ldout;
 } p;
 
@@ -20,8 +24,8 @@ void main() {
   const uint u = gl_WorkGroupID.x * OUTS + out_slot();
   const bool live = u < n;
   float gi[NRMAX * TM], gh[NRMAX * TM];
-  gru_gates(p.ih_type, p.ih_data, p.ih_scales, p.b_ih, n, p.x_cols, p.x_off, p.ldx, u, live, gi);
-  gru_gates(p.hh_type, p.hh_data, p.hh_scales, p.b_hh, n, n, p.h_off, p.ldh, u, live, gh);
+  gru_gates(IH_TYPE, p.ih_data, p.ih_scales, p.b_ih, n, p.x_cols, p.x_off, p.ldx, u, live, gi);
+  gru_gates(HH_TYPE, p.hh_data, p.hh_scales, p.b_hh, n, n, p.h_off, p.ldh, u, live, gh);
   if (!live || out_lane() != 0u) return;
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     if (i >= tile_rows) continue;

@@ -186,10 +186,11 @@ void term_product(uint type, uint data, uint wrows, uint cols, uint x_off, uint 
     const uint t = gl_LocalInvocationID.x;
     barrier();
     [[unroll]] for (uint k = 0u; k < NRMAX * TM; ++k)
-      red[t * NRMAX * TM + k] = type == TYPE_I8 ? intBitsToFloat(acci[k]) : accf[k];
+      if (k < nr * TM) red[t * NRMAX * TM + k] = type == TYPE_I8 ? intBitsToFloat(acci[k]) : accf[k];
     barrier();
     if (out_lane() == 0u) {
       [[unroll]] for (uint k = 0u; k < NRMAX * TM; ++k) {
+        if (k >= nr * TM) break;
         int si = 0;
         float sf = 0.0;
         for (uint l = 0u; l < KS; ++l) {

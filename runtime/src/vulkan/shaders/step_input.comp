@@ -12,9 +12,12 @@
 #include "common.glsl"
 layout(local_size_x = 64) in;
 
+// The embedding table's storage type, fixed per pipeline (vulkan_device.hpp's Specialization).
+layout(constant_id = 0) const uint TABLE_TYPE = TYPE_F32;
+
 layout(push_constant) uniform Push {
   uint next_off, cur_off, state_w, parents_slot;
-  uint emb_data, emb_scales, emb_type, e;
+  uint emb_data, emb_scales, e;
   uint x_off, ldx;
   uint m, m_slot, tok_slot, sent_slot;
   uint feed, feed_off, feed_ld, feed_cols;
@@ -44,8 +47,8 @@ void main() {
   const uint k = c - p.state_w;
   if (k < p.e) {
     const uint tok = host[p.tok_slot + i];
-    float v = weight(p.emb_type, p.emb_data, tok * p.e + k);
-    if (p.emb_type == TYPE_I8) v *= weight_f32(p.emb_scales + tok);
+    float v = weight(TABLE_TYPE, p.emb_data, tok * p.e + k);
+    if (TABLE_TYPE == TYPE_I8) v *= weight_f32(p.emb_scales + tok);
     act[p.x_off + i * p.ldx + k] = v;
     return;
   }
