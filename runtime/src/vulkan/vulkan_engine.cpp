@@ -17,12 +17,17 @@ uint32_t groups_of(uint32_t n, uint32_t size) { return (n + size - 1) / size; }
 // kTileRows activation rows; the _row kernels: one row, kSplit invocations
 // per output.
 constexpr uint32_t kGroup = 64, kTileRows = 8, kSplit = 8;
+// product_kernel.glsl: the weight rows an invocation owns (NRMAX), so
+// kWeightRows / rows-per-output outputs each.
+constexpr uint32_t kWeightRows = 4;
 
 // The kernel for at most `rows` rows: tiles of kTileRows, or one row.
 Kernel tiled(Kernel tile, Kernel one, uint32_t rows) { return rows == 1 ? one : tile; }
 uint32_t tiles_of(uint32_t rows) { return rows == 1 ? 1 : groups_of(rows, kTileRows); }
-// Workgroups for `outputs` outputs.
-uint32_t output_groups(uint32_t outputs, uint32_t rows) { return groups_of(outputs, rows == 1 ? kGroup / kSplit : kGroup); }
+// Workgroups for `outputs` outputs, `per` to an invocation.
+uint32_t output_groups(uint32_t outputs, uint32_t rows, uint32_t per = 1) {
+  return groups_of(outputs, (rows == 1 ? kGroup / kSplit : kGroup) * per);
+}
 
 }  // namespace
 
@@ -110,13 +115,14 @@ void VulkanEngine::plan() {
 
   at = 0;
   io_sentences_ = take(1);
-  io_enc_all_ = take(1);
   io_enc_rows_ = take(1);
-  io_seff_ = take(1);
   io_rows_ = take(1);
   io_t_ = take(1);
   io_lens_ = take(B_);
   io_src_ = take(bs);
+  io_positions_ = take(bs);
+  io_order_ = take(B_);
+  io_live_ = take(S_);
   io_tokens_ = take(R_);
   io_row_sent_ = take(R_);
   io_parents_ = take(R_);
@@ -139,6 +145,7 @@ void VulkanEngine::plan() {
 
 void VulkanEngine::layout(Arena& arena) {
   heads_ = arena.take<int32_t>(K_);
+  length_slots_ = arena.take<uint32_t>(S_ + 1);
   vocab_.layout(arena, shortlist_room_, static_cast<int>(V_), static_cast<int>(B_));
   if (shortlist_room_) union_pos_ = arena.take<int32_t>(V_);
   host_rows_ = arena.take<float>(uint64_t{R_} * V_);
@@ -334,7 +341,7 @@ void VulkanEngine::step_costs(int* dispatches, int* barriers, uint64_t* weight_b
 
 void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterms, uint32_t bias, uint32_t max_m,
                            uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags, uint32_t row_ids,
-                           uint32_t rows_slot, bool seff) {
+                           uint32_t rows_slot, bool positions) {
   uint32_t p[kPushWords] = {static_cast<uint32_t>(terms[0].w->rows),
                             bias,
                             y_off,
@@ -344,12 +351,11 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
                             flags,
                             row_ids,
                             rows_slot,
-                            seff ? io_seff_ : kNone,
-                            S_};
+                            positions ? io_positions_ : kNone};
   Specialization spec;  // product_kernel.glsl: the terms' types, their count, the rows per output
   spec.values[3] = nterms;
   spec.values[4] = (flags & 4) != 0 ? 2 : 1;
-  uint32_t at = 11;
+  uint32_t at = 10;
   for (uint32_t k = 0; k < 3; ++k) {
     const Term& t = terms[std::min(k, nterms - 1)];
     if (k < nterms) spec.values[k] = t.w->type;
@@ -361,16 +367,17 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
     if (counting_ && k < nterms) step_weight_bytes_ += t.w->bytes;
   }
   const uint32_t outputs = static_cast<uint32_t>(terms[0].w->rows) / ((flags & 4) != 0 ? 2 : 1);
-  dispatch(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), spec, p, at, output_groups(outputs, max_m),
+  dispatch(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), spec, p, at,
+           output_groups(outputs, max_m, kWeightRows / spec.values[4]),
            tiles_of(max_m));
 }
 
-// The encoder's inputs (counts, lengths, ids) to the device; layer 0's input:
-// the source embeddings, [b * S + j] rows.
+// The encoder's inputs (counts, lengths, ids, positions) to the device;
+// layer 0's input: the source embeddings, [b * S + j] rows.
 void VulkanEngine::record_embeddings(VkCommandBuffer cb) {
   copy_io(cb, true, 0, io_tokens_);
   const uint32_t bs = B_ * S_;
-  const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, e_, enc_a_, e_, bs, io_enc_all_, io_src_};
+  const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, e_, enc_a_, e_, bs, io_enc_rows_, io_src_, io_positions_};
   dispatch(cb, Kernel::kEmbed, {{w_.src_emb.type}}, p, sizeof p / 4, groups_of(e_, 64), bs);
 }
 
@@ -387,7 +394,7 @@ void VulkanEngine::record_layer_head(VkCommandBuffer cb, int layer) {
   const uint32_t in_dim = layer == 0 ? e_ : 2 * n_;
   const GruRef& f = w_.enc_fwd[layer];
   const GruRef& b = w_.enc_bwd[layer];
-  product(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, 3 * n_, 0, true);
+  product(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, 3 * n_, 0, true);  // the batch's positions
   product(cb, b.w_ih, b.b_ih, in, in_dim, bs, io_enc_rows_, gi_b_, 3 * n_, 0, true);
   fill_zero(cb, h_, 4 * B_ * n_);
 }
@@ -398,7 +405,7 @@ void VulkanEngine::record_layer_steps(VkCommandBuffer cb, int layer, uint32_t fi
   const GruRef& f = w_.enc_fwd[layer];
   const GruRef& b = w_.enc_bwd[layer];
   for (uint32_t step = first; step < first + count; ++step) {
-    const uint32_t p[] = {n_,     S_,          step,          B_,     io_sentences_, io_lens_, f.w_hh.data,
+    const uint32_t p[] = {n_,     S_,          step,          io_live_ + step, io_order_, io_lens_, f.w_hh.data,
                           f.w_hh.scales, f.b_hh, b.w_hh.data, b.w_hh.scales, b.b_hh, gi_f_,         gi_b_,    h_,
                           out,    B_};
     dispatch(cb, tiled(Kernel::kGruEncoderStep, Kernel::kGruEncoderStepRow, B_), {{f.w_hh.type, b.w_hh.type}}, p,
@@ -587,16 +594,30 @@ void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   int longest = 1;
   for (int b = 0; b < n; ++b) longest = std::max(longest, lens[b]);
   io_u_[io_sentences_] = static_cast<uint32_t>(n);
-  io_u_[io_enc_all_] = static_cast<uint32_t>(n) * S_;
-  io_u_[io_seff_] = static_cast<uint32_t>(longest);
-  io_u_[io_enc_rows_] = static_cast<uint32_t>(n) * static_cast<uint32_t>(longest);
+  uint32_t positions = 0;
+  std::fill(length_slots_, length_slots_ + S_ + 1, 0u);
   for (int b = 0; b < n; ++b) {
     io_u_[io_lens_ + b] = static_cast<uint32_t>(lens[b]);
     uint32_t* row = io_u_ + io_src_ + static_cast<std::size_t>(b) * S_;
-    for (int j = 0; j < lens[b]; ++j) row[j] = static_cast<uint32_t>(srcs[b][j]);
-    for (uint32_t j = static_cast<uint32_t>(lens[b]); j < S_; ++j) row[j] = 0;  // padding: any valid id
+    for (int j = 0; j < lens[b]; ++j) {
+      row[j] = static_cast<uint32_t>(srcs[b][j]);
+      io_u_[io_positions_ + positions++] = static_cast<uint32_t>(b) * S_ + static_cast<uint32_t>(j);
+    }
     io_u_[io_parents_ + b] = static_cast<uint32_t>(b);  // row b starts from sentence b's bridge state
+    ++length_slots_[lens[b]];
   }
+  io_u_[io_enc_rows_] = positions;
+  // The sentences longest first (a counting sort, stable): length l's first
+  // slot is the number of sentences longer than l; the sentences running at
+  // step t are those longer than t.
+  uint32_t longer = 0;
+  for (uint32_t l = S_ + 1; l-- > 0;) {
+    const uint32_t count = length_slots_[l];
+    length_slots_[l] = longer;
+    if (l < S_) io_u_[io_live_ + l] = longer;
+    longer += count;
+  }
+  for (int b = 0; b < n; ++b) io_u_[io_order_ + length_slots_[lens[b]]++] = static_cast<uint32_t>(b);
   fault_ = Status::Ok();
   // The encoder's pieces for the longest source: its blocks of steps only.
   const uint32_t blocks = (static_cast<uint32_t>(longest) + kEncoderBlock - 1) / kEncoderBlock;

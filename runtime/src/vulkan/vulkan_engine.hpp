@@ -111,15 +111,15 @@ class VulkanEngine final : public Engine {
   };
   // y[i] = act(Σ terms + bias) for the rows i < io[m_slot] (at most max_m),
   // product.comp; flags 2 tanh, 4 maxout (its ROWS_PER_OUTPUT 2). row_ids / rows_slot: only the
-  // weight rows io[row_ids + r], r < io[rows_slot]. seff: rows are a batch's
-  // positions up to its longest source (the encoder's products).
+  // weight rows io[row_ids + r], r < io[rows_slot]. positions: rows are the batch's
+  // source positions, packed (io_positions_: the encoder's products).
   void product(VkCommandBuffer cb, const Term* terms, uint32_t nterms, uint32_t bias, uint32_t max_m, uint32_t m_slot,
                uint32_t y_off, uint32_t ldy, uint32_t flags, uint32_t row_ids = kNone, uint32_t rows_slot = kNone,
-               bool seff = false);
+               bool positions = false);
   void product(VkCommandBuffer cb, const MatrixRef& w, uint32_t bias, uint32_t x_off, uint32_t ldx, uint32_t max_m,
-               uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags, bool seff = false) {
+               uint32_t m_slot, uint32_t y_off, uint32_t ldy, uint32_t flags, bool positions = false) {
     const Term t{&w, x_off, ldx};
-    product(cb, &t, 1, bias, max_m, m_slot, y_off, ldy, flags, kNone, kNone, seff);
+    product(cb, &t, 1, bias, max_m, m_slot, y_off, ldy, flags, kNone, kNone, positions);
   }
   void fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words);
   // Copies words [first, end) of the I/O block between the host's and the device's.
@@ -152,7 +152,10 @@ class VulkanEngine final : public Engine {
   uint32_t gen_in_ = 0, gen_ld_ = 0;  // the output layer's input rows and their stride
   uint64_t act_words_ = 0;
   // Host-visible I/O block, in words.
-  uint32_t io_sentences_ = 0, io_enc_all_ = 0, io_enc_rows_ = 0, io_seff_ = 0, io_rows_ = 0, io_t_ = 0, io_lens_ = 0;
+  uint32_t io_sentences_ = 0, io_enc_rows_ = 0, io_rows_ = 0, io_t_ = 0, io_lens_ = 0;
+  // The encoder's rows: each source position of the batch, packed ([Σ len]:
+  // b * S + j); the sentences longest first ([B]); how many run at each step ([S]).
+  uint32_t io_positions_ = 0, io_order_ = 0, io_live_ = 0;
   uint32_t io_src_ = 0, io_tokens_ = 0, io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0;
   uint32_t io_lse_ = 0, io_fault_ = 0, io_att_ = 0, io_logits_ = 0;
   uint64_t io_words_ = 0;
@@ -190,6 +193,7 @@ class VulkanEngine final : public Engine {
   Status record_fault_;  // a pipeline init() recorded could not be made
 
   int32_t* heads_ = nullptr;  // [K] merge cursor per row of a group (arena)
+  uint32_t* length_slots_ = nullptr;  // [S + 1] start() orders the sentences by length with it (arena)
   bool shortlist_room_ = false;  // prepared with the shortlist and the model has one
   bool identity_vocab_ = false;  // io_vocab_ids_ holds 0..V-1
   uint32_t width_ = 0;           // columns of a logits row now

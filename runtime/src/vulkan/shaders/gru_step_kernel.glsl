@@ -19,7 +19,7 @@ layout(push_constant) uniform Push {
 } p;
 
 void main() {
-  if (!tile_begin(count_of(p.m, p.m_slot), 0u, 0u)) return;
+  if (!tile_begin(count_of(p.m, p.m_slot), NONE)) return;
   const uint n = p.hidden;
   const uint u = gl_WorkGroupID.x * OUTS + out_slot();
   const bool live = u < n;

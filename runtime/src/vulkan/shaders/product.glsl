@@ -27,7 +27,7 @@ layout(set = 0, binding = 0) readonly buffer WeightVec4 { uvec4 w4[]; };
 
 const uint TM = TILE_ROWS;        // activation rows per workgroup
 const uint CHUNK = 64u;    // 16-byte slots of x per row per chunk
-const uint NRMAX = 3u;     // weight rows per invocation (a GRU unit's three gates)
+const uint NRMAX = 4u;     // weight rows per invocation (a GRU unit's three gates; a product's outputs)
 const uint GROUP = 64u;    // invocations per workgroup
 // Invocations per output: each takes every KS-th 16-byte group of the
 // columns, then lane 0 adds the lanes' sums in lane order (one row at a time,
@@ -44,25 +44,24 @@ shared float red[NRMAX * TM * GROUP];  // row_scales, the lanes' sums
 shared float xscale[TM];
 
 // The tile: logical rows tile_first + i for i < tile_rows (<= TM), set by
-// the shader; logical row k is buffer row k, or with map_seff > 0 a batch's
-// position (k / seff) * map_stride + k % seff.
-uint tile_first, tile_rows, map_seff, map_stride;
+// the shader; logical row k is buffer row k, or with a row map (the batch's
+// source positions, packed) buffer row io[map + k].
+uint tile_first, tile_rows, tile_map;
 
 // This workgroup's tile of the m rows (y: tiles of TM), rows mapped as above
-// (seff 0: buffer row = logical row). False when the tile is past m: the
+// (map NONE: buffer row = logical row). False when the tile is past m: the
 // whole workgroup returns (uniform control flow).
-bool tile_begin(uint m, uint seff, uint stride) {
+bool tile_begin(uint m, uint map) {
   tile_first = gl_WorkGroupID.y * TM;
   if (tile_first >= m) return false;
   tile_rows = min(TM, m - tile_first);
-  map_seff = seff;
-  map_stride = stride;
+  tile_map = map;
   return true;
 }
 
 uint tile_row(uint i) {
   const uint k = tile_first + i;
-  return map_seff == 0u ? k : (k / map_seff) * map_stride + k % map_seff;
+  return tile_map == NONE ? k : io[tile_map + k];
 }
 
 int dot4(uint a, uint b) {

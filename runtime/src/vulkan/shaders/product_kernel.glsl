@@ -6,12 +6,13 @@
 // flags: 2 tanh. With ROWS_PER_OUTPUT 2 (maxout) output unit k is
 // max(row 2k, row 2k + 1) (rows counts weight rows, the output has rows / 2
 // columns).
-// Rows of x and y: i, or with seff_slot the positions of a batch's sources,
-// i -> (i / seff) * stride + i % seff with seff = io[seff_slot] (only the
-// positions up to the batch's longest source are computed).
+// Rows of x and y: i, or with a row map the batch's source positions,
+// i -> io[row_map + i] (its sentences' positions only, packed).
 // Each term has its own weight storage (and int8 its own x scales); the
 // storage types and the number of terms are fixed per pipeline.
-// One invocation per output (unit), a workgroup per 64 outputs × TM rows.
+// Each invocation owns OUTPUTS_PER_INVOCATION outputs (GROUP / KS apart, so
+// that neighbouring invocations still read neighbouring weight rows): each
+// activation value it reads from shared memory serves that many outputs.
 #include "common.glsl"
 #include "product.glsl"
 layout(local_size_x = 64) in;
@@ -25,18 +26,20 @@ layout(constant_id = 4) const uint ROWS_PER_OUTPUT = 1u;  // 2: maxout
 
 layout(push_constant) uniform Push {
   uint rows, bias, y_off, ldy;
-  uint m, m_slot, flags, row_ids, rows_slot, seff_slot, stride;
+  uint m, m_slot, flags, row_ids, rows_slot, row_map;
   uint data0, scales0, x0, ldx0, cols0;
   uint data1, scales1, x1, ldx1, cols1;
   uint data2, scales2, x2, ldx2, cols2;
 } p;
 
 const bool MAXOUT = ROWS_PER_OUTPUT == 2u;
+const uint OUTPUTS_PER_INVOCATION = NRMAX / ROWS_PER_OUTPUT;
+const uint NR = OUTPUTS_PER_INVOCATION * ROWS_PER_OUTPUT;  // weight rows per invocation
 
-uint o;        // this invocation's output
-bool live;     // o exists
-uint wr[NRMAX];  // its weight rows
-float v[2 * TM];  // its sums so far
+uint o[OUTPUTS_PER_INVOCATION];  // this invocation's outputs
+uint outputs;                    // how many there are
+uint wr[NRMAX];                  // their weight rows: output j's are NR-index j * ROWS_PER_OUTPUT + r
+float v[NRMAX * TM];             // their sums so far
 
 // Adds term `term` (of storage `type`) to v: term 0 with the bias, in the CPU's order.
 void add_term(uint term, uint type, uint data, uint scales, uint x, uint ldx, uint cols) {
@@ -47,9 +50,9 @@ void add_term(uint term, uint type, uint data, uint scales, uint x, uint ldx, ui
     accf[k] = 0.0;
   }
   if (type == TYPE_I8) row_scales(x, ldx, cols);
-  term_product(type, data, p.rows, cols, x, ldx, live, wr, ROWS_PER_OUTPUT, acci, accf);
-  if (!live || out_lane() != 0u) return;
-  [[unroll]] for (uint q = 0u; q < ROWS_PER_OUTPUT; ++q) {
+  term_product(type, data, p.rows, cols, x, ldx, o[0] < outputs, wr, NR, acci, accf);
+  if (out_lane() != 0u) return;
+  [[unroll]] for (uint q = 0u; q < NR; ++q) {
     [[unroll]] for (uint i = 0u; i < TM; ++i) {
       if (i >= tile_rows) continue;
       float s = term_value(type, scales, wr[q], q, i, acci, accf);
@@ -64,30 +67,31 @@ void add_term(uint term, uint type, uint data, uint scales, uint x, uint ldx, ui
 }
 
 void main() {
-  if (!tile_begin(count_of(p.m, p.m_slot), p.seff_slot == NONE ? 0u : io[p.seff_slot], p.stride)) return;
-  const uint outputs = count_of(p.rows, p.rows_slot) / ROWS_PER_OUTPUT;
-  o = gl_WorkGroupID.x * OUTS + out_slot();
-  live = o < outputs;
-  wr[0] = 0u;
-  wr[1] = 0u;
-  wr[2] = 0u;
-  if (live) {
+  if (!tile_begin(count_of(p.m, p.m_slot), p.row_map)) return;
+  outputs = count_of(p.rows, p.rows_slot) / ROWS_PER_OUTPUT;
+  [[unroll]] for (uint j = 0u; j < OUTPUTS_PER_INVOCATION; ++j) {
+    o[j] = (gl_WorkGroupID.x * OUTPUTS_PER_INVOCATION + j) * OUTS + out_slot();
+    // A dead output reads row 0 and is not written.
+    const uint k = o[j] < outputs ? o[j] : 0u;
     if (MAXOUT) {
-      wr[0] = 2u * o;
-      wr[1] = 2u * o + 1u;
+      wr[2u * j] = 2u * k;
+      wr[2u * j + 1u] = 2u * k + 1u;
     } else {
-      wr[0] = p.row_ids == NONE ? o : io[p.row_ids + o];
+      wr[j] = p.row_ids == NONE || o[j] >= outputs ? k : io[p.row_ids + k];
     }
   }
   // Each term with its type a constant (the compiler keeps that type's code only).
   add_term(0u, TERM0_TYPE, p.data0, p.scales0, p.x0, p.ldx0, p.cols0);
   if (TERMS > 1u) add_term(1u, TERM1_TYPE, p.data1, p.scales1, p.x1, p.ldx1, p.cols1);
   if (TERMS > 2u) add_term(2u, TERM2_TYPE, p.data2, p.scales2, p.x2, p.ldx2, p.cols2);
-  if (!live || out_lane() != 0u) return;
-  [[unroll]] for (uint i = 0u; i < TM; ++i) {
-    if (i >= tile_rows) continue;
-    float y = MAXOUT ? max(v[i], v[TM + i]) : v[i];
-    if ((p.flags & 2u) != 0u) y = tanh(y);
-    act[p.y_off + tile_row(i) * p.ldy + o] = y;
+  if (out_lane() != 0u) return;
+  [[unroll]] for (uint j = 0u; j < OUTPUTS_PER_INVOCATION; ++j) {
+    if (o[j] >= outputs) continue;
+    [[unroll]] for (uint i = 0u; i < TM; ++i) {
+      if (i >= tile_rows) continue;
+      float y = MAXOUT ? max(v[2u * j * TM + i], v[(2u * j + 1u) * TM + i]) : v[j * TM + i];
+      if ((p.flags & 2u) != 0u) y = tanh(y);
+      act[p.y_off + tile_row(i) * p.ldy + o[j]] = y;
+    }
   }
 }
