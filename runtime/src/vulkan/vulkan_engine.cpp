@@ -16,10 +16,10 @@ uint32_t groups_of(uint32_t n, uint32_t size) { return (n + size - 1) / size; }
 // product.glsl's workgroup: kGroup invocations, one per output for
 // kTileRows activation rows; the _row kernels: one row, kSplit invocations
 // per output.
-constexpr uint32_t kGroup = 64, kTileRows = 8, kSplit = 8;
+constexpr uint32_t kGroup = 64, kTileRows = 4, kSplit = 8;
 // product_kernel.glsl: the weight rows an invocation owns (NRMAX), so
 // kWeightRows / rows-per-output outputs each.
-constexpr uint32_t kWeightRows = 4;
+constexpr uint32_t kWeightRows = 3;
 
 // The kernel for at most `rows` rows: tiles of kTileRows, or one row.
 Kernel tiled(Kernel tile, Kernel one, uint32_t rows) { return rows == 1 ? one : tile; }
@@ -224,7 +224,11 @@ Status VulkanEngine::init() {
   const uint32_t layers = static_cast<uint32_t>(c_.enc_layers);
   encoder_cbs_.assign(2 + layers * (1 + blocks_), VK_NULL_HANDLE);
   encoder_submit_.assign(encoder_cbs_.size() + 1, VK_NULL_HANDLE);  // + the vocabulary's copy
-  std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 4);
+  bucket_rows_.clear();
+  for (uint32_t rows = 1; rows < R_; rows = rows == 1 ? kTileRows : 2 * rows) bucket_rows_.push_back(rows);
+  bucket_rows_.push_back(R_);
+  const std::size_t buckets = bucket_rows_.size();
+  std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 2 + 2 * buckets);
   VkCommandBufferAllocateInfo ci{};
   ci.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   ci.commandPool = cmd_pool_;
@@ -233,10 +237,10 @@ Status VulkanEngine::init() {
   r = api_.vkAllocateCommandBuffers(dev, &ci, cbs.data());
   if (r != VK_SUCCESS) return vk_error("vkAllocateCommandBuffers", r);
   std::copy(cbs.begin(), cbs.begin() + encoder_cbs_.size(), encoder_cbs_.begin());
-  step_cb_ = cbs[encoder_cbs_.size()];
-  force_cb_ = cbs[encoder_cbs_.size() + 1];
-  vocab_cb_ = cbs[encoder_cbs_.size() + 2];
-  rows_cb_ = cbs[encoder_cbs_.size() + 3];
+  force_cb_ = cbs[encoder_cbs_.size()];
+  vocab_cb_ = cbs[encoder_cbs_.size() + 1];
+  step_cbs_.assign(cbs.begin() + encoder_cbs_.size() + 2, cbs.begin() + encoder_cbs_.size() + 2 + buckets);
+  rows_cbs_.assign(cbs.begin() + encoder_cbs_.size() + 2 + buckets, cbs.end());
   VkFenceCreateInfo fi{};
   fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
   r = api_.vkCreateFence(dev, &fi, nullptr, &fence_);
@@ -286,12 +290,14 @@ Status VulkanEngine::init() {
   if (st2.ok()) st2 = record(tail, [&] {
     for (const EncoderOperation* op : tail_ops) record_encoder_op(tail, *op);
   });
-  counting_ = true;
-  if (st2.ok()) st2 = record(step_cb_, [&] { record_step(step_cb_, StepEnd::kTopk); });
-  counting_ = false;
+  for (std::size_t b = 0; b < buckets && st2.ok(); ++b) {
+    counting_ = bucket_rows_[b] == R_;  // step_costs(): the step over every row
+    st2 = record(step_cbs_[b], [&] { record_step(step_cbs_[b], StepEnd::kTopk, bucket_rows_[b]); });
+    counting_ = false;
+    if (st2.ok()) st2 = record(rows_cbs_[b], [&] { record_step(rows_cbs_[b], StepEnd::kRows, bucket_rows_[b]); });
+  }
   if (st2.ok()) st2 = record(vocab_cb_, [&] { copy_io(vocab_cb_, true, io_width_, static_cast<uint32_t>(io_words_)); });
-  if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, StepEnd::kForced); });
-  if (st2.ok()) st2 = record(rows_cb_, [&] { record_step(rows_cb_, StepEnd::kRows); });
+  if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, StepEnd::kForced, 1); });
   return st2.ok() ? record_fault_ : st2;
 }
 
@@ -456,29 +462,29 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
         feed = 2, feed_off = state_next_ + c_.dec_layers * d_, feed_ld = state_, feed_cols = d_;
       }
       const uint32_t p[] = {state_next_, state_cur_, state_, io_parents_, w_.tgt_emb.data, w_.tgt_emb.scales, e_,
-                            x_,          xw_,        R_,     io_rows_,    io_tokens_,      io_row_sent_,      feed,
+                            x_,          xw_,        rec_rows_,     io_rows_,    io_tokens_,      io_row_sent_,      feed,
                             feed_off,    feed_ld,    feed_cols, io_t_,    io_want_};
-      dispatch(cb, Kernel::kStepInput, {{w_.tgt_emb.type}}, p, sizeof p / 4, groups_of(state_ + e_ + feed_cols, 64), R_);
+      dispatch(cb, Kernel::kStepInput, {{w_.tgt_emb.type}}, p, sizeof p / 4, groups_of(state_ + e_ + feed_cols, 64), rec_rows_);
       break;
     }
     case StepOp::kQuery:
-      product(cb, w_.att_W_a, kNone, state_cur_ + top, state_, R_, io_rows_, q_, a_, 0);
+      product(cb, w_.att_W_a, kNone, state_cur_ + top, state_, rec_rows_, io_rows_, q_, a_, 0);
       break;
     case StepOp::kAttendAdditive: {  // the context into x[:, e:]
-      const uint32_t p[] = {q_, keys_, w_.att_v_a, ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, R_, io_rows_,
+      const uint32_t p[] = {q_, keys_, w_.att_v_a, ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, rec_rows_, io_rows_,
                             io_row_sent_, io_lens_};
-      dispatch(cb, Kernel::kAttendAdditive, {}, p, sizeof p / 4, R_, 1);
+      dispatch(cb, Kernel::kAttendAdditive, {}, p, sizeof p / 4, rec_rows_, 1);
       break;
     }
     case StepOp::kGru: {  // layer 0 reads x, layer k the new state of layer k - 1
       const GruRef& g = w_.dec[op.layer];
       const uint32_t lo = static_cast<uint32_t>(op.layer) * d_;
       const uint32_t x_off = op.layer == 0 ? x_ : state_next_ + lo - d_, ldx = op.layer == 0 ? xw_ : state_;
-      const uint32_t p[] = {d_,     R_,          io_rows_,      g.w_ih.data,     g.w_ih.scales, x_off,
+      const uint32_t p[] = {d_,     rec_rows_,          io_rows_,      g.w_ih.data,     g.w_ih.scales, x_off,
                             ldx,    static_cast<uint32_t>(g.w_ih.cols), g.b_ih,   g.w_hh.data,   g.w_hh.scales,
                             state_cur_ + lo, state_, g.b_hh,            state_next_ + lo, state_};
-      dispatch(cb, tiled(Kernel::kGruStep, Kernel::kGruStepRow, R_), {{g.w_ih.type, g.w_hh.type}}, p, sizeof p / 4,
-               output_groups(d_, R_), tiles_of(R_));
+      dispatch(cb, tiled(Kernel::kGruStep, Kernel::kGruStepRow, rec_rows_), {{g.w_ih.type, g.w_hh.type}}, p, sizeof p / 4,
+               output_groups(d_, rec_rows_), tiles_of(rec_rows_));
       if (counting_) step_weight_bytes_ += g.w_ih.bytes + g.w_hh.bytes;
       break;
     }
@@ -487,12 +493,12 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
       uint32_t ldq = 0;
       if (c_.score == Score::kConcat) {
         ldq = a_;
-        product(cb, w_.att_W_q, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
+        product(cb, w_.att_W_q, kNone, h, state_, rec_rows_, io_rows_, q_, ldq, 0);
       } else if (c_.score == Score::kLocation) {
         ldq = static_cast<uint32_t>(w_.att_W_loc.rows);
-        product(cb, w_.att_W_loc, kNone, h, state_, R_, io_rows_, q_, ldq, 0);
+        product(cb, w_.att_W_loc, kNone, h, state_, rec_rows_, io_rows_, q_, ldq, 0);
       }
-      if (c_.scope == Scope::kLocalP) product(cb, w_.att_W_p, kNone, h, state_, R_, io_rows_, qp_, a_, 0);
+      if (c_.scope == Scope::kLocalP) product(cb, w_.att_W_p, kNone, h, state_, rec_rows_, io_rows_, qp_, a_, 0);
       const uint32_t score = c_.score == Score::kDot       ? 1
                              : c_.score == Score::kGeneral ? 2
                              : c_.score == Score::kConcat  ? 3
@@ -501,40 +507,41 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
       const uint32_t keys = c_.score == Score::kDot ? ann_ : keys_;
       const uint32_t key_dim = c_.score == Score::kDot ? 2 * n_ : key_dim_;
       const uint32_t p[] = {score, scope, static_cast<uint32_t>(c_.window_d), io_t_, h, state_, d_, q_, ldq, qp_,
-                            keys, key_dim, w_.att_v_a, w_.att_v_p, a_, ann_, 2 * n_, S_, io_att_, cat_, cat, R_,
+                            keys, key_dim, w_.att_v_a, w_.att_v_p, a_, ann_, 2 * n_, S_, io_att_, cat_, cat, rec_rows_,
                             io_rows_, io_row_sent_, io_lens_, io_fault_};
-      dispatch(cb, Kernel::kAttendLuong, {}, p, sizeof p / 4, R_, 1);
+      dispatch(cb, Kernel::kAttendLuong, {}, p, sizeof p / 4, rec_rows_, 1);
       break;
     }
     case StepOp::kCombine:  // h~ = tanh(W_c [c ; h]) into the state when it is fed back, else into t
-      product(cb, w_.dec_W_c, kNone, cat_, 2 * n_ + d_, R_, io_rows_, gen_in_, gen_ld_, 2);
+      product(cb, w_.dec_W_c, kNone, cat_, 2 * n_ + d_, rec_rows_, io_rows_, gen_in_, gen_ld_, 2);
       break;
     case StepOp::kMaxout: {  // t = maxout(U_o s + b_o + V_o E y + C_o c), the terms summed in the CPU engine's order
       const Term terms[] = {
           {&w_.out_U_o, state_next_ + top, state_}, {&w_.out_V_o, x_, xw_}, {&w_.out_C_o, x_ + e_, xw_}};
-      product(cb, terms, 3, w_.out_U_o_b, R_, io_rows_, t_, l_, 4);
+      product(cb, terms, 3, w_.out_U_o_b, rec_rows_, io_rows_, t_, l_, 4);
       break;
     }
     case StepOp::kOutput: {
       const Term gen{&w_.gen_w, gen_in_, gen_ld_};
-      product(cb, &gen, 1, w_.gen_b, R_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
+      product(cb, &gen, 1, w_.gen_b, rec_rows_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
       break;
     }
   }
 }
 
-void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with) {
+void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with, uint32_t rows) {
+  rec_rows_ = rows;
   for (const StepOperation& op : plan_) record_step_op(cb, op);
   if (end_with == StepEnd::kForced) {  // row 0's logits to the host
     VkBufferCopy copy{uint64_t{logits_} * 4, uint64_t{io_logits_} * 4, uint64_t{V_} * 4};
     api_.vkCmdCopyBuffer(cb, act_.buffer, io_.buffer, 1, &copy);
   } else {
-    const uint32_t p[] = {logits_, V_, io_width_, K_, R_, io_rows_, io_want_, io_idx_, io_val_, io_lse_,
+    const uint32_t p[] = {logits_, V_, io_width_, K_, rec_rows_, io_rows_, io_want_, io_idx_, io_val_, io_lse_,
                           io_mask_, mask_words_, io_mask_on_, io_row_sent_};
-    dispatch(cb, Kernel::kTopk, {}, p, sizeof p / 4, R_, 1);
+    dispatch(cb, Kernel::kTopk, {}, p, sizeof p / 4, rec_rows_, 1);
   }
   if (end_with == StepEnd::kRows) {  // every row's logits to the host (top-k gave their log-sum-exp)
-    VkBufferCopy copy{uint64_t{logits_} * 4, 0, uint64_t{R_} * V_ * 4};
+    VkBufferCopy copy{uint64_t{logits_} * 4, 0, uint64_t{rec_rows_} * V_ * 4};
     api_.vkCmdCopyBuffer(cb, act_.buffer, rows_.buffer, 1, &copy);
   }
   // The results to the host (each row's candidates, lse, fault flag and attention
@@ -543,6 +550,12 @@ void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with) {
   const uint32_t end = c_.variant == Variant::kEncDec ? io_att_ : io_logits_;
   const VkBufferCopy back{uint64_t{io_idx_} * 4, uint64_t{io_idx_} * 4, uint64_t{end - io_idx_} * 4};
   api_.vkCmdCopyBuffer(cb, ctl_.buffer, io_.buffer, 1, &back);
+}
+
+VkCommandBuffer VulkanEngine::bucket(const std::vector<VkCommandBuffer>& cbs, uint32_t rows) const {
+  std::size_t b = 0;
+  while (b + 1 < bucket_rows_.size() && bucket_rows_[b] < rows) ++b;
+  return cbs[b];
 }
 
 bool VulkanEngine::run(const VkCommandBuffer* cbs, uint32_t count) {
@@ -660,7 +673,7 @@ uint32_t VulkanEngine::write_step_inputs(const StepGroups& groups, const int32_t
 
 bool VulkanEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
   const uint32_t rows = write_step_inputs(groups, tokens, t, true);
-  if (!run_step(rows_cb_)) return false;
+  if (!run_step(bucket(rows_cbs_, rows))) return false;
   bool finite = !position_fault(rows);
   // Row r's own columns: the union's (width_), or those its sentence's mask keeps.
   const float* logits = static_cast<const float*>(rows_.mapped);
@@ -692,7 +705,7 @@ bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const f
            finite;
   }
   const uint32_t rows = write_step_inputs(groups, tokens, t, false);
-  if (!run_step(step_cb_)) return false;
+  if (!run_step(bucket(step_cbs_, rows))) return false;
   bool finite = !position_fault(rows);
   for (uint32_t i = 0; i < rows; ++i)
     if (!std::isfinite(io_f_[io_lse_ + i])) finite = false;

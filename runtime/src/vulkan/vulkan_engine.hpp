@@ -91,10 +91,13 @@ class VulkanEngine final : public Engine {
   void record_layer_head(VkCommandBuffer cb, int layer);
   void record_layer_steps(VkCommandBuffer cb, int layer, uint32_t first, uint32_t count);
   void record_encoder_op(VkCommandBuffer cb, const EncoderOperation& op);
-  // A decoder step ending in: top-k (kTopk); top-k and every row's logits
-  // copied to rows_ (kRows); row 0's logits to the I/O block (kForced).
+  // A decoder step over at most `rows` rows, ending in: top-k (kTopk); top-k
+  // and every row's logits copied to rows_ (kRows); row 0's logits to the I/O
+  // block (kForced).
   enum class StepEnd { kTopk, kRows, kForced };
-  void record_step(VkCommandBuffer cb, StepEnd end);
+  void record_step(VkCommandBuffer cb, StepEnd end, uint32_t rows);
+  // The recording of `cbs` (one per bucket_rows_) for `rows` live rows.
+  VkCommandBuffer bucket(const std::vector<VkCommandBuffer>& cbs, uint32_t rows) const;
   void record_step_op(VkCommandBuffer cb, const StepOperation& op);
   // The step's inputs for the rows of `groups` into the I/O block; their count.
   uint32_t write_step_inputs(const StepGroups& groups, const int32_t* tokens, int t, bool one_candidate);
@@ -176,8 +179,14 @@ class VulkanEngine final : public Engine {
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   VkCommandPool cmd_pool_ = VK_NULL_HANDLE;
-  VkCommandBuffer step_cb_ = VK_NULL_HANDLE, force_cb_ = VK_NULL_HANDLE;
-  VkCommandBuffer rows_cb_ = VK_NULL_HANDLE;  // the step ending in kRows
+  // The step is recorded for buckets of live rows (1, 4, 8, 16, ... up to
+  // R): a step runs the smallest that holds its rows, so its dispatches span
+  // those rows only, and a single row takes the one-row kernels.
+  std::vector<uint32_t> bucket_rows_;
+  std::vector<VkCommandBuffer> step_cbs_;  // ending in kTopk, per bucket
+  std::vector<VkCommandBuffer> rows_cbs_;  // ending in kRows, per bucket
+  VkCommandBuffer force_cb_ = VK_NULL_HANDLE;
+  uint32_t rec_rows_ = 0;  // the rows of the step being recorded
   VkCommandBuffer vocab_cb_ = VK_NULL_HANDLE;  // copies the vocabulary's tables to the device
   bool vocab_dirty_ = true;                     // select_vocab wrote them since the last copy
   // The encoder: [embeddings, per layer (head, blocks...), tail], and the list

@@ -27,7 +27,7 @@ layout(set = 0, binding = 0) readonly buffer WeightVec4 { uvec4 w4[]; };
 
 const uint TM = TILE_ROWS;        // activation rows per workgroup
 const uint CHUNK = 64u;    // 16-byte slots of x per row per chunk
-const uint NRMAX = 4u;     // weight rows per invocation (a GRU unit's three gates; a product's outputs)
+const uint NRMAX = 3u;     // weight rows per invocation (a GRU unit's three gates; a product's outputs)
 const uint GROUP = 64u;    // invocations per workgroup
 // Invocations per output: each takes every KS-th 16-byte group of the
 // columns, then lane 0 adds the lanes' sums in lane order (one row at a time,
@@ -40,7 +40,7 @@ uint out_slot() { return gl_LocalInvocationID.x / KS; }
 uint out_lane() { return gl_LocalInvocationID.x % KS; }
 
 shared uvec4 xs[TM * CHUNK];  // the chunk: int8 (16 per slot) or floats (4 per slot)
-shared float red[NRMAX * TM * GROUP];  // row_scales, the lanes' sums
+shared float red[(KS > 1u ? NRMAX : 1u) * TM * GROUP];  // row_scales' maxima; with KS > 1 the lanes' sums
 shared float xscale[TM];
 
 // The tile: logical rows tile_first + i for i < tile_rows (<= TM), set by
