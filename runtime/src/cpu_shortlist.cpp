@@ -36,7 +36,7 @@ void PackedOutputRows::pack(const SentenceVocabularies& vocab, int n, bool pack_
   if (!vocab.active()) return;
   const bool as_union = pack_union && n > 1 && w_.type == WeightType::kI8;
   if (as_union) {
-    union_size_ = vocab.union_columns(n, union_pos_);
+    union_size_ = vocab.union_columns(nullptr, n, union_pos_);
     for (int v = 0; v < vocab_; ++v)
       if (union_pos_[v] >= 0) pack_row(w_, bias_, v, union_pos_[v], rows_, scales_, packed_bias_);
     return;

@@ -49,10 +49,12 @@ void SentenceVocabularies::select(const ShortlistTable& table, bool use, const i
   }
 }
 
-int SentenceVocabularies::union_columns(int n, int32_t* column) const {
+int SentenceVocabularies::union_columns(const int32_t* sentences, int count, int32_t* column) const {
   std::fill(column, column + vocab_, -1);
-  for (int b = 0; b < n; ++b)
+  for (int k = 0; k < count; ++k) {
+    const int b = sentences != nullptr ? sentences[k] : k;
     for (int i = 0; i < width(b); ++i) column[ids(b)[i]] = 0;
+  }
   int size = 0;
   for (int v = 0; v < vocab_; ++v)
     if (column[v] >= 0) column[v] = size++;

@@ -57,10 +57,10 @@ class SentenceVocabularies {
   int width(int b) const { return active_ ? size_[b] : vocab_; }
   const int32_t* ids(int b) const { return active_ ? ids_ + static_cast<std::size_t>(b) * vocab_ : nullptr; }
 
-  // The union of sentences 0..n's ids, ascending (requires active()):
-  // column[v] = id v's column in it, -1 when no sentence has v (column: vocab
-  // ints). Returns the union's size.
-  int union_columns(int n, int32_t* column) const;
+  // The union of the ids of sentences[0..count) (null: sentences 0..count),
+  // ascending (requires active()): column[v] = id v's column in it, -1 when
+  // none of them has v (column: vocab ints). Returns the union's size.
+  int union_columns(const int32_t* sentences, int count, int32_t* column) const;
 
  private:
   int vocab_ = 0;

@@ -24,9 +24,11 @@ constexpr uint32_t kWeightRows = 3;
 // The kernel for at most `rows` rows: tiles of kTileRows, or one row.
 Kernel tiled(Kernel tile, Kernel one, uint32_t rows) { return rows == 1 ? one : tile; }
 uint32_t tiles_of(uint32_t rows) { return rows == 1 ? 1 : groups_of(rows, kTileRows); }
-// Workgroups for `outputs` outputs, `per` to an invocation.
+// A workgroup's outputs for at most `rows` rows, `per` to an invocation; the
+// workgroups for `outputs` outputs.
+uint32_t group_outputs(uint32_t rows, uint32_t per) { return (rows == 1 ? kGroup / kSplit : kGroup) * per; }
 uint32_t output_groups(uint32_t outputs, uint32_t rows, uint32_t per = 1) {
-  return groups_of(outputs, (rows == 1 ? kGroup / kSplit : kGroup) * per);
+  return groups_of(outputs, group_outputs(rows, per));
 }
 
 }  // namespace
@@ -65,6 +67,7 @@ VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, std::shared_p
 }
 
 VulkanEngine::~VulkanEngine() {
+
   const VkDevice dev = dev_.device;
   if (fence_ != VK_NULL_HANDLE) api_.vkDestroyFence(dev, fence_, nullptr);
   if (cmd_pool_ != VK_NULL_HANDLE) api_.vkDestroyCommandPool(dev, cmd_pool_, nullptr);
@@ -123,6 +126,8 @@ void VulkanEngine::plan() {
   io_positions_ = take(bs);
   io_order_ = take(B_);
   io_live_ = take(S_);
+  position_grids_room_ = 2 + 2 * static_cast<uint32_t>(c_.enc_layers);  // embeddings, 2 products a layer, keys
+  io_position_grids_ = take(3 * position_grids_room_);
   io_tokens_ = take(R_);
   io_row_sent_ = take(R_);
   io_parents_ = take(R_);
@@ -136,6 +141,13 @@ void VulkanEngine::plan() {
   io_width_ = take(1);
   io_vocab_ids_ = take(V_);
   io_mask_on_ = take(1);
+  // The step's buckets of rows (bucket()), each recorded ending in top-k and
+  // in rows, and the forced step: an output layer each.
+  bucket_rows_.clear();
+  for (uint32_t rows = 1; rows < R_; rows = rows == 1 ? kTileRows : 2 * rows) bucket_rows_.push_back(rows);
+  bucket_rows_.push_back(R_);
+  width_grids_room_ = 2 * static_cast<uint32_t>(bucket_rows_.size()) + 1;
+  io_width_grids_ = take(3 * width_grids_room_);
   if (shortlist_room_ && B_ > 1) {
     mask_words_ = (V_ + 31) / 32;
     io_mask_ = take(uint64_t{B_} * mask_words_);
@@ -224,9 +236,6 @@ Status VulkanEngine::init() {
   const uint32_t layers = static_cast<uint32_t>(c_.enc_layers);
   encoder_cbs_.assign(2 + layers * (1 + blocks_), VK_NULL_HANDLE);
   encoder_submit_.assign(encoder_cbs_.size() + 1, VK_NULL_HANDLE);  // + the vocabulary's copy
-  bucket_rows_.clear();
-  for (uint32_t rows = 1; rows < R_; rows = rows == 1 ? kTileRows : 2 * rows) bucket_rows_.push_back(rows);
-  bucket_rows_.push_back(R_);
   const std::size_t buckets = bucket_rows_.size();
   std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 2 + 2 * buckets);
   VkCommandBufferAllocateInfo ci{};
@@ -306,9 +315,10 @@ void VulkanEngine::barrier(VkCommandBuffer cb) {
   mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
   mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                     VK_ACCESS_TRANSFER_WRITE_BIT;
+                     VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
   const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-  api_.vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  api_.vkCmdPipelineBarrier(cb, stages, stages | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &mb, 0, nullptr, 0,
+                            nullptr);
   if (counting_) ++step_barriers_;
 }
 
@@ -326,6 +336,36 @@ void VulkanEngine::dispatch(VkCommandBuffer cb, Kernel kernel, const Specializat
   api_.vkCmdDispatch(cb, gx, gy, gz);
   if (counting_) ++step_dispatches_;
   barrier(cb);
+}
+
+void VulkanEngine::dispatch_grid(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
+                                 uint32_t words, GridBy by, uint32_t fixed, uint32_t per) {
+  std::vector<GridRule>& rules = by == GridBy::kPositions ? position_grids_ : width_grids_;
+  const uint32_t room = by == GridBy::kPositions ? position_grids_room_ : width_grids_room_;
+  const uint32_t first = by == GridBy::kPositions ? io_position_grids_ : io_width_grids_;
+  Status error;
+  const VkPipeline pipeline = dev_.pipeline(kernel, spec, &error);
+  if (pipeline == VK_NULL_HANDLE || rules.size() >= room) {
+    if (record_fault_.ok())
+      record_fault_ = pipeline == VK_NULL_HANDLE ? error : Status(StatusCode::kInternal, "Vulkan engine: grids past their room");
+    return;
+  }
+  const uint32_t grid = first + 3 * static_cast<uint32_t>(rules.size());
+  rules.push_back({fixed, per});
+  api_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  api_.vkCmdPushConstants(cb, dev_.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, words * 4, push);
+  api_.vkCmdDispatchIndirect(cb, ctl_.buffer, uint64_t{grid} * 4);
+  if (counting_) ++step_dispatches_;
+  barrier(cb);
+}
+
+void VulkanEngine::write_width_grids() {
+  for (std::size_t g = 0; g < width_grids_.size(); ++g) {
+    uint32_t* grid = io_u_ + io_width_grids_ + 3 * g;
+    grid[0] = groups_of(width_, width_grids_[g].per);
+    grid[1] = width_grids_[g].fixed;
+    grid[2] = 1;
+  }
 }
 
 void VulkanEngine::fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words) {
@@ -373,9 +413,15 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
     if (counting_ && k < nterms) step_weight_bytes_ += t.w->bytes;
   }
   const uint32_t outputs = static_cast<uint32_t>(terms[0].w->rows) / ((flags & 4) != 0 ? 2 : 1);
-  dispatch(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), spec, p, at,
-           output_groups(outputs, max_m, kWeightRows / spec.values[4]),
-           tiles_of(max_m));
+  const uint32_t per = kWeightRows / spec.values[4];  // outputs an invocation
+  const uint32_t gx = output_groups(outputs, positions ? kTileRows : max_m, per);
+  if (positions)  // tiles of the batch's positions
+    dispatch_grid(cb, Kernel::kProduct, spec, p, at, GridBy::kPositions, gx, kTileRows);
+  else if (rows_slot == io_width_)  // the vocabulary's columns now
+    dispatch_grid(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), spec, p, at, GridBy::kWidth,
+                  tiles_of(max_m), group_outputs(max_m, per));
+  else
+    dispatch(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), spec, p, at, gx, tiles_of(max_m));
 }
 
 // The encoder's inputs (counts, lengths, ids, positions) to the device;
@@ -384,7 +430,7 @@ void VulkanEngine::record_embeddings(VkCommandBuffer cb) {
   copy_io(cb, true, 0, io_tokens_);
   const uint32_t bs = B_ * S_;
   const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, e_, enc_a_, e_, bs, io_enc_rows_, io_src_, io_positions_};
-  dispatch(cb, Kernel::kEmbed, {{w_.src_emb.type}}, p, sizeof p / 4, groups_of(e_, 64), bs);
+  dispatch_grid(cb, Kernel::kEmbed, {{w_.src_emb.type}}, p, sizeof p / 4, GridBy::kPositions, groups_of(e_, 64), 1);
 }
 
 // Layers ping-pong between enc_a_ and enc_b_: layer k reads one, writes the other.
@@ -582,25 +628,42 @@ void VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int*
     identity_vocab_ = true;
     width_ = V_;
     io_u_[io_width_] = width_;
+    write_width_grids();
     return;
   }
-  // The union of the sentences' vocabularies, ascending (one sentence: its own).
   identity_vocab_ = false;
-  width_ = static_cast<uint32_t>(vocab_.union_columns(n, union_pos_));
+  write_union(nullptr, n);
+}
+
+// The union of the vocabularies of sentences[0..count) (null: 0..count),
+// ascending (one sentence: its own), and with more than one each one's own
+// columns as bits; copied to the device before the next step.
+void VulkanEngine::write_union(const int32_t* sentences, int count) {
+  vocab_dirty_ = true;
+  union_sentences_ = count;
+  width_ = static_cast<uint32_t>(vocab_.union_columns(sentences, count, union_pos_));
   for (uint32_t v = 0; v < V_; ++v)
     if (union_pos_[v] >= 0) io_u_[io_vocab_ids_ + union_pos_[v]] = v;
   io_u_[io_width_] = width_;
-  if (n > 1) {  // each sentence's own columns, as bits
-    for (int b = 0; b < n; ++b) {
-      uint32_t* bits = io_u_ + io_mask_ + static_cast<std::size_t>(b) * mask_words_;
-      std::memset(bits, 0, sizeof(uint32_t) * mask_words_);
-      for (int i = 0; i < vocab_.width(b); ++i) {
-        const uint32_t c = static_cast<uint32_t>(union_pos_[vocab_.ids(b)[i]]);
-        bits[c >> 5] |= 1u << (c & 31);
-      }
+  write_width_grids();
+  io_u_[io_mask_on_] = count > 1 ? 1 : 0;
+  if (count < 2) return;
+  for (int k = 0; k < count; ++k) {
+    const int b = sentences != nullptr ? sentences[k] : k;
+    uint32_t* bits = io_u_ + io_mask_ + static_cast<std::size_t>(b) * mask_words_;
+    std::memset(bits, 0, sizeof(uint32_t) * mask_words_);
+    for (int i = 0; i < vocab_.width(b); ++i) {
+      const uint32_t c = static_cast<uint32_t>(union_pos_[vocab_.ids(b)[i]]);
+      bits[c >> 5] |= 1u << (c & 31);
     }
-    io_u_[io_mask_on_] = 1;
   }
+}
+
+// Once half the sentences of the union have ended, the union of those left:
+// the output layer and top-k of the steps that follow span fewer columns.
+void VulkanEngine::narrow_union(const StepGroups& groups) {
+  if (!vocab_.active() || groups.count * 2 > union_sentences_) return;
+  write_union(groups.sentence, groups.count);
 }
 
 void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
@@ -620,6 +683,12 @@ void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
     ++length_slots_[lens[b]];
   }
   io_u_[io_enc_rows_] = positions;
+  for (std::size_t g = 0; g < position_grids_.size(); ++g) {
+    uint32_t* grid = io_u_ + io_position_grids_ + 3 * g;
+    grid[0] = position_grids_[g].fixed;
+    grid[1] = groups_of(positions, position_grids_[g].per);
+    grid[2] = 1;
+  }
   // The sentences longest first (a counting sort, stable): length l's first
   // slot is the number of sentences longer than l; the sentences running at
   // step t are those longer than t.
@@ -672,6 +741,7 @@ uint32_t VulkanEngine::write_step_inputs(const StepGroups& groups, const int32_t
 }
 
 bool VulkanEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
+  narrow_union(groups);
   const uint32_t rows = write_step_inputs(groups, tokens, t, true);
   if (!run_step(bucket(rows_cbs_, rows))) return false;
   bool finite = !position_fault(rows);
@@ -704,8 +774,10 @@ bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const f
                            val, got) &&
            finite;
   }
+  narrow_union(groups);
   const uint32_t rows = write_step_inputs(groups, tokens, t, false);
   if (!run_step(bucket(step_cbs_, rows))) return false;
+
   bool finite = !position_fault(rows);
   for (uint32_t i = 0; i < rows; ++i)
     if (!std::isfinite(io_f_[io_lse_ + i])) finite = false;

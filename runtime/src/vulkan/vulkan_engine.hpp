@@ -106,6 +106,16 @@ class VulkanEngine final : public Engine {
   // one before it wrote). A pipeline that cannot be made sets record_fault_.
   void dispatch(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push, uint32_t words,
                 uint32_t gx, uint32_t gy, uint32_t gz = 1);
+  // The same with a grid the device reads from the I/O block, written by the
+  // host for the work at hand (not the most there can be): by kPositions,
+  // `fixed` groups across and one down per `per` of the batch's source
+  // positions (start()); by kWidth, one across per `per` columns of the
+  // vocabulary now (its union shrinks as sentences end) and `fixed` down.
+  enum class GridBy { kPositions, kWidth };
+  void dispatch_grid(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
+                     uint32_t words, GridBy by, uint32_t fixed, uint32_t per);
+  // The kWidth grids for width_ columns into the I/O block.
+  void write_width_grids();
   void barrier(VkCommandBuffer cb);
   // One term of a product: W times the rows of x (x_off, ldx).
   struct Term {
@@ -129,6 +139,9 @@ class VulkanEngine final : public Engine {
   void copy_io(VkCommandBuffer cb, bool to_device, uint32_t first, uint32_t end);
   // Submits the vocabulary's copy (when select_vocab changed it) before `cb`.
   bool run_step(VkCommandBuffer cb);
+  // The union of some sentences' vocabularies into the I/O block (null: the first count).
+  void write_union(const int32_t* sentences, int count);
+  void narrow_union(const StepGroups& groups);
   bool run(const VkCommandBuffer* cbs, uint32_t count);
   bool position_fault(uint32_t rows) const;
 
@@ -159,6 +172,15 @@ class VulkanEngine final : public Engine {
   // The encoder's rows: each source position of the batch, packed ([Σ len]:
   // b * S + j); the sentences longest first ([B]); how many run at each step ([S]).
   uint32_t io_positions_ = 0, io_order_ = 0, io_live_ = 0;
+  // dispatch_grid's grids (x, y, z each): by positions (copied with the
+  // encoder's inputs) and by width (copied with the vocabulary), and the
+  // rules that fill them.
+  struct GridRule {
+    uint32_t fixed, per;
+  };
+  uint32_t io_position_grids_ = 0, io_width_grids_ = 0;
+  std::vector<GridRule> position_grids_, width_grids_;  // reserved in plan(), filled as recorded
+  uint32_t position_grids_room_ = 0, width_grids_room_ = 0;
   uint32_t io_src_ = 0, io_tokens_ = 0, io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0;
   uint32_t io_lse_ = 0, io_fault_ = 0, io_att_ = 0, io_logits_ = 0;
   uint64_t io_words_ = 0;
@@ -206,6 +228,7 @@ class VulkanEngine final : public Engine {
   bool shortlist_room_ = false;  // prepared with the shortlist and the model has one
   bool identity_vocab_ = false;  // io_vocab_ids_ holds 0..V-1
   uint32_t width_ = 0;           // columns of a logits row now
+  int union_sentences_ = 0;      // the sentences the union is of
   SentenceVocabularies vocab_;   // each sentence's ids (arena)
   int32_t* union_pos_ = nullptr; // [V] an id's column in the union, -1: none (arena; with the shortlist)
   float* host_rows_ = nullptr;   // [R, V] log_probs()'s blocks (arena)

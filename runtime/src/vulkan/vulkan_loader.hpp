@@ -59,6 +59,7 @@ namespace softalign::internal::vk {
   X(vkCmdBindDescriptorSets)             \
   X(vkCmdPushConstants)                  \
   X(vkCmdDispatch)                       \
+  X(vkCmdDispatchIndirect)               \
   X(vkCmdPipelineBarrier)                \
   X(vkCmdFillBuffer)                     \
   X(vkCmdCopyBuffer)                     \

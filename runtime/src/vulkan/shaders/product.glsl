@@ -64,14 +64,6 @@ uint tile_row(uint i) {
   return tile_map == NONE ? k : io[tile_map + k];
 }
 
-int dot4(uint a, uint b) {
-  return bitfieldExtract(int(a), 0, 8) * bitfieldExtract(int(b), 0, 8) +
-         bitfieldExtract(int(a), 8, 8) * bitfieldExtract(int(b), 8, 8) +
-         bitfieldExtract(int(a), 16, 8) * bitfieldExtract(int(b), 16, 8) +
-         bitfieldExtract(int(a), 24, 8) * bitfieldExtract(int(b), 24, 8);
-}
-
-int dot16(uvec4 a, uvec4 b) { return dot4(a.x, b.x) + dot4(a.y, b.y) + dot4(a.z, b.z) + dot4(a.w, b.w); }
 
 uint values_per_group(uint type) { return type == TYPE_I8 ? 16u : type == TYPE_F16 ? 8u : 4u; }
 
@@ -94,12 +86,12 @@ void row_scales(uint x_off, uint ldx, uint cols) {
   barrier();
 }
 
-// Loads slots [s0, s0 + CHUNK) of every tile row into xs (zeros past cols).
-void load_chunk(uint type, uint x_off, uint ldx, uint cols, uint s0) {
+// Loads slots [s0, s0 + slots) of every tile row into xs (zeros past cols; slots <= CHUNK).
+void load_chunk(uint type, uint x_off, uint ldx, uint cols, uint s0, uint slots) {
   const uint t = gl_LocalInvocationID.x;
   const uint per = type == TYPE_I8 ? 16u : 4u;  // values per slot
-  for (uint e = t; e < TM * CHUNK; e += GROUP) {
-    const uint i = e / CHUNK, c0 = (s0 + e % CHUNK) * per;
+  for (uint e = t; e < TM * slots; e += GROUP) {
+    const uint i = e / slots, s = e % slots, c0 = (s0 + s) * per;
     uvec4 v = uvec4(0u);
     if (i < tile_rows && c0 < cols) {
       const uint x0 = x_off + tile_row(i) * ldx;
@@ -118,7 +110,7 @@ void load_chunk(uint type, uint x_off, uint ldx, uint cols, uint s0) {
           if (c0 + b < cols) v[b] = floatBitsToUint(act[x0 + c0 + b]);
       }
     }
-    xs[e] = v;
+    xs[i * CHUNK + s] = v;
   }
 }
 
@@ -136,18 +128,37 @@ void term_product(uint type, uint data, uint wrows, uint cols, uint x_off, uint 
   const uint gpc = CHUNK / spg;  // weight groups per chunk
   for (uint g0 = 0u; g0 < groups; g0 += gpc) {
     barrier();  // the previous chunk is no longer read
-    load_chunk(type, x_off, ldx, cols, g0 * spg);
+    const uint gend = min(groups - g0, gpc);
+    load_chunk(type, x_off, ldx, cols, g0 * spg, gend * spg);
     barrier();
     if (!live) continue;
-    const uint gend = min(groups - g0, gpc);
     for (uint g = out_lane(); g < gend; g += KS) {  // gpc is a multiple of KS
+      if (type == TYPE_I8) {
+        // Each weight byte and each x byte is unpacked once and used for
+        // every (weight row, tile row) pair.
+        uvec4 wq[NRMAX];
+        [[unroll]] for (uint q = 0u; q < NRMAX; ++q)
+          if (q < nr) wq[q] = w4[base + (g0 + g) * wrows + wr[q]];
+        uvec4 xq[TM];
+        [[unroll]] for (uint i = 0u; i < TM; ++i) xq[i] = xs[i * CHUNK + g];
+        [[unroll]] for (uint c = 0u; c < 4u; ++c) {
+          [[unroll]] for (uint k = 0u; k < 32u; k += 8u) {
+            int wb[NRMAX];
+            [[unroll]] for (uint q = 0u; q < NRMAX; ++q)
+              if (q < nr) wb[q] = bitfieldExtract(int(wq[q][c]), int(k), 8);
+            [[unroll]] for (uint i = 0u; i < TM; ++i) {
+              const int xb = bitfieldExtract(int(xq[i][c]), int(k), 8);
+              [[unroll]] for (uint q = 0u; q < NRMAX; ++q)
+                if (q < nr) acci[q * TM + i] += wb[q] * xb;
+            }
+          }
+        }
+        continue;
+      }
       [[unroll]] for (uint q = 0u; q < NRMAX; ++q) {
         if (q >= nr) continue;
         const uvec4 wv = w4[base + (g0 + g) * wrows + wr[q]];
-        if (type == TYPE_I8) {
-          [[unroll]] for (uint i = 0u; i < TM; ++i)
-            if (i < tile_rows) acci[q * TM + i] += dot16(wv, xs[i * CHUNK + g]);
-        } else if (type == TYPE_F16) {
+        if (type == TYPE_F16) {
           const vec2 w01 = unpackHalf2x16(wv.x), w23 = unpackHalf2x16(wv.y);
           const vec2 w45 = unpackHalf2x16(wv.z), w67 = unpackHalf2x16(wv.w);
           [[unroll]] for (uint i = 0u; i < TM; ++i) {

@@ -69,6 +69,9 @@ void add_term(uint term, uint type, uint data, uint scales, uint x, uint ldx, ui
 void main() {
   if (!tile_begin(count_of(p.m, p.m_slot), p.row_map)) return;
   outputs = count_of(p.rows, p.rows_slot) / ROWS_PER_OUTPUT;
+  // A workgroup past the outputs (the vocabulary shortlist's columns are
+  // fewer than the grid, recorded for the whole vocabulary) returns whole.
+  if (gl_WorkGroupID.x * OUTPUTS_PER_INVOCATION * OUTS >= outputs) return;
   [[unroll]] for (uint j = 0u; j < OUTPUTS_PER_INVOCATION; ++j) {
     o[j] = (gl_WorkGroupID.x * OUTPUTS_PER_INVOCATION + j) * OUTS + out_slot();
     // A dead output reads row 0 and is not written.
