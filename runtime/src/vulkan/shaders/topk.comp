@@ -38,16 +38,30 @@ void main() {
   width = io[p.width_slot];
   mask_row = p.mask_off != NONE && io[p.mask_on_slot] != 0u ? p.mask_off + io[p.sent_slot + i] * p.mask_words : NONE;
   const uint x0 = p.x_off + i * p.ldx;
-  float mx = -1.0 / 0.0;
-  for (uint c = t; c < width; c += 256u) mx = max(mx, logit(x0, c));
-  red[t] = mx;
+  // The best column (the first pick, and the max for the log-sum-exp): each
+  // invocation's, then the workgroup's.
+  float bv = 0.0;
+  int bj = -1;
+  for (uint c = t; c < width; c += 256u) {
+    const float v = logit(x0, c);
+    if (!isnan(v) && before(v, int(c), bv, bj)) {
+      bv = v;
+      bj = int(c);
+    }
+  }
+  best_v[t] = bv;
+  best_j[t] = bj;
   barrier();
   for (uint s = 128u; s > 0u; s >>= 1u) {
-    if (t < s) red[t] = max(red[t], red[t + s]);
+    if (t < s && best_j[t + s] >= 0 && before(best_v[t + s], best_j[t + s], best_v[t], best_j[t])) {
+      best_v[t] = best_v[t + s];
+      best_j[t] = best_j[t + s];
+    }
     barrier();
   }
-  mx = red[0];
-  barrier();
+  const float mx = best_j[0] >= 0 ? best_v[0] : -1.0 / 0.0;
+  float prev_v = best_v[0];
+  int prev_j = best_j[0];
   float sum = 0.0;
   for (uint c = t; c < width; c += 256u) sum += exp(logit(x0, c) - mx);
   red[t] = sum;
@@ -59,12 +73,15 @@ void main() {
   const float lse = mx + log(red[0]);
   if (t == 0u) io_f[p.lse_off + i] = lse;
   const uint want = io[p.want_slot + i];
+  if (want == 0u) return;
+  if (t == 0u) {
+    io[p.idx_off + i * p.k_stride] = uint(prev_j);
+    io_f[p.val_off + i * p.k_stride] = prev_v - lse;
+  }
   // Round r picks the best entry strictly after the previous pick in the order.
-  float prev_v = 1.0 / 0.0;
-  int prev_j = -1;
-  for (uint r = 0u; r < want; ++r) {
-    float bv = 0.0;
-    int bj = -1;
+  for (uint r = 1u; r < want && prev_j >= 0; ++r) {
+    bv = 0.0;
+    bj = -1;
     for (uint c = t; c < width; c += 256u) {
       const float v = logit(x0, c);
       const int j = int(c);
@@ -91,6 +108,5 @@ void main() {
       io[p.idx_off + i * p.k_stride + r] = uint(prev_j);
       io_f[p.val_off + i * p.k_stride + r] = prev_v - lse;
     }
-    if (prev_j < 0) break;
   }
 }
