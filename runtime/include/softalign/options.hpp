@@ -119,15 +119,14 @@ struct TranslatorOptions {
   static constexpr int kMaxThreads = 256;
   int threads = 1;
   // Where the numbers are computed. kAuto: a Vulkan GPU (integrated or
-  // discrete) when this build has the Vulkan backend, one is present, its
-  // initialisation succeeds and it runs the model; else the CPU.
+  // discrete) for a translator of batches (max_batch >= 8) when this build
+  // has the Vulkan backend, one is present, its initialisation succeeds and
+  // it runs the model; else the CPU (docs/vulkan.md: the rule and why).
   // Translator::backend_info() says which and why. kVulkan: any Vulkan device
   // (a CPU one such as lavapipe too), else prepare fails (kUnsupported, or
   // kResourceExhausted without enough device memory). kCpu: the CPU.
-  // The default is the CPU: kAuto's probe loads the system's Vulkan drivers
-  // once per process (where Mesa's CPU driver is installed and there is no
-  // GPU, that costs time and memory: docs/vulkan.md), and at batch 1 a GPU
-  // gains little.
+  // The default is the CPU: at batch 1 a GPU gains little. kAuto loads the
+  // system's Vulkan drivers only where a GPU device node exists.
   Backend backend = Backend::kCpu;
   // Use the model's vocabulary shortlist (if the file has one) unless a call
   // says otherwise: the output layer, log-softmax and top-k then cover only

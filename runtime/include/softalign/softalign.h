@@ -215,7 +215,9 @@ typedef struct softalign_translator_options {
                                 (times threads); a larger plan fails with
                                 SOFTALIGN_RESOURCE_EXHAUSTED. 0: the default, 256 MiB */
   const char* device;        /* where to compute: NULL or "cpu" (the default), "auto" (a Vulkan
-                                GPU if there is one that runs the model, else the CPU), or
+                                GPU if there is one that runs the model, else the CPU; a C
+                                translator decodes one sentence at a time, for which auto's
+                                rule takes the CPU: docs/vulkan.md), or
                                 "vulkan" (any Vulkan device, a CPU one such as lavapipe too; an
                                 error without one). softalign_translator_backend says which. */
   int32_t copy_through;      /* nonzero (the default): names and identifiers (URLs, e-mail addresses,

@@ -15,6 +15,9 @@ Status unsupported(const std::string& why) { return Status(StatusCode::kUnsuppor
 Status make_vulkan_engine(const ModelImpl& model, const kernels::KernelTable& kernels, const EngineLimits& limits,
                           bool asked, const ShortlistTable* shortlist, std::unique_ptr<Engine>* out,
                           std::string* device) {
+  if (!asked && !vk::gpu_device_node_present())
+    return unsupported("no GPU device node (/dev/dri/renderD*, /dev/nvidia0, /dev/kgsl-3d0, /dev/mali0): the Vulkan "
+                       "drivers are not loaded");
   vk::Device* dev = nullptr;
   Status st = vk::Device::probe(&dev);
   if (!st.ok()) return st;

@@ -1,6 +1,10 @@
 #include "vulkan/vulkan_device.hpp"
 
 #include <cstring>
+#if defined(__linux__)
+#include <dirent.h>
+#include <sys/stat.h>
+#endif
 #include <memory>
 #include <vector>
 
@@ -201,6 +205,23 @@ Status Device::open_once() {
   r = api.vkCreateCommandPool(device, &cp, nullptr, &upload_pool_);
   if (r != VK_SUCCESS) return vk_error("vkCreateCommandPool", r);
   return Status::Ok();
+}
+
+bool gpu_device_node_present() {
+#if defined(__linux__)
+  struct stat st;
+  for (const char* node : {"/dev/nvidia0", "/dev/kgsl-3d0", "/dev/mali0"})
+    if (stat(node, &st) == 0) return true;
+  DIR* dri = opendir("/dev/dri");
+  if (dri == nullptr) return false;
+  bool render = false;
+  while (const dirent* e = readdir(dri))
+    if (std::strncmp(e->d_name, "renderD", 7) == 0) render = true;
+  closedir(dri);
+  return render;
+#else
+  return true;
+#endif
 }
 
 bool Specialization::operator==(const Specialization& o) const {

@@ -132,6 +132,13 @@ class Device {
   mutable std::mutex queue_mutex_;
 };
 
+// Whether the system shows a GPU device node, where that is how GPUs appear
+// (Linux and Android: a DRM render node, NVIDIA's, Qualcomm's KGSL, Arm's
+// Mali). Without one only a CPU driver (lavapipe) could answer, and loading
+// the system's drivers to learn that costs 50-130 ms and ~58 MB (Mesa's
+// LLVM): `auto` skips the probe then. Elsewhere: true (not known).
+bool gpu_device_node_present();
+
 // Called around each submission and its wait, when set: the allocation test
 // counts the driver's allocations there apart from the library's (a CPU
 // device such as lavapipe executes the commands inside the submission and
