@@ -322,19 +322,24 @@ void VulkanEngine::barrier(VkCommandBuffer cb) {
   if (counting_) ++step_barriers_;
 }
 
-void VulkanEngine::dispatch(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
-                            uint32_t words, uint32_t gx, uint32_t gy, uint32_t gz) {
-  if (gx == 0 || gy == 0 || gz == 0) return;
+bool VulkanEngine::bind(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
+                        uint32_t words) {
   Status error;
   const VkPipeline pipeline = dev_.pipeline(kernel, spec, &error);
   if (pipeline == VK_NULL_HANDLE) {
     if (record_fault_.ok()) record_fault_ = error;
-    return;
+    return false;
   }
   api_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   api_.vkCmdPushConstants(cb, dev_.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, words * 4, push);
-  api_.vkCmdDispatch(cb, gx, gy, gz);
   if (counting_) ++step_dispatches_;
+  return true;
+}
+
+void VulkanEngine::dispatch(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
+                            uint32_t words, uint32_t gx, uint32_t gy, uint32_t gz) {
+  if (gx == 0 || gy == 0 || gz == 0 || !bind(cb, kernel, spec, push, words)) return;
+  api_.vkCmdDispatch(cb, gx, gy, gz);
   barrier(cb);
 }
 
@@ -343,20 +348,21 @@ void VulkanEngine::dispatch_grid(VkCommandBuffer cb, Kernel kernel, const Specia
   std::vector<GridRule>& rules = by == GridBy::kPositions ? position_grids_ : width_grids_;
   const uint32_t room = by == GridBy::kPositions ? position_grids_room_ : width_grids_room_;
   const uint32_t first = by == GridBy::kPositions ? io_position_grids_ : io_width_grids_;
-  Status error;
-  const VkPipeline pipeline = dev_.pipeline(kernel, spec, &error);
-  if (pipeline == VK_NULL_HANDLE || rules.size() >= room) {
-    if (record_fault_.ok())
-      record_fault_ = pipeline == VK_NULL_HANDLE ? error : Status(StatusCode::kInternal, "Vulkan engine: grids past their room");
+  if (rules.size() >= room) {
+    if (record_fault_.ok()) record_fault_ = Status(StatusCode::kInternal, "Vulkan engine: grids past their room");
     return;
   }
+  if (!bind(cb, kernel, spec, push, words)) return;
   const uint32_t grid = first + 3 * static_cast<uint32_t>(rules.size());
   rules.push_back({fixed, per});
-  api_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  api_.vkCmdPushConstants(cb, dev_.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, words * 4, push);
   api_.vkCmdDispatchIndirect(cb, ctl_.buffer, uint64_t{grid} * 4);
-  if (counting_) ++step_dispatches_;
   barrier(cb);
+}
+
+void VulkanEngine::set_width(uint32_t width) {
+  width_ = width;
+  io_u_[io_width_] = width_;
+  write_width_grids();
 }
 
 void VulkanEngine::write_width_grids() {
@@ -626,9 +632,7 @@ void VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int*
     if (!identity_vocab_)
       for (uint32_t v = 0; v < V_; ++v) io_u_[io_vocab_ids_ + v] = v;
     identity_vocab_ = true;
-    width_ = V_;
-    io_u_[io_width_] = width_;
-    write_width_grids();
+    set_width(V_);
     return;
   }
   identity_vocab_ = false;
@@ -641,11 +645,9 @@ void VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int*
 void VulkanEngine::write_union(const int32_t* sentences, int count) {
   vocab_dirty_ = true;
   union_sentences_ = count;
-  width_ = static_cast<uint32_t>(vocab_.union_columns(sentences, count, union_pos_));
+  set_width(static_cast<uint32_t>(vocab_.union_columns(sentences, count, union_pos_)));
   for (uint32_t v = 0; v < V_; ++v)
     if (union_pos_[v] >= 0) io_u_[io_vocab_ids_ + union_pos_[v]] = v;
-  io_u_[io_width_] = width_;
-  write_width_grids();
   io_u_[io_mask_on_] = count > 1 ? 1 : 0;
   if (count < 2) return;
   for (int k = 0; k < count; ++k) {

@@ -114,7 +114,11 @@ class VulkanEngine final : public Engine {
   enum class GridBy { kPositions, kWidth };
   void dispatch_grid(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
                      uint32_t words, GridBy by, uint32_t fixed, uint32_t per);
-  // The kWidth grids for width_ columns into the I/O block.
+  // Binds `kernel`'s pipeline for `spec` and the push constants (counted as
+  // a step's dispatch); false, with record_fault_ set, when it cannot be made.
+  bool bind(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push, uint32_t words);
+  // The logits' columns now: width_, its I/O word and the kWidth grids for it.
+  void set_width(uint32_t width);
   void write_width_grids();
   void barrier(VkCommandBuffer cb);
   // One term of a product: W times the rows of x (x_off, ldx).
