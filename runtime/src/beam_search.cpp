@@ -48,9 +48,7 @@ void BeamSearch::layout(Arena& a, const SearchLimits& limits) {
 bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens, const int* t_max, int n,
                      const Search& sr, NBestView* out) {
   const int beam = sr.beam;
-  const int eos = lim_.eos_id;
-  const int K = lim_.max_beam, S = lim_.max_source;
-  const std::size_t TK = static_cast<std::size_t>(lim_.max_target) * K;
+  const int K = lim_.max_beam;
   // Candidates are flattened indices row * V + token id, per sentence.
   const int vocab = lim_.vocab;
   engine.select_vocab(sr.shortlist, srcs, lens, n);
@@ -84,42 +82,44 @@ bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens
       step_groups.banned = banned_;
       step_groups.banned_per_row = ConfigLimits::kMaxBlockRepeats;
     }
+    // Greedy search where the engine chooses on its own: several steps a
+    // call, as many as the longest sentence may still take, kept here as if
+    // each had been a step() (the engine ends the same rows).
+    const bool engine_greedy = beam == 1 && step_groups.banned == nullptr && !forcing && engine.greedy_steps() > 0;
+    if (engine_greedy) {
+      int steps = 1;
+      for (int g = 0; g < groups; ++g) steps = std::max(steps, t_max[group_sent_[g]] - t);
+      steps = std::min(steps, engine.greedy_steps());
+      GreedySteps chosen;
+      if (!engine.greedy(step_groups, alive_tok_, alive_logp_, t, t_max, steps, &chosen)) return false;
+      int next_alive = 0;
+      for (int s = 0; s < steps; ++s, ++t) {
+        next_alive = 0;
+        for (int b = 0, row = 0; b < n; ++b) {
+          if (alive_count_[b] == 0) continue;
+          const std::size_t at = static_cast<std::size_t>(s) * chosen.sentences + b;
+          const bool alive = keep(b, t, 0, chosen.tokens[at], row++, chosen.log_probs[at],
+                                  chosen.attention + at * chosen.source, lens[b], t_max[b], &next_alive);
+          alive_count_[b] = alive ? 1 : 0;
+        }
+        std::memcpy(alive_logp_, alive_logp_next_, sizeof(float) * next_alive);
+        std::memcpy(alive_idx_, alive_idx_next_, sizeof(int32_t) * next_alive);
+      }
+      --t;  // the loop's ++t
+      engine.reorder(alive_parent_, next_alive);
+      continue;
+    }
     if (!engine.step(step_groups, alive_tok_, alive_logp_, t, top_idx_, top_val_, group_got_)) return false;
     int next_alive = 0;
     for (int g = 0, first = 0; g < groups; first += group_rows_[g], ++g) {
-      const int b = group_sent_[g], s = lens[b], got = group_got_[g];
+      const int b = group_sent_[g];
       const int32_t* idx = top_idx_ + static_cast<std::size_t>(g) * K;
       const float* val = top_val_ + static_cast<std::size_t>(g) * K;
-      int32_t* hist_tok = hist_tok_ + b * TK;
-      int32_t* hist_parent = hist_parent_ + b * TK;
-      float* hist_att = hist_att_ + b * TK * S;
-      float* hist_logp = hist_logp_ + b * TK;
-      for (int j = 0; j < got; ++j) {
-        const int parent = first + idx[j] / vocab;
-        hist_tok[static_cast<std::size_t>(t) * K + j] = idx[j] % vocab;
-        hist_parent[static_cast<std::size_t>(t) * K + j] = alive_idx_[parent];
-        hist_logp[static_cast<std::size_t>(t) * K + j] = val[j];
-        std::memcpy(hist_att + (static_cast<std::size_t>(t) * K + j) * S, engine.attention(parent),
-                    sizeof(float) * s);
-      }
-      // A kept EOS finishes; at the last step every kept candidate finishes as it is.
       int alive = 0;
-      for (int j = 0; j < got; ++j) {
+      for (int j = 0; j < group_got_[g]; ++j) {
         const int parent = first + idx[j] / vocab;
-        const int tok = idx[j] % vocab;
-        if (tok == eos || t + 1 == t_max[b]) {
-          Finished& f = finished_[static_cast<std::size_t>(b) * K + finished_count_[b]++];
-          f.step = t;
-          f.index = j;
-          f.log_prob = val[j];
-        } else {
-          alive_parent_[next_alive] = parent;
-          alive_tok_[next_alive] = tok;
-          alive_logp_next_[next_alive] = val[j];
-          alive_idx_next_[next_alive] = j;
-          ++next_alive;
+        if (keep(b, t, j, idx[j] % vocab, parent, val[j], engine.attention(parent), lens[b], t_max[b], &next_alive))
           ++alive;
-        }
       }
       alive_count_[b] = alive;
     }
@@ -128,6 +128,35 @@ bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens
     std::memcpy(alive_idx_, alive_idx_next_, sizeof(int32_t) * next_alive);
   }
   for (int b = 0; b < n; ++b) finish(b, lens[b], sr, &out[b]);
+  return true;
+}
+
+// Candidate j of sentence b at step t: id `tok` after the step's row
+// `parent`, with summed log-probability `logp` and attention row `att`
+// (src_len floats), into the history; a kept EOS finishes, and at the last
+// step (t + 1 == t_max) every kept candidate finishes as it is; else it is
+// the next step's row *next_alive. True when it goes on.
+bool BeamSearch::keep(int b, int t, int j, int32_t tok, int parent, float logp, const float* att, int src_len,
+                      int t_max, int* next_alive) {
+  const int K = lim_.max_beam;
+  const std::size_t TK = static_cast<std::size_t>(lim_.max_target) * K;
+  const std::size_t at = b * TK + static_cast<std::size_t>(t) * K + j;
+  hist_tok_[at] = tok;
+  hist_parent_[at] = alive_idx_[parent];
+  hist_logp_[at] = logp;
+  std::memcpy(hist_att_ + at * lim_.max_source, att, sizeof(float) * src_len);
+  if (tok == lim_.eos_id || t + 1 == t_max) {
+    Finished& f = finished_[static_cast<std::size_t>(b) * K + finished_count_[b]++];
+    f.step = t;
+    f.index = j;
+    f.log_prob = logp;
+    return false;
+  }
+  const int row = (*next_alive)++;
+  alive_parent_[row] = parent;
+  alive_tok_[row] = tok;
+  alive_logp_next_[row] = logp;
+  alive_idx_next_[row] = j;
   return true;
 }
 

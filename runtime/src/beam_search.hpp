@@ -60,6 +60,8 @@ class BeamSearch {
            NBestView* out);
 
  private:
+  bool keep(int b, int t, int j, int32_t tok, int parent, float logp, const float* att, int src_len, int t_max,
+            int* next_alive);
   // Fills banned_ for the alive rows of step t's groups (their history in hist_*).
   void ban_repeats(int t, int groups, const Search& s);
   // Sentence b's finished hypotheses: scores, the n-best order, the views.

@@ -47,6 +47,19 @@ struct StepGroups {
   int banned_per_row = 0;
 };
 
+// What Engine::greedy ran: for each of its `steps` steps s and each sentence
+// b that was alive at that step, the id it chose, its summed log-probability
+// (the row's before plus the id's log-softmax) and its attention row
+// (the sentence's length; zeros for encdec), at [s * sentences + b] and
+// [(s * sentences + b) * source]. Readable until the next call.
+struct GreedySteps {
+  const int32_t* tokens = nullptr;
+  const float* log_probs = nullptr;
+  const float* attention = nullptr;
+  int sentences = 0;  // B: the stride of a step
+  int source = 0;     // S: the stride of an attention row
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -91,6 +104,23 @@ class Engine {
   // The sentences' vocabularies select_vocab chose.
   virtual const SentenceVocabularies& vocabulary() const = 0;
 
+  // Greedy search (beam 1) with the choice made where the numbers are: the
+  // most steps one greedy() call runs, 0 where the engine has no such path
+  // (the search then calls step() each step).
+  virtual int greedy_steps() const { return 0; }
+  // Runs `steps` greedy steps from step t for the rows of `groups` (one row
+  // a sentence, want 1, no forced or banned ids), fed tokens[r] with running
+  // log-probabilities row_logp[r], as step() would each step: each row takes
+  // its best id (step()'s order: ties to the lower id), a row that takes EOS
+  // or reaches t_max[its sentence] tokens ends, and the rows left go on, in
+  // order. Afterwards the rows are those of the last step, for reorder(). The
+  // results in *out; false as step() returns false.
+  virtual bool greedy(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t,
+                      const int* t_max, int steps, GreedySteps* out) {
+    (void)groups, (void)tokens, (void)row_logp, (void)t, (void)t_max, (void)steps, (void)out;
+    return false;
+  }
+
   // Teacher forcing of sentence 0's one row: the step's raw logits over the
   // whole vocabulary into `logits` (an ensemble: the mean of its members'
   // log-softmax rows), then the row moves on. False when not finite.
@@ -106,6 +136,11 @@ class Engine {
     *dispatches = 0;
     *barriers = 0;
     *weight_bytes = 0;
+  }
+  // The same for one of greedy()'s steps (it ends in the choice).
+  virtual void greedy_costs(int* dispatches, int* barriers) const {
+    *dispatches = 0;
+    *barriers = 0;
   }
 };
 

@@ -219,6 +219,8 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
       backend.name = "vulkan";
       backend.reason = asked == Backend::kVulkan ? "backend=vulkan" : "backend=auto: a Vulkan GPU";
       engine_->step_costs(&backend.step_dispatches, &backend.step_barriers, &backend.step_weight_bytes);
+      engine_->greedy_costs(&backend.greedy_step_dispatches, &backend.greedy_step_barriers);
+      backend.greedy_steps_per_submit = engine_->greedy_steps();
       return Status::Ok();
     }
     if (asked == Backend::kVulkan)

@@ -4,9 +4,10 @@
   vulkan_step_counts.py BENCH MODEL SOURCES
 
 Runs softalign_bench --device vulkan (lavapipe in CI) on a few sentences,
-greedy and beam 4, and checks the counts it reports for the step recorded at
+greedy and beam 4, and checks the counts it reports for the steps recorded at
 prepare: at most 8 dispatches, no more barriers than dispatches, and the
-weight bytes it reads.
+weight bytes it reads, both for the step whose candidates the host reads and
+for a greedy step that chooses on the device (several a submission).
 """
 import json
 import subprocess
@@ -25,10 +26,12 @@ def main():
             return 1
         r = json.loads(out.stdout)
         d, b, mib = r["step_dispatches"], r["step_barriers"], r["step_weight_mib"]
-        ok = r["backend"] == "vulkan" and 0 < d <= 8 and b <= d and mib > 0
+        gd, gb, gs = r["greedy_step_dispatches"], r["greedy_step_barriers"], r["greedy_steps_per_submit"]
+        ok = r["backend"] == "vulkan" and 0 < d <= 8 and b <= d and mib > 0 and 0 < gd <= 8 and gb <= gd and gs > 1
         failed |= not ok
         print(f"{'ok  ' if ok else 'FAIL'} batch {batch} beam {beam}: {d} dispatches, {b} barriers, "
-              f"{mib:.2f} MiB of weights a step on {r['device']}")
+              f"{mib:.2f} MiB of weights a step on {r['device']}; greedy on the device: {gd} dispatches, "
+              f"{gb} barriers a step, up to {gs} steps a submission")
     return 1 if failed else 0
 
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "arena.hpp"
+#include "damaged_file.hpp"
 #include "golden_util.hpp"
 #include "guard.hpp"
 #include "softalign/softalign.h"
@@ -20,36 +21,12 @@ using namespace softalign;
 
 namespace {
 
-std::vector<uint8_t> read_file(const golden::fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), p.string());
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-
 golden::fs::path shipped_model() { return golden::source_dir() / ".." / ".." / "models" / "en-fr" / "en-fr.int8.softalign"; }
 
-// Byte offsets of a tensor's data and scales inside the file.
-struct TensorBytes {
-  std::size_t data = 0, data_size = 0, scales = 0, scale_count = 0;
-};
-
-TensorBytes locate(const std::vector<uint8_t>& file, const char* name) {
-  std::string err;
-  const fb::Model* m = format::verify_model(file.data(), file.size(), &err);
-  REQUIRE_MESSAGE(m != nullptr, err);
-  const fb::Tensor* t = format::find_tensor(*m, name);
-  REQUIRE_MESSAGE(t != nullptr, name);
-  TensorBytes b;
-  b.data = static_cast<std::size_t>(t->data()->data() - file.data());
-  b.data_size = t->data()->size();
-  if (t->scales() != nullptr) {
-    b.scales = static_cast<std::size_t>(reinterpret_cast<const uint8_t*>(t->scales()->data()) - file.data());
-    b.scale_count = t->scales()->size();
-  }
-  return b;
-}
-
-void put_float(std::vector<uint8_t>& file, std::size_t at, float v) { std::memcpy(&file[at], &v, 4); }
+using damaged::locate;
+using damaged::put_float;
+using damaged::read_file;
+using damaged::TensorBytes;
 
 Status load(const std::vector<uint8_t>& b, std::shared_ptr<const Model>* m) {
   return Model::load_from_bytes(b.data(), b.size(), m);

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "damaged_file.hpp"
 #include "golden_util.hpp"
 #include "vulkan/vulkan_device.hpp"
 
@@ -341,6 +342,72 @@ TEST_CASE("vulkan: beam and batch limits at odd sizes") {
                 std::vector<int32_t>(b[i].hypotheses[r].ids, b[i].hypotheses[r].ids + b[i].hypotheses[r].length));
       }
     }
+  }
+}
+
+// Greedy search chooses on the device, several steps a submission
+// (BackendInfo::greedy_steps_per_submit): the sentences of a batch end at
+// different steps, by EOS or at their max length (cut within a submission's
+// steps, at its last and just after it), and each gets the CPU's ids,
+// log-probabilities and attention rows, for every variant that differs in
+// what the choice reads (bahdanau; encdec: no attention rows; local-p: its
+// position check).
+TEST_CASE("vulkan: greedy search on the device ends each sentence where the CPU does") {
+  for (const char* name : {"bahdanau", "encdec", "luong_local_p"}) {
+    INFO("model ", name);
+    std::shared_ptr<const Model> model;
+    REQUIRE(Model::load(golden::model_path(name, "f32").string(), &model).ok());
+    const nlohmann::json g = golden::load_json(name);
+    const golden::Tolerance tol = golden::tolerance(g, model->config(), "f32");
+    std::vector<std::vector<int32_t>> sources = golden::sources(g);
+    std::vector<Span<const int32_t>> spans;
+    for (const auto& src : sources) spans.emplace_back(src.data(), src.size());
+    const int batch = static_cast<int>(spans.size());
+    std::unique_ptr<Translator> cpu, gpu;
+    REQUIRE(prepare(model, Backend::kCpu, &cpu, 1, batch).ok());
+    REQUIRE(prepare(model, Backend::kVulkan, &gpu, 1, batch).ok());
+    const int per_submit = gpu->backend_info().greedy_steps_per_submit;
+    REQUIRE(per_submit > 1);
+    double worst = 0;
+    for (const int max_len : {1, 2, per_submit - 1, per_submit, per_submit + 1, 2 * per_submit + 1, 64}) {
+      INFO("max_len_b ", max_len);
+      SearchOptions so;
+      so.max_len_a = 0.0f;
+      so.max_len_b = static_cast<float>(max_len);
+      std::vector<NBestView> a(spans.size()), b(spans.size());
+      REQUIRE(cpu->translate_ids_batch(spans.data(), spans.size(), so, a.data()).ok());
+      const Status st = gpu->translate_ids_batch(spans.data(), spans.size(), so, b.data());
+      REQUIRE_MESSAGE(st.ok(), st.to_string());
+      for (std::size_t i = 0; i < spans.size(); ++i) {
+        INFO("sentence ", i);
+        REQUIRE(b[i].count == 1);
+        CHECK(b[i].hypotheses[0].attention_rows <= static_cast<std::size_t>(max_len));
+        compare_nbest(a[i], b[i], 2 * tol.logits, 2 * tol.att, &worst);
+      }
+    }
+    std::printf("vulkan greedy on the device, %s: %zu sentences at 7 max lengths as the CPU (score diff up to %.3g)\n",
+                name, spans.size(), worst);
+  }
+}
+
+// NaN weights that the loader does not scan (an f32 output layer) make the
+// scores non-finite: greedy search on the device and beam search both end
+// with the search's error, as on the CPU.
+TEST_CASE("vulkan: NaN weights end greedy and beam search with an error") {
+  auto file = damaged::read_file(golden::model_path("bahdanau", "f32"));
+  const damaged::TensorBytes t = damaged::locate(file, "generator.weight");
+  for (std::size_t at = t.data; at < t.data + t.data_size; at += 4) damaged::put_float(file, at, std::nanf(""));
+  std::shared_ptr<const Model> model;
+  REQUIRE(Model::load_from_bytes(file.data(), file.size(), &model).ok());
+  const auto src = golden::ids(golden::load_json("bahdanau")["sentences"][0]["src_ids"]);
+  for (int beam : {1, 4}) {
+    INFO("beam ", beam);
+    std::unique_ptr<Translator> gpu;
+    REQUIRE(prepare(model, Backend::kVulkan, &gpu, beam).ok());
+    NBestView nb;
+    const Status st = gpu->translate_ids(Span<const int32_t>(src.data(), src.size()), &nb);
+    CHECK(st.code() == StatusCode::kInvalidModel);
+    CHECK(st.message().find("non-finite scores") != std::string::npos);
   }
 }
 

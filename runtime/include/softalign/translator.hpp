@@ -49,6 +49,12 @@ struct BackendInfo {
   int step_dispatches = 0;
   int step_barriers = 0;
   uint64_t step_weight_bytes = 0;
+  // Greedy search (beam 1) on a device chooses each row's next id there and
+  // runs up to greedy_steps_per_submit steps a submission (0: each step's
+  // choice is made on the host); its step's dispatches and barriers.
+  int greedy_steps_per_submit = 0;
+  int greedy_step_dispatches = 0;
+  int greedy_step_barriers = 0;
 };
 
 class Translator {

@@ -16,7 +16,8 @@ namespace {
 
 const char* const kKernelNames[] = {"product",       "product_row",     "gru_step",     "gru_step_row",
                                     "gru_encoder_step", "gru_encoder_step_row", "step_input", "embed",
-                                    "attend_additive", "attend_luong",  "fixed_context", "topk"};
+                                    "attend_additive", "attend_luong",  "fixed_context", "topk",
+                                    "greedy"};
 static_assert(sizeof(kKernelNames) / sizeof(kKernelNames[0]) == static_cast<int>(Kernel::kCount));
 
 const char* type_name(VkPhysicalDeviceType t) {

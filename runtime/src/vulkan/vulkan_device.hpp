@@ -33,6 +33,7 @@ enum class Kernel {
   kAttendLuong,
   kFixedContext,
   kTopk,
+  kGreedy,  // greedy search's choice and the next step's rows, on the device
   kCount
 };
 

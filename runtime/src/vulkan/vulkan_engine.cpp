@@ -132,6 +132,16 @@ void VulkanEngine::plan() {
   io_row_sent_ = take(R_);
   io_parents_ = take(R_);
   io_want_ = take(R_);
+  io_row_logp_ = take(R_);
+  io_t_max_ = take(B_);
+  rows_grids_room_ = 2 * kMaxStepDispatches;  // the one-row and the tiled greedy steps
+  io_rows_grids_ = take(3 * rows_grids_room_);
+  io_rows_grid_per_ = take(2 * rows_grids_room_);
+  io_status_ = take(1);
+  io_greedy_tok_ = take(uint64_t{kGreedySteps} * B_);
+  io_greedy_logp_ = take(uint64_t{kGreedySteps} * B_);
+  io_greedy_att_ = take(uint64_t{kGreedySteps} * B_ * S_);
+  io_greedy_end_ = static_cast<uint32_t>(at);
   io_idx_ = take(uint64_t{R_} * K_);
   io_val_ = take(uint64_t{R_} * K_);
   io_lse_ = take(R_);
@@ -141,8 +151,8 @@ void VulkanEngine::plan() {
   io_width_ = take(1);
   io_vocab_ids_ = take(V_);
   io_mask_on_ = take(1);
-  // The step's buckets of rows (bucket()), each recorded ending in top-k and
-  // in rows, and the forced step: an output layer each.
+  // The step's buckets of rows (bucket_index()), each recorded ending in
+  // top-k and in rows, and the forced step: an output layer each.
   bucket_rows_.clear();
   for (uint32_t rows = 1; rows < R_; rows = rows == 1 ? kTileRows : 2 * rows) bucket_rows_.push_back(rows);
   bucket_rows_.push_back(R_);
@@ -237,7 +247,8 @@ Status VulkanEngine::init() {
   encoder_cbs_.assign(2 + layers * (1 + blocks_), VK_NULL_HANDLE);
   encoder_submit_.assign(encoder_cbs_.size() + 1, VK_NULL_HANDLE);  // + the vocabulary's copy
   const std::size_t buckets = bucket_rows_.size();
-  std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 2 + 2 * buckets);
+  const uint32_t greedy_kinds = R_ > 1 ? 2 : 1;  // the one-row kernels, the tiled ones
+  std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 4 + 2 * buckets + greedy_kinds * kGreedySteps);
   VkCommandBufferAllocateInfo ci{};
   ci.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   ci.commandPool = cmd_pool_;
@@ -248,8 +259,13 @@ Status VulkanEngine::init() {
   std::copy(cbs.begin(), cbs.begin() + encoder_cbs_.size(), encoder_cbs_.begin());
   force_cb_ = cbs[encoder_cbs_.size()];
   vocab_cb_ = cbs[encoder_cbs_.size() + 1];
-  step_cbs_.assign(cbs.begin() + encoder_cbs_.size() + 2, cbs.begin() + encoder_cbs_.size() + 2 + buckets);
-  rows_cbs_.assign(cbs.begin() + encoder_cbs_.size() + 2 + buckets, cbs.end());
+  greedy_in_cb_ = cbs[encoder_cbs_.size() + 2];
+  greedy_out_cb_ = cbs[encoder_cbs_.size() + 3];
+  auto next = cbs.begin() + encoder_cbs_.size() + 4;
+  step_cbs_.assign(next, next + buckets);
+  rows_cbs_.assign(next + buckets, next + 2 * buckets);
+  greedy_cbs_.assign(next + 2 * buckets, cbs.end());
+  greedy_submit_.assign(kGreedySteps + 3, VK_NULL_HANDLE);  // the vocabulary's copy, in, the steps, out
   VkFenceCreateInfo fi{};
   fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
   r = api_.vkCreateFence(dev, &fi, nullptr, &fence_);
@@ -300,11 +316,38 @@ Status VulkanEngine::init() {
     for (const EncoderOperation* op : tail_ops) record_encoder_op(tail, *op);
   });
   for (std::size_t b = 0; b < buckets && st2.ok(); ++b) {
-    counting_ = bucket_rows_[b] == R_;  // step_costs(): the step over every row
+    counting_ = bucket_rows_[b] == R_ ? &step_costs_ : nullptr;  // step_costs(): the step over every row
     st2 = record(step_cbs_[b], [&] { record_step(step_cbs_[b], StepEnd::kTopk, bucket_rows_[b]); });
-    counting_ = false;
+    counting_ = nullptr;
     if (st2.ok()) st2 = record(rows_cbs_[b], [&] { record_step(rows_cbs_[b], StepEnd::kRows, bucket_rows_[b]); });
   }
+  rec_from_device_ = true;
+  for (uint32_t kind = 0; kind < greedy_kinds && st2.ok(); ++kind) {
+    const uint32_t rows = kind == 0 ? 1 : R_, first_grid = static_cast<uint32_t>(rows_grids_.size());
+    for (uint32_t slot = 0; slot < kGreedySteps && st2.ok(); ++slot) {
+      VkCommandBuffer cb = greedy_cbs_[kind * kGreedySteps + slot];
+      rows_grid_next_ = first_grid;  // the same grids each step
+      counting_ = rows == R_ && slot == 0 ? &greedy_costs_ : nullptr;  // greedy_costs()
+      st2 = record(cb, [&] { record_step(cb, StepEnd::kGreedy, rows, slot); });
+      counting_ = nullptr;
+    }
+  }
+  rec_from_device_ = false;
+  for (std::size_t g = 0; g < rows_grids_.size(); ++g) {  // greedy.comp's rules
+    const RowsGridRule& rule = rows_grids_[g];
+    io_u_[io_rows_grid_per_ + 2 * g] = rule.x.by == AxisBy::kRows ? rule.x.n : 0;
+    io_u_[io_rows_grid_per_ + 2 * g + 1] = rule.y.by == AxisBy::kRows ? rule.y.n : 0;
+  }
+  // The control words greedy.comp reads and writes (the step and row count,
+  // each row's id, sentence, parent, wanted candidates and log-probability,
+  // each sentence's last step, the status) in; the results out (encdec: no
+  // attention rows, they stay the zeros the host's block starts with).
+  if (st2.ok()) st2 = record(greedy_in_cb_, [&] {
+    copy_io(greedy_in_cb_, true, io_rows_, io_t_ + 1);
+    copy_io(greedy_in_cb_, true, io_tokens_, io_status_ + 1);
+  });
+  const uint32_t greedy_end = c_.variant == Variant::kEncDec ? io_greedy_att_ : io_greedy_end_;
+  if (st2.ok()) st2 = record(greedy_out_cb_, [&] { copy_io(greedy_out_cb_, false, io_status_, greedy_end); });
   if (st2.ok()) st2 = record(vocab_cb_, [&] { copy_io(vocab_cb_, true, io_width_, static_cast<uint32_t>(io_words_)); });
   if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, StepEnd::kForced, 1); });
   return st2.ok() ? record_fault_ : st2;
@@ -319,7 +362,7 @@ void VulkanEngine::barrier(VkCommandBuffer cb) {
   const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
   api_.vkCmdPipelineBarrier(cb, stages, stages | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &mb, 0, nullptr, 0,
                             nullptr);
-  if (counting_) ++step_barriers_;
+  if (counting_ != nullptr) ++counting_->barriers;
 }
 
 bool VulkanEngine::bind(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
@@ -332,19 +375,29 @@ bool VulkanEngine::bind(VkCommandBuffer cb, Kernel kernel, const Specialization&
   }
   api_.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   api_.vkCmdPushConstants(cb, dev_.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, words * 4, push);
-  if (counting_) ++step_dispatches_;
+  if (counting_ != nullptr) ++counting_->dispatches;
   return true;
 }
 
 void VulkanEngine::dispatch(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
-                            uint32_t words, uint32_t gx, uint32_t gy, uint32_t gz) {
+                            uint32_t words, uint32_t gx, uint32_t gy, uint32_t gz, RowsIn rows) {
+  if (rec_from_device_ && rows.axis != RowsIn::kNone) {
+    const GridAxis by_rows{AxisBy::kRows, rows.per};
+    rows_grid(cb, kernel, spec, push, words, rows.axis == RowsIn::kX ? by_rows : GridAxis{AxisBy::kFixed, gx},
+              rows.axis == RowsIn::kY ? by_rows : GridAxis{AxisBy::kFixed, gy});
+    return;
+  }
   if (gx == 0 || gy == 0 || gz == 0 || !bind(cb, kernel, spec, push, words)) return;
   api_.vkCmdDispatch(cb, gx, gy, gz);
   barrier(cb);
 }
 
 void VulkanEngine::dispatch_grid(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
-                                 uint32_t words, GridBy by, uint32_t fixed, uint32_t per) {
+                                 uint32_t words, GridBy by, uint32_t fixed, uint32_t per, RowsIn rows) {
+  if (rec_from_device_ && by == GridBy::kWidth && rows.axis == RowsIn::kY) {
+    rows_grid(cb, kernel, spec, push, words, {AxisBy::kWidth, per}, {AxisBy::kRows, rows.per});
+    return;
+  }
   std::vector<GridRule>& rules = by == GridBy::kPositions ? position_grids_ : width_grids_;
   const uint32_t room = by == GridBy::kPositions ? position_grids_room_ : width_grids_room_;
   const uint32_t first = by == GridBy::kPositions ? io_position_grids_ : io_width_grids_;
@@ -357,6 +410,35 @@ void VulkanEngine::dispatch_grid(VkCommandBuffer cb, Kernel kernel, const Specia
   rules.push_back({fixed, per});
   api_.vkCmdDispatchIndirect(cb, ctl_.buffer, uint64_t{grid} * 4);
   barrier(cb);
+}
+
+void VulkanEngine::rows_grid(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
+                             uint32_t words, GridAxis x, GridAxis y) {
+  const uint32_t index = rows_grid_next_++;
+  if (index >= rows_grids_room_) {
+    if (record_fault_.ok()) record_fault_ = Status(StatusCode::kInternal, "Vulkan engine: grids past their room");
+    return;
+  }
+  if (index == rows_grids_.size()) rows_grids_.push_back({x, y});
+  if (!bind(cb, kernel, spec, push, words)) return;
+  api_.vkCmdDispatchIndirect(cb, ctl_.buffer, uint64_t{io_rows_grids_ + 3 * index} * 4);
+  barrier(cb);
+}
+
+RowsIn VulkanEngine::rows_in_tiles(uint32_t max_rows) {
+  return {RowsIn::kY, max_rows == 1 ? 1 : kTileRows};
+}
+
+void VulkanEngine::write_rows_grids(uint32_t rows) {
+  auto groups = [&](const GridAxis& a) {
+    return a.by == AxisBy::kFixed ? a.n : groups_of(a.by == AxisBy::kWidth ? width_ : rows, a.n);
+  };
+  for (std::size_t g = 0; g < rows_grids_.size(); ++g) {
+    uint32_t* grid = io_u_ + io_rows_grids_ + 3 * g;
+    grid[0] = groups(rows_grids_[g].x);
+    grid[1] = groups(rows_grids_[g].y);
+    grid[2] = 1;
+  }
 }
 
 void VulkanEngine::set_width(uint32_t width) {
@@ -386,9 +468,14 @@ void VulkanEngine::copy_io(VkCommandBuffer cb, bool to_device, uint32_t first, u
 }
 
 void VulkanEngine::step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const {
-  *dispatches = step_dispatches_;
-  *barriers = step_barriers_;
-  *weight_bytes = step_weight_bytes_;
+  *dispatches = step_costs_.dispatches;
+  *barriers = step_costs_.barriers;
+  *weight_bytes = step_costs_.weight_bytes;
+}
+
+void VulkanEngine::greedy_costs(int* dispatches, int* barriers) const {
+  *dispatches = greedy_costs_.dispatches;
+  *barriers = greedy_costs_.barriers;
 }
 
 void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterms, uint32_t bias, uint32_t max_m,
@@ -416,7 +503,7 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
     p[at++] = t.x_off;
     p[at++] = t.ldx;
     p[at++] = static_cast<uint32_t>(t.w->cols);
-    if (counting_ && k < nterms) step_weight_bytes_ += t.w->bytes;
+    if (counting_ != nullptr && k < nterms) counting_->weight_bytes += t.w->bytes;
   }
   const uint32_t outputs = static_cast<uint32_t>(terms[0].w->rows) / ((flags & 4) != 0 ? 2 : 1);
   const uint32_t per = kWeightRows / spec.values[4];  // outputs an invocation
@@ -425,9 +512,10 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
     dispatch_grid(cb, Kernel::kProduct, spec, p, at, GridBy::kPositions, gx, kTileRows);
   else if (rows_slot == io_width_)  // the vocabulary's columns now
     dispatch_grid(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), spec, p, at, GridBy::kWidth,
-                  tiles_of(max_m), group_outputs(max_m, per));
+                  tiles_of(max_m), group_outputs(max_m, per), rows_in_tiles(max_m));
   else
-    dispatch(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), spec, p, at, gx, tiles_of(max_m));
+    dispatch(cb, tiled(Kernel::kProduct, Kernel::kProductRow, max_m), spec, p, at, gx, tiles_of(max_m), 1,
+             rows_in_tiles(max_m));
 }
 
 // The encoder's inputs (counts, lengths, ids, positions) to the device;
@@ -516,7 +604,7 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
       const uint32_t p[] = {state_next_, state_cur_, state_, io_parents_, w_.tgt_emb.data, w_.tgt_emb.scales, e_,
                             x_,          xw_,        rec_rows_,     io_rows_,    io_tokens_,      io_row_sent_,      feed,
                             feed_off,    feed_ld,    feed_cols, io_t_,    io_want_};
-      dispatch(cb, Kernel::kStepInput, {{w_.tgt_emb.type}}, p, sizeof p / 4, groups_of(state_ + e_ + feed_cols, 64), rec_rows_);
+      dispatch(cb, Kernel::kStepInput, {{w_.tgt_emb.type, rec_from_device_ ? 1u : 0u}}, p, sizeof p / 4, groups_of(state_ + e_ + feed_cols, 64), rec_rows_, 1, {RowsIn::kY, 1});
       break;
     }
     case StepOp::kQuery:
@@ -525,7 +613,7 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
     case StepOp::kAttendAdditive: {  // the context into x[:, e:]
       const uint32_t p[] = {q_, keys_, w_.att_v_a, ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, rec_rows_, io_rows_,
                             io_row_sent_, io_lens_};
-      dispatch(cb, Kernel::kAttendAdditive, {}, p, sizeof p / 4, rec_rows_, 1);
+      dispatch(cb, Kernel::kAttendAdditive, {}, p, sizeof p / 4, rec_rows_, 1, 1, {RowsIn::kX, 1});
       break;
     }
     case StepOp::kGru: {  // layer 0 reads x, layer k the new state of layer k - 1
@@ -536,8 +624,8 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
                             ldx,    static_cast<uint32_t>(g.w_ih.cols), g.b_ih,   g.w_hh.data,   g.w_hh.scales,
                             state_cur_ + lo, state_, g.b_hh,            state_next_ + lo, state_};
       dispatch(cb, tiled(Kernel::kGruStep, Kernel::kGruStepRow, rec_rows_), {{g.w_ih.type, g.w_hh.type}}, p, sizeof p / 4,
-               output_groups(d_, rec_rows_), tiles_of(rec_rows_));
-      if (counting_) step_weight_bytes_ += g.w_ih.bytes + g.w_hh.bytes;
+               output_groups(d_, rec_rows_), tiles_of(rec_rows_), 1, rows_in_tiles(rec_rows_));
+      if (counting_ != nullptr) counting_->weight_bytes += g.w_ih.bytes + g.w_hh.bytes;
       break;
     }
     case StepOp::kAttendLuong: {  // with the new top state h, writing [c ; h]
@@ -561,7 +649,7 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
       const uint32_t p[] = {score, scope, static_cast<uint32_t>(c_.window_d), io_t_, h, state_, d_, q_, ldq, qp_,
                             keys, key_dim, w_.att_v_a, w_.att_v_p, a_, ann_, 2 * n_, S_, io_att_, cat_, cat, rec_rows_,
                             io_rows_, io_row_sent_, io_lens_, io_fault_};
-      dispatch(cb, Kernel::kAttendLuong, {}, p, sizeof p / 4, rec_rows_, 1);
+      dispatch(cb, Kernel::kAttendLuong, {}, p, sizeof p / 4, rec_rows_, 1, 1, {RowsIn::kX, 1});
       break;
     }
     case StepOp::kCombine:  // h~ = tanh(W_c [c ; h]) into the state when it is fed back, else into t
@@ -581,7 +669,7 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
   }
 }
 
-void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with, uint32_t rows) {
+void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with, uint32_t rows, uint32_t slot) {
   rec_rows_ = rows;
   for (const StepOperation& op : plan_) record_step_op(cb, op);
   if (end_with == StepEnd::kForced) {  // row 0's logits to the host
@@ -590,7 +678,19 @@ void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with, uint32_t ro
   } else {
     const uint32_t p[] = {logits_, V_, io_width_, K_, rec_rows_, io_rows_, io_want_, io_idx_, io_val_, io_lse_,
                           io_mask_, mask_words_, io_mask_on_, io_row_sent_};
-    dispatch(cb, Kernel::kTopk, {}, p, sizeof p / 4, rec_rows_, 1);
+    dispatch(cb, Kernel::kTopk, {}, p, sizeof p / 4, rec_rows_, 1, 1, {RowsIn::kX, 1});
+  }
+  if (end_with == StepEnd::kGreedy) {  // the choice and the next step's rows; greedy_out_cb_ copies the results
+    const bool local_p = c_.variant == Variant::kLuong && c_.scope == Scope::kLocalP;
+    const uint32_t p[] = {io_rows_,       io_t_,       io_tokens_,    io_row_sent_,
+                          io_parents_,    io_row_logp_, io_t_max_,    io_status_,
+                          io_idx_,        io_val_,     io_lse_,       K_,
+                          io_vocab_ids_,  local_p ? io_fault_ : kNone, static_cast<uint32_t>(c_.eos_id),
+                          c_.variant == Variant::kEncDec ? kNone : io_att_, S_, io_greedy_tok_, io_greedy_logp_,
+                          io_greedy_att_, B_,          slot,        io_rows_grids_, io_rows_grid_per_,
+                          static_cast<uint32_t>(rows_grids_.size())};
+    dispatch(cb, Kernel::kGreedy, {}, p, sizeof p / 4, 1, 1);
+    return;
   }
   if (end_with == StepEnd::kRows) {  // every row's logits to the host (top-k gave their log-sum-exp)
     VkBufferCopy copy{uint64_t{logits_} * 4, 0, uint64_t{rec_rows_} * V_ * 4};
@@ -604,10 +704,10 @@ void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with, uint32_t ro
   api_.vkCmdCopyBuffer(cb, ctl_.buffer, io_.buffer, 1, &back);
 }
 
-VkCommandBuffer VulkanEngine::bucket(const std::vector<VkCommandBuffer>& cbs, uint32_t rows) const {
+std::size_t VulkanEngine::bucket_index(uint32_t rows) const {
   std::size_t b = 0;
   while (b + 1 < bucket_rows_.size() && bucket_rows_[b] < rows) ++b;
-  return cbs[b];
+  return b;
 }
 
 bool VulkanEngine::run(const VkCommandBuffer* cbs, uint32_t count) {
@@ -745,7 +845,7 @@ uint32_t VulkanEngine::write_step_inputs(const StepGroups& groups, const int32_t
 bool VulkanEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
   narrow_union(groups);
   const uint32_t rows = write_step_inputs(groups, tokens, t, true);
-  if (!run_step(bucket(rows_cbs_, rows))) return false;
+  if (!run_step(rows_cbs_[bucket_index(rows)])) return false;
   bool finite = !position_fault(rows);
   // Row r's own columns: the union's (width_), or those its sentence's mask keeps.
   const float* logits = static_cast<const float*>(rows_.mapped);
@@ -778,7 +878,7 @@ bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const f
   }
   narrow_union(groups);
   const uint32_t rows = write_step_inputs(groups, tokens, t, false);
-  if (!run_step(bucket(step_cbs_, rows))) return false;
+  if (!run_step(step_cbs_[bucket_index(rows)])) return false;
 
   bool finite = !position_fault(rows);
   for (uint32_t i = 0; i < rows; ++i)
@@ -818,6 +918,34 @@ bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const f
     if (count < 1) finite = false;
   }
   return finite;
+}
+
+bool VulkanEngine::greedy(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t,
+                          const int* t_max, int steps, GreedySteps* out) {
+  narrow_union(groups);
+  const uint32_t rows = write_step_inputs(groups, tokens, t, false);
+  for (uint32_t r = 0; r < rows; ++r) io_f_[io_row_logp_ + r] = row_logp[r];
+  for (int g = 0; g < groups.count; ++g)
+    io_u_[io_t_max_ + groups.sentence[g]] = static_cast<uint32_t>(t_max[groups.sentence[g]]);
+  io_u_[io_status_] = 0;
+  uint32_t count = 0;
+  if (vocab_dirty_) {
+    greedy_submit_[count++] = vocab_cb_;
+    vocab_dirty_ = false;
+  }
+  greedy_submit_[count++] = greedy_in_cb_;
+  write_rows_grids(rows);
+  const std::size_t first = rows == 1 ? 0 : kGreedySteps;  // the one-row kernels, or the tiled ones
+  for (uint32_t s = 0; s < std::min(static_cast<uint32_t>(steps), kGreedySteps); ++s)
+    greedy_submit_[count++] = greedy_cbs_[first + s];
+  greedy_submit_[count++] = greedy_out_cb_;
+  if (!run(greedy_submit_.data(), count)) return false;
+  out->tokens = reinterpret_cast<const int32_t*>(io_u_ + io_greedy_tok_);
+  out->log_probs = io_f_ + io_greedy_logp_;
+  out->attention = io_f_ + io_greedy_att_;
+  out->sentences = static_cast<int>(B_);
+  out->source = static_cast<int>(S_);
+  return io_u_[io_status_] == 0;
 }
 
 const float* VulkanEngine::attention(int row) const {

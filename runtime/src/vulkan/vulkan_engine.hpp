@@ -26,6 +26,14 @@
 // layer computes those rows only, and top-k masks each row to its own
 // sentence's ids when a batch shares the union.
 //
+// Greedy search (beam 1) chooses on the device: greedy() submits up to
+// kGreedySteps steps at once, each ending in top-k and greedy.comp, which
+// takes each row's best id, ends the rows that took EOS or reached their
+// sentence's last step, and writes the rows that go on as the next step's
+// (their ids, sentences, parents) into the device's I/O copy, where the next
+// step's step_input reads them. The host reads the steps' ids,
+// log-probabilities and attention rows once, at the end.
+//
 // Steps chosen on the host: a third step command buffer also copies every
 // row's logits back (to a host-visible buffer of rows × vocabulary floats,
 // the size of the CPU engine's logits), and
@@ -49,6 +57,14 @@
 #include "vulkan/vulkan_weights.hpp"
 
 namespace softalign::internal::vk {
+
+// Which axis of a step's grid spans its rows, `per` rows a workgroup: a
+// greedy step's grid follows the rows greedy.comp leaves
+// (VulkanEngine::rows_grid).
+struct RowsIn {
+  enum Axis : uint32_t { kNone, kX, kY } axis = kNone;
+  uint32_t per = 1;
+};
 
 class VulkanEngine final : public Engine {
  public:
@@ -77,14 +93,23 @@ class VulkanEngine final : public Engine {
   void reorder(const int32_t* parents, int n) override;
   bool force_step(int32_t token, int t, float* logits) override;
   bool log_probs(const StepGroups& groups, const int32_t* tokens, int t) override;
+  int greedy_steps() const override { return static_cast<int>(kGreedySteps); }
+  bool greedy(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, const int* t_max,
+              int steps, GreedySteps* out) override;
   const float* log_prob_rows() const override { return host_rows_; }
   const SentenceVocabularies& vocabulary() const override { return vocab_; }
   Status fault() const override { return fault_; }
   void step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const override;
+  void greedy_costs(int* dispatches, int* barriers) const override;
 
  private:
   void plan();
   static constexpr uint32_t kEncoderBlock = 8;  // encoder steps per command buffer
+  // Greedy steps per submission: a sentence of 20-30 tokens takes 3-4
+  // submissions instead of 20-30; the steps past the batch's end (at most
+  // kGreedySteps - 1) find no rows and return at once.
+  static constexpr uint32_t kGreedySteps = 8;
+  static constexpr uint32_t kMaxStepDispatches = 16;  // room for a greedy step's grids
   // The encoder's pieces: the embeddings; layer `layer`'s input projections;
   // its steps [first, first + count); the keys and the bridge.
   void record_embeddings(VkCommandBuffer cb);
@@ -93,11 +118,12 @@ class VulkanEngine final : public Engine {
   void record_encoder_op(VkCommandBuffer cb, const EncoderOperation& op);
   // A decoder step over at most `rows` rows, ending in: top-k (kTopk); top-k
   // and every row's logits copied to rows_ (kRows); row 0's logits to the I/O
-  // block (kForced).
-  enum class StepEnd { kTopk, kRows, kForced };
-  void record_step(VkCommandBuffer cb, StepEnd end, uint32_t rows);
-  // The recording of `cbs` (one per bucket_rows_) for `rows` live rows.
-  VkCommandBuffer bucket(const std::vector<VkCommandBuffer>& cbs, uint32_t rows) const;
+  // block (kForced); top-k and greedy.comp, its results stored for step
+  // `slot` of the submission (kGreedy: its inputs are on the device).
+  enum class StepEnd { kTopk, kRows, kForced, kGreedy };
+  void record_step(VkCommandBuffer cb, StepEnd end, uint32_t rows, uint32_t slot = 0);
+  // The bucket (of bucket_rows_) of the step's recordings for `rows` live rows.
+  std::size_t bucket_index(uint32_t rows) const;
   void record_step_op(VkCommandBuffer cb, const StepOperation& op);
   // The step's inputs for the rows of `groups` into the I/O block; their count.
   uint32_t write_step_inputs(const StepGroups& groups, const int32_t* tokens, int t, bool one_candidate);
@@ -105,7 +131,7 @@ class VulkanEngine final : public Engine {
   // `push`, groups gx × gy × gz, then a barrier (every dispatch reads what the
   // one before it wrote). A pipeline that cannot be made sets record_fault_.
   void dispatch(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push, uint32_t words,
-                uint32_t gx, uint32_t gy, uint32_t gz = 1);
+                uint32_t gx, uint32_t gy, uint32_t gz = 1, RowsIn rows = {});
   // The same with a grid the device reads from the I/O block, written by the
   // host for the work at hand (not the most there can be): by kPositions,
   // `fixed` groups across and one down per `per` of the batch's source
@@ -113,7 +139,21 @@ class VulkanEngine final : public Engine {
   // vocabulary now (its union shrinks as sentences end) and `fixed` down.
   enum class GridBy { kPositions, kWidth };
   void dispatch_grid(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
-                     uint32_t words, GridBy by, uint32_t fixed, uint32_t per);
+                     uint32_t words, GridBy by, uint32_t fixed, uint32_t per, RowsIn rows = {});
+  // A greedy step's dispatch with a grid from io_rows_grids_: each axis
+  // fixed (n groups), by the vocabulary's width or by the rows (one group
+  // per n). The steps of one greedy recording share their grids.
+  enum class AxisBy : uint32_t { kFixed, kWidth, kRows };
+  struct GridAxis {
+    AxisBy by;
+    uint32_t n;
+  };
+  void rows_grid(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push, uint32_t words,
+                 GridAxis x, GridAxis y);
+  // The greedy grids for the first step of a submission of `rows` rows.
+  void write_rows_grids(uint32_t rows);
+  // A product's rows, in tiles of kTileRows (one row: the one-row kernels).
+  static RowsIn rows_in_tiles(uint32_t max_rows);
   // Binds `kernel`'s pipeline for `spec` and the push constants (counted as
   // a step's dispatch); false, with record_fault_ set, when it cannot be made.
   bool bind(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push, uint32_t words);
@@ -186,6 +226,21 @@ class VulkanEngine final : public Engine {
   std::vector<GridRule> position_grids_, width_grids_;  // reserved in plan(), filled as recorded
   uint32_t position_grids_room_ = 0, width_grids_room_ = 0;
   uint32_t io_src_ = 0, io_tokens_ = 0, io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0;
+  // Greedy steps on the device: each row's summed log-probability ([R]),
+  // each sentence's last step + 1 ([B]), the status word (1: scores not
+  // finite), and each step's results per sentence ([kGreedySteps, B] ids and
+  // log-probabilities, [kGreedySteps, B, S] attention rows).
+  uint32_t io_row_logp_ = 0, io_t_max_ = 0, io_status_ = 0, io_greedy_tok_ = 0, io_greedy_logp_ = 0,
+           io_greedy_att_ = 0, io_greedy_end_ = 0;
+  // rows_grid()'s grids (x, y, z each) and, for greedy.comp, the rows per
+  // group of each one's x and y (0: not by rows); their rules; the next one
+  // a greedy step being recorded takes.
+  struct RowsGridRule {
+    GridAxis x, y;
+  };
+  uint32_t io_rows_grids_ = 0, io_rows_grid_per_ = 0;
+  std::vector<RowsGridRule> rows_grids_;  // reserved in plan(), filled as recorded
+  uint32_t rows_grids_room_ = 0, rows_grid_next_ = 0;
   uint32_t io_lse_ = 0, io_fault_ = 0, io_att_ = 0, io_logits_ = 0;
   uint64_t io_words_ = 0;
   bool too_large_ = false;  // a plan past 2^32 words
@@ -212,6 +267,12 @@ class VulkanEngine final : public Engine {
   std::vector<VkCommandBuffer> step_cbs_;  // ending in kTopk, per bucket
   std::vector<VkCommandBuffer> rows_cbs_;  // ending in kRows, per bucket
   VkCommandBuffer force_cb_ = VK_NULL_HANDLE;
+  // Greedy: the control words in, kGreedySteps steps of the one-row kernels
+  // and of the tiled ones ([0 or 1] * kGreedySteps + slot: their grids follow
+  // the rows), the results out; the list greedy() submits.
+  VkCommandBuffer greedy_in_cb_ = VK_NULL_HANDLE, greedy_out_cb_ = VK_NULL_HANDLE;
+  std::vector<VkCommandBuffer> greedy_cbs_, greedy_submit_;
+  bool rec_from_device_ = false;  // the step being recorded reads its inputs from the device's copy
   uint32_t rec_rows_ = 0;  // the rows of the step being recorded
   VkCommandBuffer vocab_cb_ = VK_NULL_HANDLE;  // copies the vocabulary's tables to the device
   bool vocab_dirty_ = true;                     // select_vocab wrote them since the last copy
@@ -220,10 +281,14 @@ class VulkanEngine final : public Engine {
   std::vector<VkCommandBuffer> encoder_cbs_, encoder_submit_;
   uint32_t blocks_ = 0;  // encoder blocks per layer
   VkFence fence_ = VK_NULL_HANDLE;
-  // Counted while the step's command buffer is recorded (step_costs()).
-  bool counting_ = false;
-  int step_dispatches_ = 0, step_barriers_ = 0;
-  uint64_t step_weight_bytes_ = 0;
+  // Counted while a step's command buffer is recorded: the step ending in
+  // top-k (step_costs()) and a greedy step (greedy_costs()), over every row.
+  struct Costs {
+    int dispatches = 0, barriers = 0;
+    uint64_t weight_bytes = 0;
+  };
+  Costs step_costs_, greedy_costs_;
+  Costs* counting_ = nullptr;  // the one being recorded, if any
   Status fault_;  // a submission failed: every later step of the sentence reports it
   Status record_fault_;  // a pipeline init() recorded could not be made
 
