@@ -60,6 +60,16 @@ struct GreedySteps {
   int source = 0;     // S: the stride of an attention row
 };
 
+// The dispatches and barriers a device engine records for a decoder step
+// (ending in top-k), one of greedy()'s steps and a batch's encoder, and the
+// weight bytes a decoder step reads.
+struct DeviceCosts {
+  int step_dispatches = 0, step_barriers = 0;
+  uint64_t step_weight_bytes = 0;
+  int greedy_dispatches = 0, greedy_barriers = 0;
+  int encoder_dispatches = 0, encoder_barriers = 0;
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -130,18 +140,8 @@ class Engine {
   // scores (a device that failed); Ok when it was the scores.
   virtual Status fault() const { return Status::Ok(); }
 
-  // What one decoder step costs a device engine (BackendInfo's step_*): its
-  // dispatches and barriers and the weight bytes it reads. Zeros on the CPU.
-  virtual void step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const {
-    *dispatches = 0;
-    *barriers = 0;
-    *weight_bytes = 0;
-  }
-  // The same for one of greedy()'s steps (it ends in the choice).
-  virtual void greedy_costs(int* dispatches, int* barriers) const {
-    *dispatches = 0;
-    *barriers = 0;
-  }
+  // What a device engine's recorded work costs (BackendInfo's counts). Zeros on the CPU.
+  virtual DeviceCosts costs() const { return {}; }
 };
 
 }  // namespace softalign::internal

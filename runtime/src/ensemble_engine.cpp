@@ -98,17 +98,18 @@ bool EnsembleEngine::step(const StepGroups& groups, const int32_t* tokens, const
   return pick_candidates(k_, scores_, vocabulary(), V_, groups, row_logp, K_, idx, val, got) && finite;
 }
 
-void EnsembleEngine::step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const {
-  *dispatches = *barriers = 0;
-  *weight_bytes = 0;
+// The members' steps and encoders, one after another (an ensemble chooses on the host: no greedy steps).
+DeviceCosts EnsembleEngine::costs() const {
+  DeviceCosts sum;
   for (const auto& m : members_) {
-    int d = 0, b = 0;
-    uint64_t w = 0;
-    m->step_costs(&d, &b, &w);
-    *dispatches += d;
-    *barriers += b;
-    *weight_bytes += w;
+    const DeviceCosts c = m->costs();
+    sum.step_dispatches += c.step_dispatches;
+    sum.step_barriers += c.step_barriers;
+    sum.step_weight_bytes += c.step_weight_bytes;
+    sum.encoder_dispatches += c.encoder_dispatches;
+    sum.encoder_barriers += c.encoder_barriers;
   }
+  return sum;
 }
 
 Status EnsembleEngine::fault() const {

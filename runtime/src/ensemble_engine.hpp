@@ -52,7 +52,7 @@ class EnsembleEngine final : public Engine {
   const SentenceVocabularies& vocabulary() const override { return members_[0]->vocabulary(); }
   Status fault() const override;
   // The members' costs added up.
-  void step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const override;
+  DeviceCosts costs() const override;
 
  private:
   // Adds `rows` rows of `count` floats of each member (from(member)) into

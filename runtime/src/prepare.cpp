@@ -218,9 +218,15 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
       backend.backend = Backend::kVulkan;
       backend.name = "vulkan";
       backend.reason = asked == Backend::kVulkan ? "backend=vulkan" : "backend=auto: a Vulkan GPU";
-      engine_->step_costs(&backend.step_dispatches, &backend.step_barriers, &backend.step_weight_bytes);
-      engine_->greedy_costs(&backend.greedy_step_dispatches, &backend.greedy_step_barriers);
+      const DeviceCosts costs = engine_->costs();
+      backend.step_dispatches = costs.step_dispatches;
+      backend.step_barriers = costs.step_barriers;
+      backend.step_weight_bytes = costs.step_weight_bytes;
+      backend.greedy_step_dispatches = costs.greedy_dispatches;
+      backend.greedy_step_barriers = costs.greedy_barriers;
       backend.greedy_steps_per_submit = engine_->greedy_steps();
+      backend.encoder_dispatches = costs.encoder_dispatches;
+      backend.encoder_barriers = costs.encoder_barriers;
       return Status::Ok();
     }
     if (asked == Backend::kVulkan)

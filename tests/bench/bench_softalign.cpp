@@ -290,6 +290,8 @@ int main(int argc, char** argv) {
                       {"greedy_step_dispatches", tr->backend_info().greedy_step_dispatches},
                       {"greedy_step_barriers", tr->backend_info().greedy_step_barriers},
                       {"greedy_steps_per_submit", tr->backend_info().greedy_steps_per_submit},
+                      {"encoder_dispatches", tr->backend_info().encoder_dispatches},
+                      {"encoder_barriers", tr->backend_info().encoder_barriers},
                       {"step_weight_mib", static_cast<double>(tr->backend_info().step_weight_bytes) / (1 << 20)},
                       {"sentences", lines.size()},
                       {"tokens", tokens},

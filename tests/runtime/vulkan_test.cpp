@@ -447,7 +447,8 @@ std::vector<std::vector<int32_t>> encode_all(const Model& model, const std::vect
 }  // namespace
 
 // The shipped en-fr model (int8, with its vocabulary shortlist): the README's
-// sentences give the CPU's greedy and beam output on Vulkan; and in batches
+// sentences give the CPU's greedy and beam output on Vulkan, on translators of
+// one sentence and of batches of 3; and in batches
 // of 3 sharing one shortlist union (each row masked to its own sentence's
 // vocabulary), every sentence gets the CPU's n-best ids.
 TEST_CASE("vulkan: the shipped en-fr model, its shortlist, alone and in batches") {
@@ -458,6 +459,26 @@ TEST_CASE("vulkan: the shipped en-fr model, its shortlist, alone and in batches"
                                           "A simple text editor for the GNOME desktop.",
                                           "This package provides the documentation in HTML format.",
                                           "Command-line tool to convert images between formats.", "Hello"};
+  // A translator of one sentence runs the one-row kernels (and the encoder's
+  // with the model's full hidden size, which no golden model reaches), here
+  // also over sources of 40 and more positions.
+  std::vector<std::string> alone = texts;
+  alone.push_back(
+      "This package contains the shared library and the header files needed to build applications that use it, "
+      "together with the documentation in HTML format and a set of examples for the command-line tools.");
+  alone.push_back("$h->set(Forever => \"Don't expire\", 0); do {$h->set($_,\"Value of $_\", 1); sleep 2;} for qw(Have a nice day);");
+  for (int beam : {1, 4}) {
+    INFO("beam ", beam, ", max_batch 1");
+    std::unique_ptr<Translator> cpu, gpu;
+    prepare_pair({model}, beam, 1, &cpu, &gpu);
+    for (const std::string& text : alone) {
+      TranslationResult a, b;
+      REQUIRE(cpu->translate(text, &a).ok());
+      REQUIRE(gpu->translate(text, &b).ok());
+      CHECK_MESSAGE(a.hypotheses.at(0).text == b.hypotheses.at(0).text, text);
+      CHECK(std::fabs(a.hypotheses.at(0).score - b.hypotheses.at(0).score) < 0.05f);
+    }
+  }
   for (int beam : {1, 4}) {
     INFO("beam ", beam);
     std::unique_ptr<Translator> cpu, gpu;

@@ -55,6 +55,9 @@ struct BackendInfo {
   int greedy_steps_per_submit = 0;
   int greedy_step_dispatches = 0;
   int greedy_step_barriers = 0;
+  // A batch's encoder, every layer and position: its dispatches and barriers.
+  int encoder_dispatches = 0;
+  int encoder_barriers = 0;
 };
 
 class Translator {

@@ -19,14 +19,14 @@ namespace softalign::internal::vk {
 
 // The compute shaders (shaders/<name>.comp), one pipeline each.
 enum class Kernel {
-  // Each of the first three in tiles of 8 rows, and one row at a time (_row:
+  // Each of the first three in tiles of 4 rows, and one row at a time (_row:
   // a translator of one row, where a tile's unused rows would cost).
   kProduct,  // products of the weights with activation rows (product.glsl)
   kProductRow,
   kGruStep,  // a decoder GRU layer: both products and the cell
   kGruStepRow,
-  kGruEncoderStep,  // one position of an encoder layer, both directions
-  kGruEncoderStepRow,
+  kGruEncoderLayer,  // an encoder layer's recurrence, every position, both directions
+  kGruEncoderLayerRow,
   kStepInput,       // a decoder step's state gather, embedding and fed input
   kEmbed,
   kAttendAdditive,

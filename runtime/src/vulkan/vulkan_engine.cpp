@@ -242,13 +242,9 @@ Status VulkanEngine::init() {
   cp.queueFamilyIndex = dev_.queue_family;
   r = api_.vkCreateCommandPool(dev, &cp, nullptr, &cmd_pool_);
   if (r != VK_SUCCESS) return vk_error("vkCreateCommandPool", r);
-  blocks_ = (S_ + kEncoderBlock - 1) / kEncoderBlock;
-  const uint32_t layers = static_cast<uint32_t>(c_.enc_layers);
-  encoder_cbs_.assign(2 + layers * (1 + blocks_), VK_NULL_HANDLE);
-  encoder_submit_.assign(encoder_cbs_.size() + 1, VK_NULL_HANDLE);  // + the vocabulary's copy
   const std::size_t buckets = bucket_rows_.size();
   const uint32_t greedy_kinds = R_ > 1 ? 2 : 1;  // the one-row kernels, the tiled ones
-  std::vector<VkCommandBuffer> cbs(encoder_cbs_.size() + 4 + 2 * buckets + greedy_kinds * kGreedySteps);
+  std::vector<VkCommandBuffer> cbs(5 + 2 * buckets + greedy_kinds * kGreedySteps);
   VkCommandBufferAllocateInfo ci{};
   ci.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   ci.commandPool = cmd_pool_;
@@ -256,12 +252,12 @@ Status VulkanEngine::init() {
   ci.commandBufferCount = static_cast<uint32_t>(cbs.size());
   r = api_.vkAllocateCommandBuffers(dev, &ci, cbs.data());
   if (r != VK_SUCCESS) return vk_error("vkAllocateCommandBuffers", r);
-  std::copy(cbs.begin(), cbs.begin() + encoder_cbs_.size(), encoder_cbs_.begin());
-  force_cb_ = cbs[encoder_cbs_.size()];
-  vocab_cb_ = cbs[encoder_cbs_.size() + 1];
-  greedy_in_cb_ = cbs[encoder_cbs_.size() + 2];
-  greedy_out_cb_ = cbs[encoder_cbs_.size() + 3];
-  auto next = cbs.begin() + encoder_cbs_.size() + 4;
+  encoder_cb_ = cbs[0];
+  force_cb_ = cbs[1];
+  vocab_cb_ = cbs[2];
+  greedy_in_cb_ = cbs[3];
+  greedy_out_cb_ = cbs[4];
+  auto next = cbs.begin() + 5;
   step_cbs_.assign(next, next + buckets);
   rows_cbs_.assign(next + buckets, next + 2 * buckets);
   greedy_cbs_.assign(next + 2 * buckets, cbs.end());
@@ -289,32 +285,12 @@ Status VulkanEngine::init() {
     res = api_.vkEndCommandBuffer(cb);
     return res == VK_SUCCESS ? Status::Ok() : vk_error("vkEndCommandBuffer", res);
   };
-  // The encoder's operations (step_plan.hpp): the embeddings in the first
-  // piece, each layer in its head and blocks, what follows them in the last.
-  std::size_t at = 0;
-  Status st2;
-  VkCommandBuffer tail = encoder_cbs_.back();
-  std::vector<const EncoderOperation*> tail_ops;
-  for (const EncoderOperation& op : encoder_plan_) {
-    if (!st2.ok()) break;
-    if (op.op == EncoderOp::kEmbed) {
-      VkCommandBuffer cb = encoder_cbs_[at++];
-      st2 = record(cb, [&] { record_embeddings(cb); });
-    } else if (op.op == EncoderOp::kLayer) {
-      VkCommandBuffer head = encoder_cbs_[at++];
-      st2 = record(head, [&] { record_layer_head(head, op.layer); });
-      for (uint32_t b = 0; b < blocks_ && st2.ok(); ++b) {
-        VkCommandBuffer cb = encoder_cbs_[at++];
-        const uint32_t first = b * kEncoderBlock;
-        st2 = record(cb, [&] { record_layer_steps(cb, op.layer, first, std::min(kEncoderBlock, S_ - first)); });
-      }
-    } else {
-      tail_ops.push_back(&op);
-    }
-  }
-  if (st2.ok()) st2 = record(tail, [&] {
-    for (const EncoderOperation* op : tail_ops) record_encoder_op(tail, *op);
+  // The encoder's operations (step_plan.hpp), in one command buffer.
+  counting_ = &encoder_costs_;
+  Status st2 = record(encoder_cb_, [&] {
+    for (const EncoderOperation& op : encoder_plan_) record_encoder_op(encoder_cb_, op);
   });
+  counting_ = nullptr;
   for (std::size_t b = 0; b < buckets && st2.ok(); ++b) {
     counting_ = bucket_rows_[b] == R_ ? &step_costs_ : nullptr;  // step_costs(): the step over every row
     st2 = record(step_cbs_[b], [&] { record_step(step_cbs_[b], StepEnd::kTopk, bucket_rows_[b]); });
@@ -467,15 +443,16 @@ void VulkanEngine::copy_io(VkCommandBuffer cb, bool to_device, uint32_t first, u
   barrier(cb);
 }
 
-void VulkanEngine::step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const {
-  *dispatches = step_costs_.dispatches;
-  *barriers = step_costs_.barriers;
-  *weight_bytes = step_costs_.weight_bytes;
-}
-
-void VulkanEngine::greedy_costs(int* dispatches, int* barriers) const {
-  *dispatches = greedy_costs_.dispatches;
-  *barriers = greedy_costs_.barriers;
+DeviceCosts VulkanEngine::costs() const {
+  DeviceCosts c;
+  c.step_dispatches = step_costs_.dispatches;
+  c.step_barriers = step_costs_.barriers;
+  c.step_weight_bytes = step_costs_.weight_bytes;
+  c.greedy_dispatches = greedy_costs_.dispatches;
+  c.greedy_barriers = greedy_costs_.barriers;
+  c.encoder_dispatches = encoder_costs_.dispatches;
+  c.encoder_barriers = encoder_costs_.barriers;
+  return c;
 }
 
 void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterms, uint32_t bias, uint32_t max_m,
@@ -533,7 +510,10 @@ static void layer_buffers(int layer, uint32_t a, uint32_t b, uint32_t* in, uint3
   *out = layer % 2 == 0 ? b : a;
 }
 
-void VulkanEngine::record_layer_head(VkCommandBuffer cb, int layer) {
+// A layer: its input projections over the batch's positions, then its
+// recurrence in one dispatch (gru_encoder_layer.comp: a workgroup per tile
+// of sentences and direction, looping over the positions).
+void VulkanEngine::record_layer(VkCommandBuffer cb, int layer) {
   const uint32_t bs = B_ * S_;
   uint32_t in, out;
   layer_buffers(layer, enc_a_, enc_b_, &in, &out);
@@ -542,21 +522,10 @@ void VulkanEngine::record_layer_head(VkCommandBuffer cb, int layer) {
   const GruRef& b = w_.enc_bwd[layer];
   product(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, 3 * n_, 0, true);  // the batch's positions
   product(cb, b.w_ih, b.b_ih, in, in_dim, bs, io_enc_rows_, gi_b_, 3 * n_, 0, true);
-  fill_zero(cb, h_, 4 * B_ * n_);
-}
-
-void VulkanEngine::record_layer_steps(VkCommandBuffer cb, int layer, uint32_t first, uint32_t count) {
-  uint32_t in, out;
-  layer_buffers(layer, enc_a_, enc_b_, &in, &out);
-  const GruRef& f = w_.enc_fwd[layer];
-  const GruRef& b = w_.enc_bwd[layer];
-  for (uint32_t step = first; step < first + count; ++step) {
-    const uint32_t p[] = {n_,     S_,          step,          io_live_ + step, io_order_, io_lens_, f.w_hh.data,
-                          f.w_hh.scales, f.b_hh, b.w_hh.data, b.w_hh.scales, b.b_hh, gi_f_,         gi_b_,    h_,
-                          out,    B_};
-    dispatch(cb, tiled(Kernel::kGruEncoderStep, Kernel::kGruEncoderStepRow, B_), {{f.w_hh.type, b.w_hh.type}}, p,
-             sizeof p / 4, output_groups(n_, B_), tiles_of(B_), 2);
-  }
+  const uint32_t p[] = {n_,          S_,     io_live_, io_order_, io_lens_, f.w_hh.data, f.w_hh.scales, f.b_hh,
+                        b.w_hh.data, b.w_hh.scales, b.b_hh, gi_f_,  gi_b_,    h_,          out,           B_};
+  dispatch(cb, tiled(Kernel::kGruEncoderLayer, Kernel::kGruEncoderLayerRow, B_), {{f.w_hh.type, b.w_hh.type}}, p,
+           sizeof p / 4, 1, tiles_of(B_), 2);
 }
 
 // The encoder's operations after its layers: the attention keys (one
@@ -567,8 +536,11 @@ void VulkanEngine::record_encoder_op(VkCommandBuffer cb, const EncoderOperation&
   const uint32_t bs = B_ * S_;
   switch (op.op) {
     case EncoderOp::kEmbed:
+      record_embeddings(cb);
+      break;
     case EncoderOp::kLayer:
-      break;  // their own pieces (init)
+      record_layer(cb, op.layer);
+      break;
     case EncoderOp::kKeys:
       product(cb, key_matrix(c_, w_), key_bias(c_, w_, kNone), ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0,
               true);
@@ -769,8 +741,6 @@ void VulkanEngine::narrow_union(const StepGroups& groups) {
 }
 
 void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
-  int longest = 1;
-  for (int b = 0; b < n; ++b) longest = std::max(longest, lens[b]);
   io_u_[io_sentences_] = static_cast<uint32_t>(n);
   uint32_t positions = 0;
   std::fill(length_slots_, length_slots_ + S_ + 1, 0u);
@@ -803,22 +773,14 @@ void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   }
   for (int b = 0; b < n; ++b) io_u_[io_order_ + length_slots_[lens[b]]++] = static_cast<uint32_t>(b);
   fault_ = Status::Ok();
-  // The encoder's pieces for the longest source: its blocks of steps only.
-  const uint32_t blocks = (static_cast<uint32_t>(longest) + kEncoderBlock - 1) / kEncoderBlock;
+  VkCommandBuffer submit[2];
   uint32_t count = 0;
-  std::size_t at = 0;
   if (vocab_dirty_) {
-    encoder_submit_[count++] = vocab_cb_;
+    submit[count++] = vocab_cb_;
     vocab_dirty_ = false;
   }
-  encoder_submit_[count++] = encoder_cbs_[at++];
-  for (int layer = 0; layer < c_.enc_layers; ++layer) {
-    encoder_submit_[count++] = encoder_cbs_[at++];
-    for (uint32_t b = 0; b < blocks_; ++b, ++at)
-      if (b < blocks) encoder_submit_[count++] = encoder_cbs_[at];
-  }
-  encoder_submit_[count++] = encoder_cbs_[at];
-  run(encoder_submit_.data(), count);
+  submit[count++] = encoder_cb_;
+  run(submit, count);
 }
 
 // A local-p position that was not a number (damaged weights) in the last step.

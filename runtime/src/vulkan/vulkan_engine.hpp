@@ -4,12 +4,11 @@
 // the device buffers, the host-visible I/O block, the descriptor set and the
 // command buffers — is made at prepare. The command buffers are recorded
 // once, from the model's plans (step_plan.hpp: record_encoder_op,
-// record_step_op), and resubmitted: the encoder (all sentences of a batch at once) in
-// pieces — the embeddings; per layer its input projections (positions up to
-// the batch's longest source only), then its recurrence in blocks of
-// kEncoderBlock positions, one dispatch a position for both directions; the
-// keys and bridge — of which start() submits the blocks the batch's longest
-// source needs; a decoder step over all the rows of a batch ending in
+// record_step_op), and resubmitted: the encoder (all sentences of a batch at
+// once) — the embeddings; per layer its input projections (the batch's
+// positions only), then its recurrence in one dispatch for both directions
+// (a workgroup per tile of sentences loops over the positions, as long as
+// its sentences run); the keys and bridge; a decoder step over all the rows of a batch ending in
 // log-softmax + top-k (the host reads want candidates per row, never the
 // vocabulary); and a teacher-forced step that copies the logits out. Counts
 // (sentences, rows) and ids travel in the I/O block, so one recording serves
@@ -99,22 +98,18 @@ class VulkanEngine final : public Engine {
   const float* log_prob_rows() const override { return host_rows_; }
   const SentenceVocabularies& vocabulary() const override { return vocab_; }
   Status fault() const override { return fault_; }
-  void step_costs(int* dispatches, int* barriers, uint64_t* weight_bytes) const override;
-  void greedy_costs(int* dispatches, int* barriers) const override;
+  DeviceCosts costs() const override;
 
  private:
   void plan();
-  static constexpr uint32_t kEncoderBlock = 8;  // encoder steps per command buffer
   // Greedy steps per submission: a sentence of 20-30 tokens takes 3-4
   // submissions instead of 20-30; the steps past the batch's end (at most
   // kGreedySteps - 1) find no rows and return at once.
   static constexpr uint32_t kGreedySteps = 8;
   static constexpr uint32_t kMaxStepDispatches = 16;  // room for a greedy step's grids
-  // The encoder's pieces: the embeddings; layer `layer`'s input projections;
-  // its steps [first, first + count); the keys and the bridge.
+  // The encoder's operations: the embeddings, a layer, the keys and the bridge.
   void record_embeddings(VkCommandBuffer cb);
-  void record_layer_head(VkCommandBuffer cb, int layer);
-  void record_layer_steps(VkCommandBuffer cb, int layer, uint32_t first, uint32_t count);
+  void record_layer(VkCommandBuffer cb, int layer);
   void record_encoder_op(VkCommandBuffer cb, const EncoderOperation& op);
   // A decoder step over at most `rows` rows, ending in: top-k (kTopk); top-k
   // and every row's logits copied to rows_ (kRows); row 0's logits to the I/O
@@ -276,18 +271,15 @@ class VulkanEngine final : public Engine {
   uint32_t rec_rows_ = 0;  // the rows of the step being recorded
   VkCommandBuffer vocab_cb_ = VK_NULL_HANDLE;  // copies the vocabulary's tables to the device
   bool vocab_dirty_ = true;                     // select_vocab wrote them since the last copy
-  // The encoder: [embeddings, per layer (head, blocks...), tail], and the list
-  // start() submits (both sized at prepare).
-  std::vector<VkCommandBuffer> encoder_cbs_, encoder_submit_;
-  uint32_t blocks_ = 0;  // encoder blocks per layer
+  VkCommandBuffer encoder_cb_ = VK_NULL_HANDLE;  // the encoder of a batch
   VkFence fence_ = VK_NULL_HANDLE;
-  // Counted while a step's command buffer is recorded: the step ending in
-  // top-k (step_costs()) and a greedy step (greedy_costs()), over every row.
+  // Counted while a command buffer is recorded (costs()): the step ending in
+  // top-k and a greedy step, over every row, and the encoder.
   struct Costs {
     int dispatches = 0, barriers = 0;
     uint64_t weight_bytes = 0;
   };
-  Costs step_costs_, greedy_costs_;
+  Costs step_costs_, greedy_costs_, encoder_costs_;
   Costs* counting_ = nullptr;  // the one being recorded, if any
   Status fault_;  // a submission failed: every later step of the sentence reports it
   Status record_fault_;  // a pipeline init() recorded could not be made

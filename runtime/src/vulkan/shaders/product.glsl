@@ -1,6 +1,7 @@
 // Products of a stored weight matrix with rows of activations, for shaders in
 // which one invocation owns whole output rows of a tile of up to TM
-// activation rows (workgroups of 64 invocations).
+// activation rows (workgroups of GROUP_SIZE invocations, 64 unless the
+// shader says).
 //
 // The weights are stored for this (vulkan_weights.cpp): a row's columns in
 // groups of 16 bytes (int8: 16 values, f16: 8, f32: 4; the last group padded
@@ -16,6 +17,13 @@
 // in column order as the CPU's reference kernel.
 #extension GL_EXT_control_flow_attributes : enable
 
+// The buffer x is read from (a shader that writes its x declares a coherent view).
+#ifndef X_ACT
+#define X_ACT act
+#endif
+#ifndef GROUP_SIZE
+#define GROUP_SIZE 64
+#endif
 #ifndef TILE_ROWS
 #define TILE_ROWS 8u
 #endif
@@ -28,7 +36,7 @@ layout(set = 0, binding = 0) readonly buffer WeightVec4 { uvec4 w4[]; };
 const uint TM = TILE_ROWS;        // activation rows per workgroup
 const uint CHUNK = 64u;    // 16-byte slots of x per row per chunk
 const uint NRMAX = 3u;     // weight rows per invocation (a GRU unit's three gates; a product's outputs)
-const uint GROUP = 64u;    // invocations per workgroup
+const uint GROUP = GROUP_SIZE;  // invocations per workgroup
 // Invocations per output: each takes every KS-th 16-byte group of the
 // columns, then lane 0 adds the lanes' sums in lane order (one row at a time,
 // where outputs alone would leave the device idle: more threads, shorter walks).
@@ -40,7 +48,10 @@ uint out_slot() { return gl_LocalInvocationID.x / KS; }
 uint out_lane() { return gl_LocalInvocationID.x % KS; }
 
 shared uvec4 xs[TM * CHUNK];  // the chunk: int8 (16 per slot) or floats (4 per slot)
-shared float red[(KS > 1u ? NRMAX : 1u) * TM * GROUP];  // row_scales' maxima; with KS > 1 the lanes' sums
+shared float red[(KS > 1u ? NRMAX : 1u) * TM * GROUP];  // row_scales' maxima; with KS > 1 the lanes' float sums
+// With KS > 1 the lanes' int8 sums: as ints, not as float bits (a negative
+// sum's bits are a NaN's, which a float load or store may quiet).
+shared int red_i[KS > 1u ? NRMAX * TM * GROUP : 1u];
 shared float xscale[TM];
 
 // The tile: logical rows tile_first + i for i < tile_rows (<= TM), set by
@@ -74,7 +85,7 @@ void row_scales(uint x_off, uint ldx, uint cols) {
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     float a = 0.0;
     if (i < tile_rows)
-      for (uint c = t; c < cols; c += GROUP) a = max(a, abs(act[x_off + tile_row(i) * ldx + c]));
+      for (uint c = t; c < cols; c += GROUP) a = max(a, abs(X_ACT[x_off + tile_row(i) * ldx + c]));
     red[i * GROUP + t] = a;
   }
   barrier();
@@ -101,13 +112,13 @@ void load_chunk(uint type, uint x_off, uint ldx, uint cols, uint s0, uint slots)
         [[unroll]] for (uint b = 0u; b < 16u; ++b) {
           const uint c = c0 + b;
           if (c < cols && amax > 0.0) {
-            const uint q = uint(int(clamp(roundEven(act[x0 + c] * inv), -127.0, 127.0))) & 0xFFu;
+            const uint q = uint(int(clamp(roundEven(X_ACT[x0 + c] * inv), -127.0, 127.0))) & 0xFFu;
             v[b >> 2u] |= q << (8u * (b & 3u));
           }
         }
       } else {
         [[unroll]] for (uint b = 0u; b < 4u; ++b)
-          if (c0 + b < cols) v[b] = floatBitsToUint(act[x0 + c0 + b]);
+          if (c0 + b < cols) v[b] = floatBitsToUint(X_ACT[x0 + c0 + b]);
       }
     }
     xs[i * CHUNK + s] = v;
@@ -196,7 +207,12 @@ void term_product(uint type, uint data, uint wrows, uint cols, uint x_off, uint 
     const uint t = gl_LocalInvocationID.x;
     barrier();
     [[unroll]] for (uint k = 0u; k < NRMAX * TM; ++k)
-      if (k < nr * TM) red[t * NRMAX * TM + k] = type == TYPE_I8 ? intBitsToFloat(acci[k]) : accf[k];
+      if (k < nr * TM) {
+        if (type == TYPE_I8)
+          red_i[t * NRMAX * TM + k] = acci[k];
+        else
+          red[t * NRMAX * TM + k] = accf[k];
+      }
     barrier();
     if (out_lane() == 0u) {
       [[unroll]] for (uint k = 0u; k < NRMAX * TM; ++k) {
@@ -204,9 +220,10 @@ void term_product(uint type, uint data, uint wrows, uint cols, uint x_off, uint 
         int si = 0;
         float sf = 0.0;
         for (uint l = 0u; l < KS; ++l) {
-          const float v = red[(t + l) * NRMAX * TM + k];
-          si += floatBitsToInt(v);
-          sf += v;
+          if (type == TYPE_I8)
+            si += red_i[(t + l) * NRMAX * TM + k];
+          else
+            sf += red[(t + l) * NRMAX * TM + k];
         }
         acci[k] = si;
         accf[k] = sf;
@@ -244,10 +261,11 @@ void gru_gates(uint type, uint data, uint scales, uint bias, uint n, uint cols, 
   }
   if (type == TYPE_I8) row_scales(x_off, ldx, cols);
   term_product(type, data, 3u * n, cols, x_off, ldx, live, wr, 3u, acci, accf);
-  if (!live || out_lane() != 0u) return;
-  [[unroll]] for (uint q = 0u; q < 3u; ++q)
-    [[unroll]] for (uint i = 0u; i < TM; ++i)
-      if (i < tile_rows) gates[q * TM + i] = term_value(type, scales, wr[q], q, i, acci, accf) + bias_at(bias, wr[q]);
+  if (live && out_lane() == 0u) {
+    [[unroll]] for (uint q = 0u; q < 3u; ++q)
+      [[unroll]] for (uint i = 0u; i < TM; ++i)
+        if (i < tile_rows) gates[q * TM + i] = term_value(type, scales, wr[q], q, i, acci, accf) + bias_at(bias, wr[q]);
+  }
 }
 
 // PyTorch's GRU cell from gi = W_ih x + b_ih and gh = W_hh h + b_hh (gates r, z, n).

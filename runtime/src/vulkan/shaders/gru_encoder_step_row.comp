@@ -1,5 +1,0 @@
-#version 450
-// gru_encoder_step_kernel.glsl for one row at a time, 8 invocations per output (encoder positions of one sentence, greedy).
-#define TILE_ROWS 1u
-#define K_SPLIT 8u
-#include "gru_encoder_step_kernel.glsl"
