@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "damaged_file.hpp"
@@ -26,6 +28,18 @@
 using namespace softalign;
 
 namespace {
+
+// SOFTALIGN_TEST_INTEGER_DOT=supported runs every case on packed int8 dot
+// products wherever the device has them, =never on the plain int8 path (set
+// before the device opens; the default: where the device accelerates them).
+const bool kIntegerDotForced = [] {
+  using softalign::internal::vk::IntegerDot;
+  const char* v = std::getenv("SOFTALIGN_TEST_INTEGER_DOT");
+  const std::string mode = v != nullptr ? v : "";
+  if (mode == "never") softalign::internal::vk::g_integer_dot = IntegerDot::kNever;
+  if (mode == "supported") softalign::internal::vk::g_integer_dot = IntegerDot::kWhereSupported;
+  return mode == "supported";
+}();
 
 Status prepare(const std::shared_ptr<const Model>& model, Backend backend, std::unique_ptr<Translator>* out,
                int beam = 4, int max_batch = 1) {
@@ -127,6 +141,15 @@ void compare_model(const std::string& name, const std::string& precision, Measur
 TEST_CASE("vulkan: golden models on the Vulkan engine give the CPU's results") {
   const auto names = golden::names();
   REQUIRE(!names.empty());
+  {  // which int8 products these cases run
+    std::shared_ptr<const Model> model;
+    REQUIRE(Model::load(golden::model_path(names[0], "int8").string(), &model).ok());
+    std::unique_ptr<Translator> gpu;
+    REQUIRE(prepare(model, Backend::kVulkan, &gpu).ok());
+    const bool dot = gpu->backend_info().device.find("int8 dot products") != std::string::npos;
+    std::printf("vulkan int8 products: %s\n", dot ? "packed int8 dot products" : "plain (bytes unpacked)");
+    if (kIntegerDotForced && !dot) MESSAGE("this Vulkan device has no integer dot products: the dot path is not tested");
+  }
   for (const std::string& name : names)
     for (const char* precision : {"f32", "f16", "int8"}) {
       Measured m;

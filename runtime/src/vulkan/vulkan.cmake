@@ -46,6 +46,20 @@ if(SOFTALIGN_VULKAN)
       DEPENDS ${shader} ${SOFTALIGN_VULKAN_SHADER_INCLUDES}
       COMMENT "glslc ${name}.comp" VERBATIM)
     list(APPEND _spv_files ${spv})
+    # The kernels with products again, on packed int8 dot products (product.glsl,
+    # SOFTALIGN_INT_DOT): the device loads <name>_dot where it uses them.
+    file(READ ${shader} _shader_text)
+    string(FIND "${_shader_text}" "#include \"product.glsl\"" _has_products)
+    string(FIND "${_shader_text}" "_kernel.glsl\"" _has_kernel)
+    if(_has_products GREATER -1 OR _has_kernel GREATER -1)
+      set(spv_dot ${CMAKE_CURRENT_BINARY_DIR}/spirv/${name}_dot.spv)
+      add_custom_command(OUTPUT ${spv_dot}
+        COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/spirv
+        COMMAND ${SOFTALIGN_GLSLC} --target-env=vulkan1.1 -O -Werror -DSOFTALIGN_INT_DOT -o ${spv_dot} ${shader}
+        DEPENDS ${shader} ${SOFTALIGN_VULKAN_SHADER_INCLUDES}
+        COMMENT "glslc ${name}.comp (int8 dot products)" VERBATIM)
+      list(APPEND _spv_files ${spv_dot})
+    endif()
   endforeach()
   set(_spirv_cpp ${CMAKE_CURRENT_BINARY_DIR}/spirv/spirv_shaders.cpp)
   add_custom_command(OUTPUT ${_spirv_cpp}

@@ -46,6 +46,7 @@ Status unavailable(const std::string& why) { return Status(StatusCode::kUnsuppor
 }  // namespace
 
 DriverHooks g_driver_hooks;
+IntegerDot g_integer_dot = IntegerDot::kWhereAccelerated;
 
 Status vk_error(const char* what, VkResult r) {
   const StatusCode code = r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY
@@ -141,6 +142,34 @@ Status Device::open() {
   return open_status_;
 }
 
+// Packed int8 dot products: the extension, its feature, and whether the
+// device says 4x8-bit packed signed ones are accelerated.
+static bool integer_dot_wanted(const Api& api, VkPhysicalDevice physical) {
+  if (g_integer_dot == IntegerDot::kNever) return false;
+  uint32_t count = 0;
+  if (api.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkExtensionProperties> exts(count);
+  if (api.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, exts.data()) != VK_SUCCESS) return false;
+  bool listed = false;
+  for (uint32_t e = 0; e < count; ++e)
+    listed = listed || std::strcmp(exts[e].extensionName, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME) == 0;
+  if (!listed) return false;
+  VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR features{};
+  features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR;
+  VkPhysicalDeviceFeatures2 f2{};
+  f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  f2.pNext = &features;
+  api.vkGetPhysicalDeviceFeatures2(physical, &f2);
+  if (!features.shaderIntegerDotProduct) return false;
+  VkPhysicalDeviceShaderIntegerDotProductPropertiesKHR props{};
+  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES_KHR;
+  VkPhysicalDeviceProperties2 p2{};
+  p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  p2.pNext = &props;
+  api.vkGetPhysicalDeviceProperties2(physical, &p2);
+  return g_integer_dot == IntegerDot::kWhereSupported || props.integerDotProduct4x8BitPackedSignedAccelerated;
+}
+
 Status Device::open_once() {
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo qi{};
@@ -152,6 +181,16 @@ Status Device::open_once() {
   di.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
+  integer_dot = integer_dot_wanted(api, physical);
+  VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR dot_feature{};
+  const char* dot_extension = VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME;
+  if (integer_dot) {
+    dot_feature.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR;
+    dot_feature.shaderIntegerDotProduct = VK_TRUE;
+    di.pNext = &dot_feature;
+    di.enabledExtensionCount = 1;
+    di.ppEnabledExtensionNames = &dot_extension;
+  }
   VkResult r = api.vkCreateDevice(physical, &di, nullptr, &device);
   if (r != VK_SUCCESS) {
     device = VK_NULL_HANDLE;
@@ -190,7 +229,9 @@ Status Device::open_once() {
   if (r != VK_SUCCESS) return vk_error("vkCreatePipelineLayout", r);
 
   for (int k = 0; k < static_cast<int>(Kernel::kCount); ++k) {
-    const SpirvModule* spv = spirv_module(kKernelNames[k]);
+    // The kernel's _dot module where the products use packed int8 dot products and it has one.
+    const SpirvModule* dot = integer_dot ? spirv_module((std::string(kKernelNames[k]) + "_dot").c_str()) : nullptr;
+    const SpirvModule* spv = dot != nullptr ? dot : spirv_module(kKernelNames[k]);
     if (spv == nullptr) return Status(StatusCode::kInternal, std::string("no SPIR-V for shader ") + kKernelNames[k]);
     VkShaderModuleCreateInfo si{};
     si.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;

@@ -110,6 +110,11 @@ class Device {
   // devices). A test turns it off to run the discrete GPU's paths (uploads
   // through a staging buffer) on such a device.
   bool map_device_local = true;
+  // Whether the products' int8 path runs on packed int8 dot products
+  // (VK_KHR_shader_integer_dot_product's OpSDot: the kernels' _dot modules),
+  // decided at open(): where the device says they are accelerated, unless
+  // g_integer_dot says otherwise.
+  bool integer_dot = false;
 
  private:
   Status probe_once();
@@ -149,6 +154,13 @@ struct DriverHooks {
   void (*leave)() = nullptr;
 };
 extern DriverHooks g_driver_hooks;
+
+// When the products use packed int8 dot products: where the device
+// accelerates them (the default), wherever it has them at all (a test runs
+// them on lavapipe, which has them unaccelerated), or never (a test runs
+// the plain path on a device that has them). Set before the first open().
+enum class IntegerDot { kWhereAccelerated, kWhereSupported, kNever };
+extern IntegerDot g_integer_dot;
 
 // A VkResult failure as a Status: "<what>: <VK_ERROR_...>".
 Status vk_error(const char* what, VkResult r);

@@ -18,6 +18,7 @@ namespace softalign::internal::vk {
   X(vkEnumeratePhysicalDevices)              \
   X(vkGetPhysicalDeviceProperties)           \
   X(vkGetPhysicalDeviceFeatures2)            \
+  X(vkGetPhysicalDeviceProperties2)          \
   X(vkGetPhysicalDeviceQueueFamilyProperties) \
   X(vkGetPhysicalDeviceMemoryProperties)     \
   X(vkEnumerateDeviceExtensionProperties)    \

@@ -16,6 +16,16 @@
 // quantize_i8) with int32 sums; f16 and f32 weights multiply the floats, summed
 // in column order as the CPU's reference kernel.
 #extension GL_EXT_control_flow_attributes : enable
+#ifdef SOFTALIGN_INT_DOT
+// Packed int8 dot products: OpSDot of two words of 4 signed bytes each
+// (SPV_KHR_integer_dot_product; capabilities DotProduct and
+// DotProductInput4x8BitPacked; the last operand PackedVectorFormat4x8Bit).
+// Debian's glslang has no GL_EXT_integer_dot_product, so the instruction is
+// declared here. The sums are the same integers as the plain path's.
+#extension GL_EXT_spirv_intrinsics : require
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int sdot_i8x4(uint a, uint b, spirv_literal int packed_vector_format);
+#endif
 
 // The buffer x is read from (a shader that writes its x declares a coherent view).
 #ifndef X_ACT
@@ -152,6 +162,12 @@ void term_product(uint type, uint data, uint wrows, uint cols, uint x_off, uint 
           if (q < nr) wq[q] = w4[base + (g0 + g) * wrows + wr[q]];
         uvec4 xq[TM];
         [[unroll]] for (uint i = 0u; i < TM; ++i) xq[i] = xs[i * CHUNK + g];
+#ifdef SOFTALIGN_INT_DOT
+        [[unroll]] for (uint c = 0u; c < 4u; ++c)
+          [[unroll]] for (uint q = 0u; q < NRMAX; ++q)
+            if (q < nr)
+              [[unroll]] for (uint i = 0u; i < TM; ++i) acci[q * TM + i] += sdot_i8x4(wq[q][c], xq[i][c], 0);
+#else
         [[unroll]] for (uint c = 0u; c < 4u; ++c) {
           [[unroll]] for (uint k = 0u; k < 32u; k += 8u) {
             int wb[NRMAX];
@@ -164,6 +180,7 @@ void term_product(uint type, uint data, uint wrows, uint cols, uint x_off, uint 
             }
           }
         }
+#endif
         continue;
       }
       [[unroll]] for (uint q = 0u; q < NRMAX; ++q) {
