@@ -281,8 +281,9 @@ device() {
   # The Vulkan ctest cases, run directly (same environments as tests/runtime/CMakeLists.txt).
   local empty; empty=$(mktemp -d)
   step runtime_vulkan 150 bash -c "'$PAY/bin/runtime_vulkan_test' >> '$OUT/tests.log' 2>&1"
-  # A GPU that accelerates int8 dot products runs them by default: the plain int8 path too.
-  step runtime_vulkan_plain_int8 150 env SOFTALIGN_TEST_INTEGER_DOT=never \
+  # A GPU that accelerates int8 dot products and has subgroups runs them by
+  # default: the plain int8 path and shared-memory sums too.
+  step runtime_vulkan_plain 150 env SOFTALIGN_TEST_INTEGER_DOT=never SOFTALIGN_TEST_SUBGROUP=never \
     bash -c "'$PAY/bin/runtime_vulkan_test' >> '$OUT/tests.log' 2>&1"
   step runtime_vulkan_no_driver 30 env VK_ICD_FILENAMES="$empty" VK_DRIVER_FILES="$empty" \
     SOFTALIGN_TEST_FALLBACK_REASON="no Vulkan driver" bash -c "'$PAY/bin/runtime_vulkan_fallback_test' >> '$OUT/tests.log' 2>&1"

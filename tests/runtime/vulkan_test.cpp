@@ -30,14 +30,20 @@ using namespace softalign;
 namespace {
 
 // SOFTALIGN_TEST_INTEGER_DOT=supported runs every case on packed int8 dot
-// products wherever the device has them, =never on the plain int8 path (set
-// before the device opens; the default: where the device accelerates them).
+// products wherever the device has them, =never on the plain int8 path (the
+// default: where the device accelerates them); SOFTALIGN_TEST_SUBGROUP=never
+// sums the one-row kernels' lanes through shared memory even where subgroup
+// shuffles could. Set before the device opens.
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
 const bool kIntegerDotForced = [] {
   using softalign::internal::vk::IntegerDot;
-  const char* v = std::getenv("SOFTALIGN_TEST_INTEGER_DOT");
-  const std::string mode = v != nullptr ? v : "";
+  const std::string mode = env_or_empty("SOFTALIGN_TEST_INTEGER_DOT");
   if (mode == "never") softalign::internal::vk::g_integer_dot = IntegerDot::kNever;
   if (mode == "supported") softalign::internal::vk::g_integer_dot = IntegerDot::kWhereSupported;
+  if (env_or_empty("SOFTALIGN_TEST_SUBGROUP") == "never") softalign::internal::vk::g_subgroup_sums = false;
   return mode == "supported";
 }();
 
@@ -147,7 +153,10 @@ TEST_CASE("vulkan: golden models on the Vulkan engine give the CPU's results") {
     std::unique_ptr<Translator> gpu;
     REQUIRE(prepare(model, Backend::kVulkan, &gpu).ok());
     const bool dot = gpu->backend_info().device.find("int8 dot products") != std::string::npos;
-    std::printf("vulkan int8 products: %s\n", dot ? "packed int8 dot products" : "plain (bytes unpacked)");
+    const bool sub = gpu->backend_info().device.find("subgroup sums") != std::string::npos;
+    std::printf("vulkan int8 products: %s; one-row kernels' lanes summed %s\n",
+                dot ? "packed int8 dot products" : "plain (bytes unpacked)",
+                sub ? "by subgroup shuffles" : "through shared memory");
     if (kIntegerDotForced && !dot) MESSAGE("this Vulkan device has no integer dot products: the dot path is not tested");
   }
   for (const std::string& name : names)

@@ -37,28 +37,34 @@ if(SOFTALIGN_VULKAN)
   file(GLOB SOFTALIGN_VULKAN_SHADERS CONFIGURE_DEPENDS ${_vk_dir}/shaders/*.comp)
   file(GLOB SOFTALIGN_VULKAN_SHADER_INCLUDES CONFIGURE_DEPENDS ${_vk_dir}/shaders/*.glsl)
   set(_spv_files)
-  foreach(shader ${SOFTALIGN_VULKAN_SHADERS})
-    get_filename_component(name ${shader} NAME_WE)
-    set(spv ${CMAKE_CURRENT_BINARY_DIR}/spirv/${name}.spv)
+  # <name><suffix>.spv from shaders/<name>.comp with the given -D definitions.
+  function(softalign_spirv shader name suffix what)
+    set(spv ${CMAKE_CURRENT_BINARY_DIR}/spirv/${name}${suffix}.spv)
     add_custom_command(OUTPUT ${spv}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/spirv
-      COMMAND ${SOFTALIGN_GLSLC} --target-env=vulkan1.1 -O -Werror -o ${spv} ${shader}
+      COMMAND ${SOFTALIGN_GLSLC} --target-env=vulkan1.1 -O -Werror ${ARGN} -o ${spv} ${shader}
       DEPENDS ${shader} ${SOFTALIGN_VULKAN_SHADER_INCLUDES}
-      COMMENT "glslc ${name}.comp" VERBATIM)
-    list(APPEND _spv_files ${spv})
-    # The kernels with products again, on packed int8 dot products (product.glsl,
-    # SOFTALIGN_INT_DOT): the device loads <name>_dot where it uses them.
+      COMMENT "glslc ${name}.comp${what}" VERBATIM)
+    set(_spv_files ${_spv_files} ${spv} PARENT_SCOPE)
+  endfunction()
+  foreach(shader ${SOFTALIGN_VULKAN_SHADERS})
+    get_filename_component(name ${shader} NAME_WE)
+    softalign_spirv(${shader} ${name} "" "")
+    # Variants the device loads where it has what they use (Device::open):
+    # the kernels with products on packed int8 dot products (<name>_dot,
+    # SOFTALIGN_INT_DOT), and those whose lanes split a row summing the lanes
+    # with subgroup shuffles (<name>_sub, SOFTALIGN_SUBGROUP), and both.
     file(READ ${shader} _shader_text)
     string(FIND "${_shader_text}" "#include \"product.glsl\"" _has_products)
     string(FIND "${_shader_text}" "_kernel.glsl\"" _has_kernel)
+    string(FIND "${_shader_text}" "#define K_SPLIT" _has_lanes)
     if(_has_products GREATER -1 OR _has_kernel GREATER -1)
-      set(spv_dot ${CMAKE_CURRENT_BINARY_DIR}/spirv/${name}_dot.spv)
-      add_custom_command(OUTPUT ${spv_dot}
-        COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/spirv
-        COMMAND ${SOFTALIGN_GLSLC} --target-env=vulkan1.1 -O -Werror -DSOFTALIGN_INT_DOT -o ${spv_dot} ${shader}
-        DEPENDS ${shader} ${SOFTALIGN_VULKAN_SHADER_INCLUDES}
-        COMMENT "glslc ${name}.comp (int8 dot products)" VERBATIM)
-      list(APPEND _spv_files ${spv_dot})
+      softalign_spirv(${shader} ${name} _dot " (int8 dot products)" -DSOFTALIGN_INT_DOT)
+      if(_has_lanes GREATER -1)
+        softalign_spirv(${shader} ${name} _sub " (subgroup sums)" -DSOFTALIGN_SUBGROUP)
+        softalign_spirv(${shader} ${name} _dot_sub " (int8 dot products, subgroup sums)" -DSOFTALIGN_INT_DOT
+                        -DSOFTALIGN_SUBGROUP)
+      endif()
     endif()
   endforeach()
   set(_spirv_cpp ${CMAKE_CURRENT_BINARY_DIR}/spirv/spirv_shaders.cpp)

@@ -28,6 +28,7 @@ Status make_vulkan_engine(const ModelImpl& model, const kernels::KernelTable& ke
   st = dev->open();
   if (!st.ok()) return Status(st.code(), "cannot open the Vulkan device " + dev->description() + ": " + st.message());
   if (dev->integer_dot) *device += ", int8 dot products";
+  if (dev->subgroup_sums) *device += ", subgroup sums";
   std::shared_ptr<const vk::VulkanWeights> weights;
   st = vulkan_weights(model, dev, &weights);
   if (!st.ok()) return st;

@@ -47,6 +47,7 @@ Status unavailable(const std::string& why) { return Status(StatusCode::kUnsuppor
 
 DriverHooks g_driver_hooks;
 IntegerDot g_integer_dot = IntegerDot::kWhereAccelerated;
+bool g_subgroup_sums = true;
 
 Status vk_error(const char* what, VkResult r) {
   const StatusCode code = r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY
@@ -170,6 +171,20 @@ static bool integer_dot_wanted(const Api& api, VkPhysicalDevice physical) {
   return g_integer_dot == IntegerDot::kWhereSupported || props.integerDotProduct4x8BitPackedSignedAccelerated;
 }
 
+// Subgroup shuffles in compute shaders, in subgroups of at least 8 (the
+// _row kernels' lanes per output).
+static bool subgroup_sums_wanted(const Api& api, VkPhysicalDevice physical) {
+  if (!g_subgroup_sums) return false;
+  VkPhysicalDeviceSubgroupProperties sub{};
+  sub.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  VkPhysicalDeviceProperties2 p2{};
+  p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  p2.pNext = &sub;
+  api.vkGetPhysicalDeviceProperties2(physical, &p2);
+  return sub.subgroupSize >= 8 && (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+         (sub.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
+}
+
 Status Device::open_once() {
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo qi{};
@@ -182,6 +197,7 @@ Status Device::open_once() {
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
   integer_dot = integer_dot_wanted(api, physical);
+  subgroup_sums = subgroup_sums_wanted(api, physical);
   VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR dot_feature{};
   const char* dot_extension = VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME;
   if (integer_dot) {
@@ -229,9 +245,14 @@ Status Device::open_once() {
   if (r != VK_SUCCESS) return vk_error("vkCreatePipelineLayout", r);
 
   for (int k = 0; k < static_cast<int>(Kernel::kCount); ++k) {
-    // The kernel's _dot module where the products use packed int8 dot products and it has one.
-    const SpirvModule* dot = integer_dot ? spirv_module((std::string(kKernelNames[k]) + "_dot").c_str()) : nullptr;
-    const SpirvModule* spv = dot != nullptr ? dot : spirv_module(kKernelNames[k]);
+    // The kernel's variant for what the device uses, where it has one
+    // (<name>_dot_sub, _dot, _sub), else the plain module.
+    const std::string base = kKernelNames[k];
+    const SpirvModule* spv = nullptr;
+    if (integer_dot && subgroup_sums) spv = spirv_module((base + "_dot_sub").c_str());
+    if (spv == nullptr && integer_dot) spv = spirv_module((base + "_dot").c_str());
+    if (spv == nullptr && subgroup_sums) spv = spirv_module((base + "_sub").c_str());
+    if (spv == nullptr) spv = spirv_module(base.c_str());
     if (spv == nullptr) return Status(StatusCode::kInternal, std::string("no SPIR-V for shader ") + kKernelNames[k]);
     VkShaderModuleCreateInfo si{};
     si.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;

@@ -115,6 +115,11 @@ class Device {
   // decided at open(): where the device says they are accelerated, unless
   // g_integer_dot says otherwise.
   bool integer_dot = false;
+  // Whether the lanes that split a row (the _row kernels) sum through
+  // subgroup shuffles (the kernels' _sub modules): where the device's compute
+  // subgroups shuffle and hold at least 8 invocations, unless g_subgroup_sums
+  // is false. Decided at open().
+  bool subgroup_sums = false;
 
  private:
   Status probe_once();
@@ -161,6 +166,10 @@ extern DriverHooks g_driver_hooks;
 // the plain path on a device that has them). Set before the first open().
 enum class IntegerDot { kWhereAccelerated, kWhereSupported, kNever };
 extern IntegerDot g_integer_dot;
+// Whether subgroup sums may be used where the device has them (a test turns
+// them off to run the shared-memory sums on a device that has them). Set
+// before the first open().
+extern bool g_subgroup_sums;
 
 // A VkResult failure as a Status: "<what>: <VK_ERROR_...>".
 Status vk_error(const char* what, VkResult r);

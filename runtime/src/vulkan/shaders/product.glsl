@@ -16,6 +16,13 @@
 // quantize_i8) with int32 sums; f16 and f32 weights multiply the floats, summed
 // in column order as the CPU's reference kernel.
 #extension GL_EXT_control_flow_attributes : enable
+#ifdef SOFTALIGN_SUBGROUP
+// The KS lanes of an output sum their partial sums with subgroup shuffles
+// (butterfly: lane l adds lane l ^ d's, d = KS/2 ... 1), not through shared
+// memory and two barriers: the device's subgroups hold at least KS
+// invocations, numbered in order (Device::open checks the size and support).
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
 #ifdef SOFTALIGN_INT_DOT
 // Packed int8 dot products: OpSDot of two words of 4 signed bytes each
 // (SPV_KHR_integer_dot_product; capabilities DotProduct and
@@ -220,6 +227,19 @@ void term_product(uint type, uint data, uint wrows, uint cols, uint x_off, uint 
       }
     }
   }
+#ifdef SOFTALIGN_SUBGROUP
+  if (KS > 1u) {  // every lane of an output: the lanes' sums (int8: the same integers)
+    [[unroll]] for (uint k = 0u; k < NRMAX * TM; ++k) {
+      if (k >= nr * TM) break;
+      [[unroll]] for (uint d = KS / 2u; d > 0u; d >>= 1u) {
+        if (type == TYPE_I8)
+          acci[k] += subgroupShuffleXor(acci[k], d);
+        else
+          accf[k] += subgroupShuffleXor(accf[k], d);
+      }
+    }
+  }
+#else
   if (KS > 1u) {  // lane 0 of each output: the lanes' sums, in lane order
     const uint t = gl_LocalInvocationID.x;
     barrier();
@@ -248,6 +268,7 @@ void term_product(uint type, uint data, uint wrows, uint cols, uint x_off, uint 
     }
     barrier();  // red is free again
   }
+#endif
 }
 
 // The value of output q, tile row i, after term_product: int8 sums scaled by
