@@ -143,6 +143,22 @@ Status Device::open() {
   return open_status_;
 }
 
+// The physical device's properties (or, with `features`, its features) of
+// the structure `chain` (its sType set), through vkGetPhysicalDevice*2.
+static void query_chain(const Api& api, VkPhysicalDevice physical, void* chain, bool features) {
+  if (features) {
+    VkPhysicalDeviceFeatures2 f2{};
+    f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    f2.pNext = chain;
+    api.vkGetPhysicalDeviceFeatures2(physical, &f2);
+  } else {
+    VkPhysicalDeviceProperties2 p2{};
+    p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    p2.pNext = chain;
+    api.vkGetPhysicalDeviceProperties2(physical, &p2);
+  }
+}
+
 // Packed int8 dot products: the extension, its feature, and whether the
 // device says 4x8-bit packed signed ones are accelerated.
 static bool integer_dot_wanted(const Api& api, VkPhysicalDevice physical) {
@@ -157,17 +173,11 @@ static bool integer_dot_wanted(const Api& api, VkPhysicalDevice physical) {
   if (!listed) return false;
   VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR features{};
   features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR;
-  VkPhysicalDeviceFeatures2 f2{};
-  f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-  f2.pNext = &features;
-  api.vkGetPhysicalDeviceFeatures2(physical, &f2);
+  query_chain(api, physical, &features, true);
   if (!features.shaderIntegerDotProduct) return false;
   VkPhysicalDeviceShaderIntegerDotProductPropertiesKHR props{};
   props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES_KHR;
-  VkPhysicalDeviceProperties2 p2{};
-  p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-  p2.pNext = &props;
-  api.vkGetPhysicalDeviceProperties2(physical, &p2);
+  query_chain(api, physical, &props, false);
   return g_integer_dot == IntegerDot::kWhereSupported || props.integerDotProduct4x8BitPackedSignedAccelerated;
 }
 
@@ -177,10 +187,7 @@ static bool subgroup_sums_wanted(const Api& api, VkPhysicalDevice physical) {
   if (!g_subgroup_sums) return false;
   VkPhysicalDeviceSubgroupProperties sub{};
   sub.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
-  VkPhysicalDeviceProperties2 p2{};
-  p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-  p2.pNext = &sub;
-  api.vkGetPhysicalDeviceProperties2(physical, &p2);
+  query_chain(api, physical, &sub, false);
   return sub.subgroupSize >= 8 && (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
          (sub.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
 }
