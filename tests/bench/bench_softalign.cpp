@@ -9,7 +9,10 @@
 //   softalign_bench --model FILE --linear          the output layer and the
 //                   encoder projections: kernels vs XNNPACK (f32 models)
 //
-// load_ms is the time from Model::load to the end of the first translation.
+// load_ms is the time from Model::load to the end of the first translation;
+// step_ms one row's decoder step on the backend (teacher-forced, after the
+// timed translations), the step whose dispatches, barriers and weight bytes
+// step_dispatches, step_barriers and step_weight_mib count.
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
@@ -115,18 +118,14 @@ double read_bandwidth(std::size_t bytes) {
   return best;
 }
 
-int step_bound(const std::shared_ptr<const Model>& model, const std::string& kernels) {
-  TranslatorOptions o;
-  o.search.beam_size = 1;
-  o.kernels = kernels;
-  std::unique_ptr<Translator> tr;
-  Status st = Translator::prepare(model, o, &tr);
-  if (!st.ok()) return fail(st);
-  const ModelConfig& c = model->config();
-  const int s = std::min(20, tr->max_source_tokens());
+// One decoder step of one row on `tr` (its backend), in ms: teacher-forced
+// (force_decode of 51 target tokens minus 1, over a 20-token source, best of
+// 7 each), so neither the search nor the encoder counts. *source: its length.
+double one_row_step_ms(Translator& tr, const ModelConfig& c, int* source) {
+  const int s = std::min(20, tr.max_source_tokens());
   std::vector<int32_t> src(s, std::min(5, c.src_vocab - 1));
   src.back() = c.eos_id;
-  const int long_t = std::min(51, tr->max_target_tokens());
+  const int long_t = std::min(51, tr.max_target_tokens());
   std::vector<int32_t> tgt(long_t, std::min(7, c.tgt_vocab - 1));
   tgt[0] = c.bos_id;
   std::vector<float> logits(static_cast<std::size_t>(long_t) * c.tgt_vocab);
@@ -134,13 +133,25 @@ int step_bound(const std::shared_ptr<const Model>& model, const std::string& ker
     double best = 1e30;
     for (int rep = 0; rep < 7; ++rep) {
       const auto t0 = Clock::now();
-      tr->force_decode(Span<const int32_t>(src.data(), src.size()), Span<const int32_t>(tgt.data(), t),
-                       logits.data(), nullptr);
+      tr.force_decode(Span<const int32_t>(src.data(), src.size()), Span<const int32_t>(tgt.data(), t), logits.data(),
+                      nullptr);
       best = std::min(best, ms_since(t0));
     }
     return best;
   };
-  const double step_ms = (time_it(long_t) - time_it(1)) / (long_t - 1);
+  *source = s;
+  return (time_it(long_t) - time_it(1)) / (long_t - 1);
+}
+
+int step_bound(const std::shared_ptr<const Model>& model, const std::string& kernels) {
+  TranslatorOptions o;
+  o.search.beam_size = 1;
+  o.kernels = kernels;
+  std::unique_ptr<Translator> tr;
+  Status st = Translator::prepare(model, o, &tr);
+  if (!st.ok()) return fail(st);
+  int s = 0;
+  const double step_ms = one_row_step_ms(*tr, model->config(), &s);
   const std::size_t bytes = step_bytes(internal::ModelAccess::impl(*model), s);
   const double bw = read_bandwidth(bytes);
   const double bound_ms = static_cast<double>(bytes) / bw * 1e3;
@@ -278,6 +289,8 @@ int main(int argc, char** argv) {
   }
   const double secs = std::chrono::duration<double>(Clock::now() - t1).count();
   const double cpu_secs = cpu_seconds() - cpu0;
+  int step_source = 0;
+  const double step_ms = one_row_step_ms(*tr, model->config(), &step_source);
   if (!output.empty()) {
     std::ofstream out(output);
     for (const std::string& h : hyps) out << h << '\n';
@@ -293,6 +306,7 @@ int main(int argc, char** argv) {
                       {"encoder_dispatches", tr->backend_info().encoder_dispatches},
                       {"encoder_barriers", tr->backend_info().encoder_barriers},
                       {"step_weight_mib", static_cast<double>(tr->backend_info().step_weight_bytes) / (1 << 20)},
+                      {"step_ms", step_ms},
                       {"sentences", lines.size()},
                       {"tokens", tokens},
                       {"seconds", secs},
