@@ -104,7 +104,7 @@ class VulkanEngine final : public Engine {
   void plan();
   // Greedy steps per submission: a sentence of 20-30 tokens takes 3-4
   // submissions instead of 20-30; the steps past the batch's end (at most
-  // kGreedySteps - 1) find no rows and return at once.
+  // kGreedySteps - 1) find no rows and dispatch no workgroups.
   static constexpr uint32_t kGreedySteps = 8;
   static constexpr uint32_t kMaxStepDispatches = 16;  // room for a greedy step's grids
   // The encoder's operations: the embeddings, a layer, the keys and the bridge.
