@@ -60,14 +60,15 @@ struct GreedySteps {
   int source = 0;     // S: the stride of an attention row
 };
 
-// The dispatches and barriers a device engine records for a decoder step
-// (ending in top-k), one of greedy()'s steps and a batch's encoder, and the
-// weight bytes a decoder step reads.
+// The dispatches and barriers a device engine records for a piece of work,
+// and the weight bytes it reads.
+struct RecordedCost {
+  int dispatches = 0, barriers = 0;
+  uint64_t weight_bytes = 0;
+};
+// A decoder step (ending in top-k), one of greedy()'s steps, a batch's encoder.
 struct DeviceCosts {
-  int step_dispatches = 0, step_barriers = 0;
-  uint64_t step_weight_bytes = 0;
-  int greedy_dispatches = 0, greedy_barriers = 0;
-  int encoder_dispatches = 0, encoder_barriers = 0;
+  RecordedCost step, greedy, encoder;
 };
 
 class Engine {

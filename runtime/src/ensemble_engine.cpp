@@ -101,13 +101,15 @@ bool EnsembleEngine::step(const StepGroups& groups, const int32_t* tokens, const
 // The members' steps and encoders, one after another (an ensemble chooses on the host: no greedy steps).
 DeviceCosts EnsembleEngine::costs() const {
   DeviceCosts sum;
+  auto add = [](RecordedCost* to, const RecordedCost& c) {
+    to->dispatches += c.dispatches;
+    to->barriers += c.barriers;
+    to->weight_bytes += c.weight_bytes;
+  };
   for (const auto& m : members_) {
     const DeviceCosts c = m->costs();
-    sum.step_dispatches += c.step_dispatches;
-    sum.step_barriers += c.step_barriers;
-    sum.step_weight_bytes += c.step_weight_bytes;
-    sum.encoder_dispatches += c.encoder_dispatches;
-    sum.encoder_barriers += c.encoder_barriers;
+    add(&sum.step, c.step);
+    add(&sum.encoder, c.encoder);
   }
   return sum;
 }

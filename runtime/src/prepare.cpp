@@ -219,14 +219,14 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
       backend.name = "vulkan";
       backend.reason = asked == Backend::kVulkan ? "backend=vulkan" : "backend=auto: a Vulkan GPU";
       const DeviceCosts costs = engine_->costs();
-      backend.step_dispatches = costs.step_dispatches;
-      backend.step_barriers = costs.step_barriers;
-      backend.step_weight_bytes = costs.step_weight_bytes;
-      backend.greedy_step_dispatches = costs.greedy_dispatches;
-      backend.greedy_step_barriers = costs.greedy_barriers;
+      backend.step_dispatches = costs.step.dispatches;
+      backend.step_barriers = costs.step.barriers;
+      backend.step_weight_bytes = costs.step.weight_bytes;
+      backend.greedy_step_dispatches = costs.greedy.dispatches;
+      backend.greedy_step_barriers = costs.greedy.barriers;
       backend.greedy_steps_per_submit = engine_->greedy_steps();
-      backend.encoder_dispatches = costs.encoder_dispatches;
-      backend.encoder_barriers = costs.encoder_barriers;
+      backend.encoder_dispatches = costs.encoder.dispatches;
+      backend.encoder_barriers = costs.encoder.barriers;
       return Status::Ok();
     }
     if (asked == Backend::kVulkan)

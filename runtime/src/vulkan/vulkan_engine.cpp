@@ -286,13 +286,13 @@ Status VulkanEngine::init() {
     return res == VK_SUCCESS ? Status::Ok() : vk_error("vkEndCommandBuffer", res);
   };
   // The encoder's operations (step_plan.hpp), in one command buffer.
-  counting_ = &encoder_costs_;
+  counting_ = &costs_.encoder;
   Status st2 = record(encoder_cb_, [&] {
     for (const EncoderOperation& op : encoder_plan_) record_encoder_op(encoder_cb_, op);
   });
   counting_ = nullptr;
   for (std::size_t b = 0; b < buckets && st2.ok(); ++b) {
-    counting_ = bucket_rows_[b] == R_ ? &step_costs_ : nullptr;  // step_costs(): the step over every row
+    counting_ = bucket_rows_[b] == R_ ? &costs_.step : nullptr;  // costs(): the step over every row
     st2 = record(step_cbs_[b], [&] { record_step(step_cbs_[b], StepEnd::kTopk, bucket_rows_[b]); });
     counting_ = nullptr;
     if (st2.ok()) st2 = record(rows_cbs_[b], [&] { record_step(rows_cbs_[b], StepEnd::kRows, bucket_rows_[b]); });
@@ -303,14 +303,14 @@ Status VulkanEngine::init() {
     for (uint32_t slot = 0; slot < kGreedySteps && st2.ok(); ++slot) {
       VkCommandBuffer cb = greedy_cbs_[kind * kGreedySteps + slot];
       rows_grid_next_ = first_grid;  // the same grids each step
-      counting_ = rows == R_ && slot == 0 ? &greedy_costs_ : nullptr;  // greedy_costs()
+      counting_ = rows == R_ && slot == 0 ? &costs_.greedy : nullptr;  // costs(): a greedy step over every row
       st2 = record(cb, [&] { record_step(cb, StepEnd::kGreedy, rows, slot); });
       counting_ = nullptr;
     }
   }
   rec_from_device_ = false;
   for (std::size_t g = 0; g < rows_grids_.size(); ++g) {  // greedy.comp's rules
-    const RowsGridRule& rule = rows_grids_[g];
+    const GridRule& rule = rows_grids_[g];
     io_u_[io_rows_grid_per_ + 2 * g] = rule.x.by == AxisBy::kRows ? rule.x.n : 0;
     io_u_[io_rows_grid_per_ + 2 * g + 1] = rule.y.by == AxisBy::kRows ? rule.y.n : 0;
   }
@@ -383,7 +383,10 @@ void VulkanEngine::dispatch_grid(VkCommandBuffer cb, Kernel kernel, const Specia
   }
   if (!bind(cb, kernel, spec, push, words)) return;
   const uint32_t grid = first + 3 * static_cast<uint32_t>(rules.size());
-  rules.push_back({fixed, per});
+  if (by == GridBy::kPositions)
+    rules.push_back({{AxisBy::kFixed, fixed}, {AxisBy::kPositions, per}});
+  else
+    rules.push_back({{AxisBy::kWidth, per}, {AxisBy::kFixed, fixed}});
   api_.vkCmdDispatchIndirect(cb, ctl_.buffer, uint64_t{grid} * 4);
   barrier(cb);
 }
@@ -405,14 +408,20 @@ RowsIn VulkanEngine::rows_in_tiles(uint32_t max_rows) {
   return {RowsIn::kY, max_rows == 1 ? 1 : kTileRows};
 }
 
-void VulkanEngine::write_rows_grids(uint32_t rows) {
+void VulkanEngine::write_grids(const std::vector<GridRule>& rules, uint32_t first, uint32_t rows) {
   auto groups = [&](const GridAxis& a) {
-    return a.by == AxisBy::kFixed ? a.n : groups_of(a.by == AxisBy::kWidth ? width_ : rows, a.n);
+    switch (a.by) {
+      case AxisBy::kFixed: return a.n;
+      case AxisBy::kWidth: return groups_of(width_, a.n);
+      case AxisBy::kRows: return groups_of(rows, a.n);
+      case AxisBy::kPositions: return groups_of(positions_, a.n);
+    }
+    return a.n;
   };
-  for (std::size_t g = 0; g < rows_grids_.size(); ++g) {
-    uint32_t* grid = io_u_ + io_rows_grids_ + 3 * g;
-    grid[0] = groups(rows_grids_[g].x);
-    grid[1] = groups(rows_grids_[g].y);
+  for (std::size_t g = 0; g < rules.size(); ++g) {
+    uint32_t* grid = io_u_ + first + 3 * g;
+    grid[0] = groups(rules[g].x);
+    grid[1] = groups(rules[g].y);
     grid[2] = 1;
   }
 }
@@ -420,16 +429,7 @@ void VulkanEngine::write_rows_grids(uint32_t rows) {
 void VulkanEngine::set_width(uint32_t width) {
   width_ = width;
   io_u_[io_width_] = width_;
-  write_width_grids();
-}
-
-void VulkanEngine::write_width_grids() {
-  for (std::size_t g = 0; g < width_grids_.size(); ++g) {
-    uint32_t* grid = io_u_ + io_width_grids_ + 3 * g;
-    grid[0] = groups_of(width_, width_grids_[g].per);
-    grid[1] = width_grids_[g].fixed;
-    grid[2] = 1;
-  }
+  write_grids(width_grids_, io_width_grids_, 0);
 }
 
 void VulkanEngine::fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words) {
@@ -441,18 +441,6 @@ void VulkanEngine::copy_io(VkCommandBuffer cb, bool to_device, uint32_t first, u
   const VkBufferCopy c{uint64_t{first} * 4, uint64_t{first} * 4, uint64_t{end - first} * 4};
   api_.vkCmdCopyBuffer(cb, to_device ? io_.buffer : ctl_.buffer, to_device ? ctl_.buffer : io_.buffer, 1, &c);
   barrier(cb);
-}
-
-DeviceCosts VulkanEngine::costs() const {
-  DeviceCosts c;
-  c.step_dispatches = step_costs_.dispatches;
-  c.step_barriers = step_costs_.barriers;
-  c.step_weight_bytes = step_costs_.weight_bytes;
-  c.greedy_dispatches = greedy_costs_.dispatches;
-  c.greedy_barriers = greedy_costs_.barriers;
-  c.encoder_dispatches = encoder_costs_.dispatches;
-  c.encoder_barriers = encoder_costs_.barriers;
-  return c;
 }
 
 void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterms, uint32_t bias, uint32_t max_m,
@@ -660,7 +648,7 @@ void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with, uint32_t ro
                           io_vocab_ids_,  local_p ? io_fault_ : kNone, static_cast<uint32_t>(c_.eos_id),
                           c_.variant == Variant::kEncDec ? kNone : io_att_, S_, io_greedy_tok_, io_greedy_logp_,
                           io_greedy_att_, B_,          slot,        io_rows_grids_, io_rows_grid_per_,
-                          static_cast<uint32_t>(rows_grids_.size())};
+                          static_cast<uint32_t>(rows_grids_.size()), io_lens_};
     dispatch(cb, Kernel::kGreedy, {}, p, sizeof p / 4, 1, 1);
     return;
   }
@@ -755,12 +743,8 @@ void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
     ++length_slots_[lens[b]];
   }
   io_u_[io_enc_rows_] = positions;
-  for (std::size_t g = 0; g < position_grids_.size(); ++g) {
-    uint32_t* grid = io_u_ + io_position_grids_ + 3 * g;
-    grid[0] = position_grids_[g].fixed;
-    grid[1] = groups_of(positions, position_grids_[g].per);
-    grid[2] = 1;
-  }
+  positions_ = positions;
+  write_grids(position_grids_, io_position_grids_, 0);
   // The sentences longest first (a counting sort, stable): length l's first
   // slot is the number of sentences longer than l; the sentences running at
   // step t are those longer than t.
@@ -896,7 +880,7 @@ bool VulkanEngine::greedy(const StepGroups& groups, const int32_t* tokens, const
     vocab_dirty_ = false;
   }
   greedy_submit_[count++] = greedy_in_cb_;
-  write_rows_grids(rows);
+  write_grids(rows_grids_, io_rows_grids_, rows);
   const std::size_t first = rows == 1 ? 0 : kGreedySteps;  // the one-row kernels, or the tiled ones
   for (uint32_t s = 0; s < std::min(static_cast<uint32_t>(steps), kGreedySteps); ++s)
     greedy_submit_[count++] = greedy_cbs_[first + s];

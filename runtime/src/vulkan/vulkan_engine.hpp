@@ -98,7 +98,7 @@ class VulkanEngine final : public Engine {
   const float* log_prob_rows() const override { return host_rows_; }
   const SentenceVocabularies& vocabulary() const override { return vocab_; }
   Status fault() const override { return fault_; }
-  DeviceCosts costs() const override;
+  DeviceCosts costs() const override { return costs_; }
 
  private:
   void plan();
@@ -135,18 +135,24 @@ class VulkanEngine final : public Engine {
   enum class GridBy { kPositions, kWidth };
   void dispatch_grid(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push,
                      uint32_t words, GridBy by, uint32_t fixed, uint32_t per, RowsIn rows = {});
-  // A greedy step's dispatch with a grid from io_rows_grids_: each axis
-  // fixed (n groups), by the vocabulary's width or by the rows (one group
-  // per n). The steps of one greedy recording share their grids.
-  enum class AxisBy : uint32_t { kFixed, kWidth, kRows };
+  // An indirect grid's rule, per axis: fixed (n groups), or one group per n
+  // of the vocabulary's width, the rows of a greedy step or the batch's
+  // source positions.
+  enum class AxisBy : uint32_t { kFixed, kWidth, kRows, kPositions };
   struct GridAxis {
     AxisBy by;
     uint32_t n;
   };
+  struct GridRule {
+    GridAxis x, y;
+  };
+  // A greedy step's dispatch with a grid from io_rows_grids_ (axes by rows
+  // or width); the steps of one greedy recording share their grids.
   void rows_grid(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push, uint32_t words,
                  GridAxis x, GridAxis y);
-  // The greedy grids for the first step of a submission of `rows` rows.
-  void write_rows_grids(uint32_t rows);
+  // The grids of `rules` (x, y, z each from word `first`) for the work now:
+  // width_, positions_ and `rows`.
+  void write_grids(const std::vector<GridRule>& rules, uint32_t first, uint32_t rows);
   // A product's rows, in tiles of kTileRows (one row: the one-row kernels).
   static RowsIn rows_in_tiles(uint32_t max_rows);
   // Binds `kernel`'s pipeline for `spec` and the push constants (counted as
@@ -154,7 +160,6 @@ class VulkanEngine final : public Engine {
   bool bind(VkCommandBuffer cb, Kernel kernel, const Specialization& spec, const uint32_t* push, uint32_t words);
   // The logits' columns now: width_, its I/O word and the kWidth grids for it.
   void set_width(uint32_t width);
-  void write_width_grids();
   void barrier(VkCommandBuffer cb);
   // One term of a product: W times the rows of x (x_off, ldx).
   struct Term {
@@ -214,10 +219,8 @@ class VulkanEngine final : public Engine {
   // dispatch_grid's grids (x, y, z each): by positions (copied with the
   // encoder's inputs) and by width (copied with the vocabulary), and the
   // rules that fill them.
-  struct GridRule {
-    uint32_t fixed, per;
-  };
   uint32_t io_position_grids_ = 0, io_width_grids_ = 0;
+  uint32_t positions_ = 0;  // the batch's source positions (start())
   std::vector<GridRule> position_grids_, width_grids_;  // reserved in plan(), filled as recorded
   uint32_t position_grids_room_ = 0, width_grids_room_ = 0;
   uint32_t io_src_ = 0, io_tokens_ = 0, io_row_sent_ = 0, io_parents_ = 0, io_want_ = 0, io_idx_ = 0, io_val_ = 0;
@@ -230,11 +233,8 @@ class VulkanEngine final : public Engine {
   // rows_grid()'s grids (x, y, z each) and, for greedy.comp, the rows per
   // group of each one's x and y (0: not by rows); their rules; the next one
   // a greedy step being recorded takes.
-  struct RowsGridRule {
-    GridAxis x, y;
-  };
   uint32_t io_rows_grids_ = 0, io_rows_grid_per_ = 0;
-  std::vector<RowsGridRule> rows_grids_;  // reserved in plan(), filled as recorded
+  std::vector<GridRule> rows_grids_;  // reserved in plan(), filled as recorded
   uint32_t rows_grids_room_ = 0, rows_grid_next_ = 0;
   uint32_t io_lse_ = 0, io_fault_ = 0, io_att_ = 0, io_logits_ = 0;
   uint64_t io_words_ = 0;
@@ -275,12 +275,8 @@ class VulkanEngine final : public Engine {
   VkFence fence_ = VK_NULL_HANDLE;
   // Counted while a command buffer is recorded (costs()): the step ending in
   // top-k and a greedy step, over every row, and the encoder.
-  struct Costs {
-    int dispatches = 0, barriers = 0;
-    uint64_t weight_bytes = 0;
-  };
-  Costs step_costs_, greedy_costs_, encoder_costs_;
-  Costs* counting_ = nullptr;  // the one being recorded, if any
+  DeviceCosts costs_;
+  RecordedCost* counting_ = nullptr;  // the one being recorded, if any
   Status fault_;  // a submission failed: every later step of the sentence reports it
   Status record_fault_;  // a pipeline init() recorded could not be made
 

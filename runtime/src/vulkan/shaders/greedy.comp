@@ -23,7 +23,7 @@ layout(push_constant) uniform Push {
   uint rows_slot, t_slot, tok_slot, sent_slot, parents_slot, logp_slot, t_max_slot, status_slot;
   uint idx_off, val_off, lse_off, k_stride, vocab_ids, fault_off, eos;
   uint att_off, max_source, out_tok, out_logp, out_att, sentences, slot;
-  uint grids, grid_per, grid_count;
+  uint grids, grid_per, grid_count, lens_slot;
 } p;
 
 shared uint kept_before[256];
@@ -35,11 +35,13 @@ void main() {
   const uint rows = io[p.rows_slot];
   const uint step = io[p.t_slot];
   const uint out_base = p.slot * p.sentences;
-  // The attention rows first: the rows' sentences are rewritten below.
+  // The attention rows first (their sentence's length: what the host
+  // reads): the rows' sentences are rewritten below.
   if (p.att_off != NONE) {
     for (uint k = t; k < rows * p.max_source; k += 256u) {
       const uint i = k / p.max_source, j = k - i * p.max_source;
-      io_f[p.out_att + (out_base + io[p.sent_slot + i]) * p.max_source + j] = io_f[p.att_off + k];
+      const uint b = io[p.sent_slot + i];
+      if (j < io[p.lens_slot + b]) io_f[p.out_att + (out_base + b) * p.max_source + j] = io_f[p.att_off + k];
     }
   }
   memoryBarrierBuffer();
