@@ -103,13 +103,112 @@ CREDITS = {"translator-credits", "translator_credits", "translator-credits:", "Y
            "NAME OF TRANSLATORS", "EMAIL OF TRANSLATORS", "ROLES_OF_TRANSLATORS", "CREDIT_FOR_TRANSLATORS"}
 
 
+# .po files (the source form of a catalog; some packages ship them instead of .mo files)
+
+_PO_KEYWORD = re.compile(rb"^(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)\s*(\".*)$")
+_PO_ESCAPES = {b"n": b"\n", b"t": b"\t", b"r": b"\r", b"a": b"\a", b"b": b"\b", b"f": b"\f", b"v": b"\v",
+               b"\\": b"\\", b'"': b'"', b"'": b"'", b"?": b"?"}
+
+
+def _po_string(s):
+    """The bytes of one quoted .po string (C escapes: \\n \\t \\" \\\\ ..., octal \\NNN, hex \\xHH)."""
+    s = s.strip()
+    if len(s) < 2 or not (s.startswith(b'"') and s.endswith(b'"')):
+        raise MoError(f"not a quoted string: {s[:40]!r}")
+    s, out, i = s[1:-1], bytearray(), 0
+    while i < len(s):
+        c = s[i:i + 1]
+        if c != b"\\":
+            out += c
+            i += 1
+            continue
+        n = s[i + 1:i + 2]
+        if n in _PO_ESCAPES:
+            out += _PO_ESCAPES[n]
+            i += 2
+        elif n.isdigit():
+            m = re.match(rb"[0-7]{1,3}", s[i + 1:])
+            out.append(int(m.group(0), 8) & 0xFF)
+            i += 1 + len(m.group(0))
+        elif n == b"x" and re.match(rb"[0-9A-Fa-f]{1,2}", s[i + 2:]):
+            m = re.match(rb"[0-9A-Fa-f]{1,2}", s[i + 2:])
+            out.append(int(m.group(0), 16))
+            i += 2 + len(m.group(0))
+        else:                       # an unknown escape: kept as written
+            out += c + n
+            i += 2
+    return bytes(out)
+
+
+def parse_po(data):
+    """The entries of a .po file as parse_mo gives them: a list of (msgid, msgstr) *bytes*
+    in file order (msgid may hold a context: ctx 0x04 id; plurals: singular 0x00 plural,
+    the msgstr[N] forms joined by 0x00), the header entry (msgid "") included. Strings may
+    continue over several quoted lines; entries flagged fuzzy and obsolete entries (#~)
+    are left out, as msgfmt leaves them out of a .mo (the header is kept even when
+    fuzzy: it only gives the charset)."""
+    out = []
+    cur, key, fuzzy = {}, None, False
+
+    def flush():
+        if "msgid" in cur and (not cur.get("fuzzy") or (cur["msgid"] == b"" and "msgctxt" not in cur)):
+            k = cur["msgid"]
+            if "msgid_plural" in cur:
+                k += b"\0" + cur["msgid_plural"]
+            if "msgctxt" in cur:
+                k = cur["msgctxt"] + b"\x04" + k
+            forms = [cur[f] for f in sorted(f for f in cur if isinstance(f, int))]
+            out.append((k, b"\0".join(forms)))
+
+    for n, line in enumerate(data.replace(b"\r\n", b"\n").split(b"\n"), 1):
+        line = line.strip()
+        if line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        if not line:
+            continue
+        if line.startswith(b"#"):
+            if line.startswith(b"#,") and b"fuzzy" in line[2:].replace(b",", b" ").split():
+                fuzzy = True
+            continue
+        if line.startswith(b'"'):
+            if key is None:
+                raise MoError(f"line {n}: a string outside an entry")
+            cur[key] += _po_string(line)
+            continue
+        m = _PO_KEYWORD.match(line)
+        if not m:
+            raise MoError(f"line {n}: cannot parse {line[:40]!r}")
+        kw = m.group(1).decode("ascii")
+        if kw in ("msgctxt", "msgid") and (key is not None and (key == "msgstr" or isinstance(key, int))):
+            flush()                 # a new entry starts
+            cur = {}
+        if not cur:
+            cur["fuzzy"], fuzzy = fuzzy, False
+        key = int(m.group(2)) if m.group(2) is not None else 0 if kw == "msgstr" else kw
+        cur[key] = _po_string(m.group(3))
+    if key is not None:
+        flush()
+    return out
+
+
 def mo_messages(data):
-    """(English, translation) string pairs of one .mo file: header dropped, context
+    """(English, translation) string pairs of one .mo file (catalog_messages)."""
+    return catalog_messages(parse_mo(data))
+
+
+def po_messages(data):
+    """(English, translation) string pairs of one .po file (catalog_messages; fuzzy
+    entries are already left out by parse_po)."""
+    return catalog_messages(parse_po(data))
+
+
+def catalog_messages(entries):
+    """(English, translation) string pairs of a catalog's (msgid, msgstr) byte entries
+    (parse_mo or parse_po): header dropped, context
     dropped (it only disambiguates), plurals paired form by form (singular with the
     first form, plural with the second), empty translations and translator credits
     dropped. Raw strings:
     normalisation is `clean_pair`'s job."""
-    entries = parse_mo(data)
     cs = header_charset(entries)
     try:
         "".encode(cs)

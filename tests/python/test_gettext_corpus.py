@@ -85,6 +85,70 @@ def test_mo_contexts_plurals_header_and_empty_entries():
         G.mo_messages(b"\0" * 40)
 
 
+PO = r'''# French translation.
+#, fuzzy
+msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\n"
+"Plural-Forms: nplurals=2; plural=(n > 1);\n"
+
+#. a comment
+#: src/main.c:12
+msgid "Open"
+msgstr "Ouvrir"
+
+msgctxt "menu"
+msgid "Quit"
+msgstr "Quitter"
+
+msgid ""
+"A long line that "
+"continues.\n"
+"Say \"hi\"\tnow\\ \101"
+msgstr ""
+"Une longue ligne qui "
+"continue.\n"
+"Dis « salut »\tmaintenant\\ \x41"
+
+#, c-format
+msgid "%d file"
+msgid_plural "%d files"
+msgstr[0] "%d fichier"
+msgstr[1] "%d fichiers"
+
+#, fuzzy, c-format
+msgid "Close %s"
+msgstr "Fermer %s"
+
+msgid "Untranslated"
+msgstr ""
+
+#~ msgid "Obsolete"
+#~ msgstr "Obsolète"
+msgid "Save"
+msgstr "Enregistrer"
+'''
+
+
+def test_po_files_parse_like_mo_files():
+    data = PO.encode("utf-8")
+    entries = G.parse_po(data)
+    assert entries[0][0] == b"" and b"charset=UTF-8" in entries[0][1]     # fuzzy header kept
+    assert (b"menu\x04Quit", "Quitter".encode()) in entries
+    assert (b"%d file\x00%d files", b"%d fichier\x00%d fichiers") in entries
+    got = G.po_messages(data)
+    assert got == [("Open", "Ouvrir"), ("Quit", "Quitter"),
+                   ('A long line that continues.\nSay "hi"\tnow\\ A', "Une longue ligne qui continue.\nDis « salut »\tmaintenant\\ A"),
+                   ("%d file", "%d fichier"), ("%d files", "%d fichiers"), ("Save", "Enregistrer")]
+    # the same catalog as a .mo gives the same messages (order aside)
+    mo = make_mo([(k.decode(), v.decode()) for k, v in entries if k])
+    assert sorted(G.mo_messages(mo)) == sorted(got)
+    latin = PO.replace("UTF-8", "ISO-8859-1").encode("latin-1", "replace")
+    assert ("Open", "Ouvrir") in G.po_messages(latin)
+    with pytest.raises(G.MoError):
+        G.parse_po(b'msgid "a"\nmsgstr "b"\nnonsense\n')
+
+
 def test_accelerators_are_stripped_on_both_sides():
     cp = G.clean_pair
     assert cp("_File", "_Fichier") == [("File", "Fichier")]
