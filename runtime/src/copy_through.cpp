@@ -7,6 +7,7 @@
 #include <map>
 
 #include "guard.hpp"
+#include "links.hpp"
 #include "model_impl.hpp"
 #include "text.hpp"
 #include "tokenize.hpp"
@@ -380,7 +381,11 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
                                    : count_tokens(h->text, span_text(k), same_before + 1) > same_before;
     all_present = all_present && present[k];
   }
-  if (all_present) return Status::Ok();
+  // Links (copied spans that is_link) whose garbled copies a pass removes.
+  std::vector<std::size_t> links;
+  for (std::size_t k = 0; k < plan.spans.size(); ++k)
+    if (!plan.span_term[k] && is_link(span_text(k))) links.push_back(k);
+  if (all_present && links.empty()) return Status::Ok();
 
   auto decode = [&](int first, int last) {
     std::string out;
@@ -493,6 +498,29 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
                             : replacement(orig, span, before, after);
     edits.push_back({a, z, std::move(text), false});
     present[k] = true;
+  }
+
+  // A link's garbled copies ("ftp://files.example.net/pub//y0ty%2Ff93v4..."
+  // beside the link itself) go, as an extra placeholder does: a word that
+  // holds no span, looks like a copy of the link, and is link-shaped itself
+  // or aligned to the link.
+  for (int a = 0; a < n && !links.empty(); a = word_end(a)) {
+    const int z = word_end(a);
+    bool free = true, aligned_to = false;
+    const std::string word = decode(a, z);
+    const TextRange core = trim_token(word, {0, word.size()});
+    const std::string_view trimmed = std::string_view(word).substr(core.begin, core.end - core.begin);
+    for (int i = a; i < z; ++i) free = free && !claimed[i];
+    if (!free || trimmed.empty()) continue;
+    for (std::size_t k : links) {
+      for (int i = a; i < z; ++i) aligned_to = aligned_to || span_of(i) == static_cast<int>(k);
+      if ((is_link(trimmed) || aligned_to) && copy_like(trimmed, span_text(k)) &&
+          trimmed.size() * 2 >= std::min<std::size_t>(span_text(k).size(), 16)) {
+        for (int i = a; i < z; ++i) claimed[i] = true;
+        edits.push_back({a, z, std::string(word.substr(0, core.begin)) + std::string(word.substr(core.end)), false});
+        break;
+      }
+    }
   }
 
   // Unknown pieces: the source word (or span) they align to.

@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "links.hpp"
+
 namespace softalign::internal {
 
 namespace {
@@ -9,7 +11,6 @@ namespace {
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool in(char c, std::string_view set) { return c != '\0' && set.find(c) != std::string_view::npos; }
 
 constexpr std::size_t npos = std::string_view::npos;
@@ -152,9 +153,8 @@ bool same_name(std::string_view a, std::string_view b) {
   return true;
 }
 
-}  // namespace
-
-std::vector<Placeholder> find_placeholders(std::string_view text) {
+// Every match of the patterns, links not yet set apart.
+std::vector<Placeholder> find_candidates(std::string_view text) {
   std::vector<Placeholder> out;
   for (std::size_t i = 0; i < text.size();) {
     Placeholder p;
@@ -186,6 +186,23 @@ std::vector<Placeholder> find_placeholders(std::string_view text) {
     p.bytes = {i, e};
     out.push_back(p);
     i = e;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Placeholder> find_placeholders(std::string_view text, std::vector<TextRange>* links_out) {
+  std::vector<Placeholder> candidates = find_candidates(text);
+  std::vector<TextRange> links = find_links(text, candidates);
+  if (links_out != nullptr) *links_out = links;
+  if (links.empty()) return candidates;
+  std::vector<Placeholder> out;
+  std::size_t l = 0;
+  for (const Placeholder& p : candidates) {
+    while (l < links.size() && links[l].end <= p.bytes.begin) ++l;
+    if (l < links.size() && links[l].begin <= p.bytes.begin && p.bytes.end <= links[l].end) continue;  // in a link
+    out.push_back(p);
   }
   return out;
 }

@@ -42,8 +42,11 @@ struct Placeholder {
 //   an empty tag); at most 1024 bytes.
 // - entity: '&' then a letter and 1 to 31 letters or digits, or '#' and 1 to
 //   7 digits, or "#x" and 1 to 6 hex digits, then ';'.
+// A match inside a link (links.hpp: a URL, e-mail address or path) is not a
+// placeholder: "%C3" in "caf%C3%A9" is a percent-escape. `links`, when not
+// null, receives those links (find_links), in order.
 // Any bytes are accepted; linear in the text size.
-std::vector<Placeholder> find_placeholders(std::string_view text);
+std::vector<Placeholder> find_placeholders(std::string_view text, std::vector<TextRange>* links = nullptr);
 
 // Which tags of `ph` (placeholders of one text, in order) form pairs: for
 // each, the index of its partner, or -1 (not a tag, an empty tag, or a tag

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "links.hpp"
 #include "placeholders.hpp"
 
 namespace softalign::internal {
@@ -14,7 +15,6 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_alpha(char c) { return is_lower(c) || is_upper(c); }
-bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
 
 // Length of the run of backquotes at `i`.
 std::size_t backquote_run(std::string_view s, std::size_t i) {
@@ -52,38 +52,6 @@ std::size_t code_end(std::string_view s, std::size_t i, std::size_t n) {
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-
-// Opening and closing brackets in `s` (to strip only an unbalanced one at an edge).
-int balance(std::string_view s, char open, char close) {
-  int b = 0;
-  for (char c : s) b += (c == open) - (c == close);
-  return b;
-}
-
-// The token without the quotes, brackets and punctuation around it.
-TextRange trim_token(std::string_view text, TextRange t) {
-  auto closer = [](char c) { return c == ')' ? '(' : c == ']' ? '[' : c == '}' ? '{' : c == '>' ? '<' : 0; };
-  auto opener = [](char c) { return c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : c == '<' ? '>' : 0; };
-  bool changed = true;
-  while (changed && t.begin < t.end) {
-    changed = false;
-    const std::string_view tok = text.substr(t.begin, t.end - t.begin);
-    const char first = tok.front(), last = tok.back();
-    if (tok.size() >= 2 && opener(first) && last == opener(first)) {  // (foo)
-      ++t.begin;
-      --t.end;
-      changed = true;
-    } else if (first == '"' || first == '\'' || (opener(first) && balance(tok, first, opener(first)) > 0)) {
-      ++t.begin;
-      changed = true;
-    } else if (last == '"' || last == '\'' || last == '.' || last == ',' || last == ';' || last == ':' ||
-               last == '!' || last == '?' || (closer(last) && balance(tok, closer(last), last) < 0)) {
-      --t.end;
-      changed = true;
-    }
-  }
-  return t;
 }
 
 // "2nd", "64-bit", "10MB", "3-D": a number with an ordinal ending or a unit, translated as words are.
@@ -139,25 +107,14 @@ bool package_name(std::string_view s) {
 bool protected_token(std::string_view s) {
   if (s.empty()) return false;
   bool letter = false, digit = false, inner_capital = false, dotted_letters = false;
-  std::size_t slashes = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     letter = letter || is_alpha(c);
     digit = digit || is_digit(c);
-    slashes += c == '/';
     if (i > 0 && is_upper(c) && is_lower(s[i - 1])) inner_capital = true;
     if (c == '.' && i > 0 && i + 1 < s.size() && is_alpha(s[i - 1]) && is_alpha(s[i + 1])) dotted_letters = true;
   }
-  const std::size_t at = s.find('@');
-  const std::size_t scheme = s.find("://");
-  if (scheme != std::string_view::npos && scheme > 0 && is_alpha(s[0])) return true;  // URL
-  if (starts_with(s, "www.") && s.size() > 4) return true;
-  if (at != std::string_view::npos && at > 0 && is_alnum(s[at - 1]) && at + 1 < s.size() &&
-      s.find('.', at) != std::string_view::npos)
-    return true;  // e-mail
-  if ((s[0] == '/' && s.size() > 1 && (is_alnum(s[1]) || s[1] == '.' || s[1] == '_')) || starts_with(s, "~/") ||
-      starts_with(s, "./") || starts_with(s, "../") || slashes >= 2)
-    return true;  // path
+  if (is_link(s)) return true;  // a piece of a token between placeholders ("%s/foo/bar")
   if (!letter && !digit) return false;
   if (number_with_unit(s)) return false;
   if (s.find('_') != std::string_view::npos || s.find("::") != std::string_view::npos ||
@@ -190,16 +147,28 @@ bool protected_token(std::string_view s) {
 
 std::vector<TextRange> find_protected_spans(std::string_view text) {
   std::vector<TextRange> spans;
-  const std::vector<Placeholder> placeholders = find_placeholders(text);
-  std::size_t p = 0;  // the next placeholder not before i
+  // Placeholders and links, in order (disjoint: no placeholder lies in a link).
+  std::vector<TextRange> marked;
+  {
+    std::vector<TextRange> links;
+    const std::vector<Placeholder> placeholders = find_placeholders(text, &links);
+    marked.reserve(placeholders.size() + links.size());
+    std::size_t l = 0;
+    for (const Placeholder& ph : placeholders) {
+      while (l < links.size() && links[l].begin < ph.bytes.begin) marked.push_back(links[l++]);
+      marked.push_back(ph.bytes);
+    }
+    marked.insert(marked.end(), links.begin() + static_cast<std::ptrdiff_t>(l), links.end());
+  }
+  std::size_t p = 0;  // the next placeholder or link not before i
   std::size_t i = 0;
   const std::size_t n = text.size();
   while (i < n) {
-    while (p < placeholders.size() && placeholders[p].bytes.begin < i) ++p;  // inside code
-    const std::size_t next_placeholder = p < placeholders.size() ? placeholders[p].bytes.begin : n;
+    while (p < marked.size() && marked[p].begin < i) ++p;  // inside code
+    const std::size_t next_placeholder = p < marked.size() ? marked[p].begin : n;
     if (next_placeholder == i) {
-      spans.push_back(placeholders[p].bytes);
-      i = placeholders[p].bytes.end;
+      spans.push_back(marked[p]);
+      i = marked[p].end;
       continue;
     }
     if (is_ws(text[i])) {

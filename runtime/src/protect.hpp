@@ -14,12 +14,13 @@ namespace softalign::internal {
 // The protected spans of `text`, in order, disjoint and non-empty:
 // - each placeholder (placeholders.hpp: printf, Python and Qt formats,
 //   braces, markup tags, entities) outside code, a span of its own;
+// - each link (links.hpp: a URL, e-mail address or path, percent-escapes and
+//   all) outside code, a span of its own;
 // - code in backquotes (`...`, ``...``: the same run of backquotes closes it,
 //   at most kMaxCodeBytes further), backquotes included;
-// - and each whitespace-separated token (outside code, cut at placeholders), without its
-//   surrounding quotes and punctuation, that is
-//   - a URL (scheme://..., www....) or an e-mail address (a@b.c),
-//   - a path (/..., ~/..., ./..., ../..., or two slashes or more),
+// - and each whitespace-separated token (outside code, cut at placeholders
+//   and links), without its surrounding quotes and punctuation, that is
+//   - a link,
 //   - a version or dotted number (1.2, v5.3, 2.6.32-5-amd64),
 //   - a number of two digits or more (13908, 2014, 1149-1, 2-12, 1,000),
 //   - an identifier: with '_', '::', '()', '$NAME', a

@@ -87,6 +87,22 @@ TEST_CASE("protected spans: each kind") {
   CHECK(spans("run ``a `b` c`` now") == Strings{"``a `b` c``"});  // nested backquotes
 }
 
+TEST_CASE("protected spans: a link is one span, percent-escapes and all") {
+  // Placeholder patterns do not match inside a URL, path or e-mail address
+  // (%C3, %A9, %2F and %20 are escapes, not formats).
+  CHECK(spans("Open https://example.com/search?q=caf%C3%A9 in a browser.") ==
+        Strings{"https://example.com/search?q=caf%C3%A9"});
+  CHECK(spans("at www.x.org/a%2Fb%20c, or /srv/%41/x.") == Strings{"www.x.org/a%2Fb%20c", "/srv/%41/x"});
+  CHECK(spans("mail a%2Bb@example.com") == Strings{"a%2Bb@example.com"});
+  CHECK(spans("see https://x.org/{id}/edit") == Strings{"https://x.org/{id}/edit"});
+  CHECK(spans("in /home/%s/.config") == Strings{"/home/%s/.config"});
+  // Formats alone between slashes stay formats; a tag ends a link.
+  CHECK(spans("on %s/%s/%d and %1/%2/%3") == Strings{"%s", "%s", "%d", "%1", "%2", "%3"});
+  CHECK(spans("<a href=\"http://x.org/%20\">http://x.org/y</a>") ==
+        Strings{"<a href=\"http://x.org/%20\">", "http://x.org/y", "</a>"});
+  CHECK(spans("%s/foo/bar") == Strings{"%s/foo/bar"});
+}
+
 TEST_CASE("protected spans: what is translated stays out") {
   CHECK(spans("").empty());
   CHECK(spans("   \t\n ").empty());
@@ -370,6 +386,49 @@ TEST_CASE("the shipped en-fr model copies identifiers unchanged") {
     REQUIRE(off->translate(plain, &b).ok());
     CHECK(a.protected_spans.empty());
     CHECK(a.hypotheses.at(0).text == b.hypotheses.at(0).text);
+  }
+}
+
+TEST_CASE("the shipped models copy a URL with percent-escapes whole and once") {
+  // Random URLs of 30 to 235 bytes with %XX escapes, one or two a sentence:
+  // each comes out exactly once, and no garbled copy of one is left beside it.
+  std::mt19937 rng(5);
+  auto pick = [&](std::initializer_list<const char*> xs) { return *(xs.begin() + rng() % xs.size()); };
+  for (const char* pair : {"en-fr", "en-de"}) {
+    auto tr = prepare(load_shipped(pair), true);
+    int urls = 0;
+    for (std::size_t n : {30, 60, 120, 235}) {
+      for (int round = 0; round < 3; ++round) {
+        std::vector<std::string> us;
+        for (int k = 0; k < 1 + round % 2; ++k) {
+          std::string u = pick({"https://example.org/", "http://www.test-site.de/", "ftp://files.example.net/pub/"});
+          while (u.size() < n) {
+            const unsigned r = rng() % 20;
+            if (r < 5) u += pick({"%2F", "%20", "%C3%A9", "%41", "%3D"});
+            else if (r < 7) u += '/';
+            else if (r < 8) u += pick({"?q=", "&x=", "#"});
+            else for (unsigned c = 0, len = 2 + rng() % 6; c < len; ++c) u += "abcdefghijklmnopqrstuvwxyz0123456789"[rng() % 36];
+          }
+          u.resize(n);
+          while (u.back() == '%' || u.back() == '.' || u.back() == '?' || u.back() == '#') u.pop_back();
+          us.push_back(u);
+        }
+        const std::string source = us.size() == 1 ? "Open " + us[0] + " in a browser."
+                                                  : "Visit " + us[0] + " or " + us[1] + " for details.";
+        TranslationResult r;
+        REQUIRE(tr->translate(source, &r).ok());
+        std::string rest = r.hypotheses.at(0).text;
+        for (const std::string& u : us) {
+          ++urls;
+          std::size_t count = 0;
+          for (std::size_t at = rest.find(u); at != std::string::npos; at = rest.find(u, at + 1)) ++count;
+          CHECK_MESSAGE(count == 1, source, " -> ", r.hypotheses.at(0).text);
+          if (const std::size_t at = rest.find(u); at != std::string::npos) rest.erase(at, u.size());
+        }
+        CHECK_MESSAGE(rest.find("://") == std::string::npos, source, " -> ", r.hypotheses.at(0).text);
+      }
+    }
+    CHECK(urls == 16);
   }
 }
 

@@ -62,6 +62,17 @@ TEST_CASE("placeholders: printf, Python, Qt formats") {
   CHECK(placeholders("%s%s%d") == Strings{"%s", "%s", "%d"});
 }
 
+TEST_CASE("placeholders: none inside a link") {
+  CHECK(placeholders("Open https://example.com/search?q=caf%C3%A9 now").empty());
+  CHECK(placeholders("ftp://h/%2F%20%41 and a@b%2Fc.org and /srv/%d/x").empty());
+  CHECK(placeholders("see http://x.org/{id}, %s and %1") == Strings{"%s", "%1"});
+  CHECK(placeholders("%d/%s/%d") == Strings{"%d", "%s", "%d"});
+  CHECK(placeholders("<b>http://x.org/%20</b>") == Strings{"<b>", "</b>"});
+  // The repair neither splits a link nor inserts its escapes.
+  CHECK(repair("Go to http://x.org/a%20b now.", "Allez à http://x.org/a%20b maintenant.") ==
+        "Allez à http://x.org/a%20b maintenant.");
+}
+
 TEST_CASE("placeholders: braces") {
   CHECK(placeholders("The file '{0}' was renamed to '{1}'.") == Strings{"{0}", "{1}"});
   CHECK(placeholders("{count} of {total}, {}, {0:d}, {0, number, integer}") ==
