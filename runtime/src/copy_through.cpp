@@ -345,7 +345,8 @@ Status encode_for_copy(const Model& model, std::string_view text, bool copy, con
   });
 }
 
-Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisView& v, Hypothesis* h) {
+Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisView& v, std::size_t fixed_pieces,
+                    Hypothesis* h) {
   if (!plan.active) return Status::Ok();
   const ModelImpl& m = ModelAccess::impl(model);
   const sentencepiece::SentencePieceProcessor* sp = m.tgt();
@@ -403,7 +404,9 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     while (e > 0 && (is_space(before[e - 1]) || before[e - 1] == '"' || before[e - 1] == '(')) --e;
     return e == 0 || before[e - 1] == '.' || before[e - 1] == '!' || before[e - 1] == '?';
   };
+  const int fixed = static_cast<int>(std::min<std::size_t>(fixed_pieces, static_cast<std::size_t>(n)));
   std::vector<bool> claimed(n, false);
+  for (int i = 0; i < fixed; ++i) claimed[i] = true;  // the target prefix
   std::vector<Edit> edits;
   auto word_end = [&](int a) {
     int z = a + 1;
@@ -578,6 +581,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
           while (at > 0 && !word_start(at)) --at;  // before its word
         }
     if (at < 0) at = n;
+    if (at < fixed) at = std::min(word_end(fixed - 1), n);  // after the prefix's last word
     // Not inside a replaced range: after it.
     for (const Edit& e : edits)
       if (e.first < at && at < e.last) at = e.last;

@@ -69,7 +69,10 @@ std::size_t count_term(std::string_view text, std::string_view target);
 std::string term_replacement(std::string_view orig, std::string_view target, char before, char after,
                              bool sentence_start);
 
-Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisView& v, Hypothesis* h);
+// The first `fixed_pieces` target pieces (a target prefix) stay as they are,
+// and nothing is inserted before them.
+Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisView& v, std::size_t fixed_pieces,
+                    Hypothesis* h);
 
 // Whether a target word looks like a (garbled) copy of `span`: they share a
 // substring (case ignored) of 3 bytes or more, or of 2 when the word holds a

@@ -129,7 +129,8 @@ Status parse_glossary_tsv(std::string_view tsv, std::vector<GlossaryTerm>* out) 
       b = e + 1;
       ++line_no;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (trim(line).empty() || line.front() == '#') continue;
+      // Blank: spaces only. A tab makes it a term line ("\t" has two empty fields).
+      if ((trim(line).empty() && line.find('\t') == std::string_view::npos) || line.front() == '#') continue;
       const std::string at = "glossary line " + std::to_string(line_no) + ": ";
       const std::size_t tab = line.find('\t');
       if (tab == std::string_view::npos || line.find('\t', tab + 1) != std::string_view::npos)

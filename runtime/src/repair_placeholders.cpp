@@ -34,16 +34,18 @@ struct Edit {
 
 // One pass of the rule (repair_placeholders.hpp): whether it changes
 // `output`, and the changed text in *repaired.
-bool repair_once(std::string_view source, std::string_view output, std::string* repaired,
-                 const std::vector<std::string>& keep_whole = {}) {
+bool repair_once(std::string_view source, std::string_view output, std::string* repaired, const RepairGiven& given) {
   const std::vector<Placeholder> src = find_placeholders(source);
   const std::vector<Placeholder> out = find_placeholders(output);
   const std::size_t ns = src.size(), no = out.size();
+  const std::size_t fixed = std::min(given.fixed_prefix, output.size());
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::vector<std::size_t> match(ns, kNone);   // source -> output placeholder
   std::vector<bool> used(no, false);
+  auto in_prefix = [&](std::size_t o) { return out[o].bytes.begin < fixed; };
 
-  // 1. The same text, in order; then the same kind, in order.
+  // 1. The same text, in order (the prefix's first); then the given
+  // placeholders keep theirs; then the same kind, in order.
   {
     std::map<std::string_view, std::vector<std::size_t>> by_text;  // output indices, in order
     for (std::size_t o = 0; o < no; ++o) by_text[text_of(output, out[o])].push_back(o);
@@ -55,6 +57,17 @@ bool repair_once(std::string_view source, std::string_view output, std::string* 
       if (k < it->second.size()) {
         match[j] = it->second[k++];
         used[match[j]] = true;
+      }
+    }
+    std::map<std::string_view, std::size_t> allowed;  // the given placeholders' texts, counted
+    for (const std::string& g : given.given)
+      for (const Placeholder& p : find_placeholders(g)) ++allowed[text_of(g, p)];
+    for (std::size_t o = 0; o < no; ++o) {
+      if (used[o]) continue;
+      const auto it = allowed.find(text_of(output, out[o]));
+      if (in_prefix(o) || (it != allowed.end() && it->second > 0)) {
+        used[o] = true;  // given: stays, matched to no source placeholder
+        if (it != allowed.end() && it->second > 0) --it->second;
       }
     }
     std::map<int, std::vector<std::size_t>> missing_by_kind;
@@ -101,7 +114,9 @@ bool repair_once(std::string_view source, std::string_view output, std::string* 
     const bool inside = o < no && out[o].bytes.begin < i && i < out[o].bytes.end;
     if (!inside && (i == output.size() || (is_space(output[i]) && !is_space(output[i - 1])))) boundaries.push_back(i);
   }
-  for (const std::string& keep : keep_whole)  // not inside a glossary term
+  boundaries.erase(std::remove_if(boundaries.begin(), boundaries.end(), [&](std::size_t i) { return i < fixed; }),
+                   boundaries.end());
+  for (const std::string& keep : given.keep_whole)  // not inside a glossary term
     for (std::size_t b = keep.empty() ? std::string_view::npos : output.find(keep); b != std::string_view::npos;
          b = output.find(keep, b + 1))
       boundaries.erase(std::remove_if(boundaries.begin(), boundaries.end(),
@@ -138,6 +153,7 @@ bool repair_once(std::string_view source, std::string_view output, std::string* 
         if (it != boundaries.begin() && (it == boundaries.end() || want - *(it - 1) < *it - want)) pos = *(it - 1);
       }
     }
+    pos = std::max(pos, fixed);  // never inside the prefix
     at[j] = {pos, pos};
     placed[j] = true;
     std::string t;
@@ -163,8 +179,8 @@ bool repair_once(std::string_view source, std::string_view output, std::string* 
   const std::vector<int> partner = pair_tags(src);
   const std::vector<int> parent = enclosing_tag(src, partner);
   std::vector<std::size_t> tags;  // paired source tags, in output order
-  for (std::size_t j = 0; j < ns; ++j)
-    if (partner[j] >= 0) tags.push_back(j);
+  for (std::size_t j = 0; j < ns; ++j)  // the prefix's stay as they are
+    if (partner[j] >= 0 && (match[j] == kNone || !in_prefix(match[j]))) tags.push_back(j);
   const std::vector<std::size_t> source_order = tags;
   std::stable_sort(tags.begin(), tags.end(), [&](std::size_t a, std::size_t b) {
     return at[a].begin != at[b].begin ? at[a].begin < at[b].begin : a < b;
@@ -235,9 +251,9 @@ bool repair_once(std::string_view source, std::string_view output, std::string* 
 }  // namespace
 
 bool repair_placeholders(std::string_view source, std::string_view output, std::string* repaired,
-                         const std::vector<std::string>& keep_whole) {
+                         const RepairGiven& given) {
   std::string text;
-  if (!repair_once(source, output, &text, keep_whole)) {
+  if (!repair_once(source, output, &text, given)) {
     if (repaired != nullptr) repaired->assign(output);
     return false;
   }
@@ -247,21 +263,22 @@ bool repair_placeholders(std::string_view source, std::string_view output, std::
   // source's own, where only insertions remain to be made.
   for (int round = 0; round < 3; ++round) {
     std::string next;
-    if (!repair_once(source, text, &next, keep_whole)) break;
+    if (!repair_once(source, text, &next, given)) break;
     text = std::move(next);
   }
-  if (repair_once(source, text, nullptr)) {
-    std::string bare;
-    for (char c : output)
+  if (repair_once(source, text, nullptr, given)) {
+    const std::size_t fixed = std::min(given.fixed_prefix, output.size());
+    std::string bare(output.substr(0, fixed));
+    for (char c : output.substr(fixed))
       if (c != '%' && c != '{' && c != '}' && c != '<' && c != '>' && c != '&') bare += c;
-    repair_once(source, bare, &text, keep_whole);
+    repair_once(source, bare, &text, given);
   }
   if (repaired != nullptr) *repaired = std::move(text);
   return true;
 }
 
-bool placeholders_intact(std::string_view source, std::string_view output) {
-  return !repair_once(source, output, nullptr);
+bool placeholders_intact(std::string_view source, std::string_view output, const RepairGiven& given) {
+  return !repair_once(source, output, nullptr, given);
 }
 
 }  // namespace softalign::internal

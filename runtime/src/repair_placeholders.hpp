@@ -4,6 +4,7 @@
 // nested as in the source.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,13 +30,27 @@ namespace softalign::internal {
 //    into the places the output has for them: tags stay where the words they
 //    wrap are, as far as the order allows.
 // Time: O((s + o) log(s + o)) for s and o placeholders; any bytes accepted.
-// An insertion never falls strictly inside an occurrence in `output` of a
-// string of `keep_whole` (the glossary's target terms).
+//
+// What the caller gave besides the source (RepairGiven) is kept as given:
+// - an insertion never falls strictly inside an occurrence in `output` of a
+//   string of `keep_whole` (the glossary's target terms);
+// - the placeholders of the `given` texts (the target terms of the source's
+//   glossary matches, the target prefix) may be in the output besides the
+//   source's: after step 1's matches by text, an unmatched output placeholder
+//   with a given one's text takes it (each given one once) and stays;
+// - output bytes [0, fixed_prefix) (the target prefix) are never changed:
+//   their placeholders stay, nothing is inserted before fixed_prefix, and
+//   their tags are not reordered.
+struct RepairGiven {
+  std::vector<std::string> keep_whole;
+  std::vector<std::string> given;
+  std::size_t fixed_prefix = 0;
+};
 bool repair_placeholders(std::string_view source, std::string_view output, std::string* repaired,
-                         const std::vector<std::string>& keep_whole = {});
+                         const RepairGiven& given = {});
 
 // Whether `output` holds the placeholders of `source` as the guarantee says
 // (repair_placeholders would change nothing).
-bool placeholders_intact(std::string_view source, std::string_view output);
+bool placeholders_intact(std::string_view source, std::string_view output, const RepairGiven& given = {});
 
 }  // namespace softalign::internal

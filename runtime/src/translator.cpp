@@ -171,12 +171,22 @@ Status fill_result(const Model& model, std::string_view text, bool repair_placeh
   Status st;
   const bool want_att = search.return_attention || search.return_alignment;
   const std::vector<int> src_words = search.return_alignment ? internal::word_index(pieces) : std::vector<int>();
-  std::vector<std::string> terms;  // the glossary targets, which a placeholder repair must not split
+  // What the caller gave, which the placeholder repair keeps: the glossary
+  // targets (not split, their placeholders allowed) and the target prefix.
+  internal::RepairGiven given;
   for (std::size_t k = 0; k < plan.spans.size(); ++k)
     if (plan.span_term[k]) {
-      terms.emplace_back(plan.span_out[k]);
-      terms.push_back(internal::capitalise_first_letter(plan.span_out[k]));
+      given.keep_whole.emplace_back(plan.span_out[k]);
+      given.keep_whole.push_back(internal::capitalise_first_letter(plan.span_out[k]));
+      given.given.emplace_back(plan.span_out[k]);
     }
+  const std::size_t prefix_pieces = search.target_prefix_ids.size();
+  std::string prefix_text;
+  if (prefix_pieces > 0) {
+    st = model.decode_target(search.target_prefix_ids.data(), prefix_pieces, &prefix_text, nullptr);
+    if (!st.ok()) return st;
+    given.given.push_back(prefix_text);
+  }
   for (std::size_t r = 0; r < nb.count; ++r) {
     const HypothesisView& v = nb.hypotheses[r];
     Hypothesis h;
@@ -185,12 +195,17 @@ Status fill_result(const Model& model, std::string_view text, bool repair_placeh
     h.log_prob = v.log_prob;
     st = model.decode_target(v.ids, v.length, &h.text, &h.pieces);
     if (!st.ok()) return st;
-    h.placeholders_repaired = !internal::placeholders_intact(text, h.text);
-    st = internal::copy_through(model, plan, v, &h);
+    // The prefix as the output holds it: the repair changes nothing before its end.
+    given.fixed_prefix = 0;
+    while (given.fixed_prefix < prefix_text.size() && given.fixed_prefix < h.text.size() &&
+           h.text[given.fixed_prefix] == prefix_text[given.fixed_prefix])
+      ++given.fixed_prefix;
+    h.placeholders_repaired = !internal::placeholders_intact(text, h.text, given);
+    st = internal::copy_through(model, plan, v, prefix_pieces, &h);
     if (!st.ok()) return st;
     if (repair_placeholders) {
       std::string repaired;
-      if (internal::repair_placeholders(text, h.text, &repaired, terms)) h.text = std::move(repaired);
+      if (internal::repair_placeholders(text, h.text, &repaired, given)) h.text = std::move(repaired);
     }
     internal::ConfidenceInputs in;
     in.source = text;

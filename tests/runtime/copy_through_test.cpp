@@ -278,7 +278,7 @@ TEST_CASE("restoration: a span nothing aligns to is inserted, never dropped") {
     Hypothesis h;
     REQUIRE(m->decode_target(tgt.data(), tgt.size(), &h.text, &h.pieces).ok());
     const std::string before = h.text;
-    REQUIRE(internal::copy_through(*m, plan, v, &h).ok());
+    REQUIRE(internal::copy_through(*m, plan, v, 0, &h).ok());
     return std::make_pair(before, h.text);
   };
   // Everything on "with": nothing before the span aligns elsewhere, so the

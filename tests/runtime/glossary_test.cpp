@@ -65,6 +65,9 @@ TEST_CASE("glossary TSV and check_glossary: each bad input is refused with its l
   CHECK(error("a\tb\tc\n").find("one tab") != std::string::npos);
   CHECK(error("\tcible\n").find("source is empty") != std::string::npos);
   CHECK(error("source\t \n").find("target is empty") != std::string::npos);
+  // A line of a tab alone, or blanks and a tab, is a term line with empty fields.
+  CHECK(error("a\tb\n\t\n").find("line 2: source is empty") != std::string::npos);
+  CHECK(error("  \t \n").find("line 1: source is empty") != std::string::npos);
   CHECK(error("bad \xff byte\tx\n").find("UTF-8") != std::string::npos);
   CHECK(error("a\x01z\tx\n").find("control") != std::string::npos);
   CHECK(error(std::string(300, 'a') + "\tx\n").find("at most 256") != std::string::npos);
@@ -188,5 +191,25 @@ TEST_CASE("the shipped en-fr model follows a glossary with terms it translates o
       CHECK_MESSAGE(b.hypotheses[0].text.find(w) != std::string::npos, c.source, " -> ", b.hypotheses[0].text);
     }
     MESSAGE(std::string(c.source), " -> ", a.hypotheses[0].text, " | with the glossary: ", b.hypotheses[0].text);
+  }
+}
+
+TEST_CASE("a glossary target that looks like a placeholder stays: the repair keeps what the glossary put in") {
+  const auto path = golden::source_dir() / ".." / ".." / "models" / "en-fr" / "en-fr.int8.softalign";
+  std::shared_ptr<const Model> m;
+  REQUIRE(Model::load(path.string(), &m).ok());
+  for (const char* target : {"%s", "<b>fichier</b>", "{file}", "&amp;"}) {
+    TranslatorOptions o;
+    o.glossary = {{"file", target}};
+    std::unique_ptr<Translator> tr;
+    REQUIRE(Translator::prepare(m, o, &tr).ok());
+    for (const char* source : {"Could not save the file to disk.", "Save %s to the file."}) {
+      TranslationResult r;
+      REQUIRE(tr->translate(source, &r).ok());
+      const std::string& text = r.hypotheses.at(0).text;
+      CHECK_MESSAGE(text.find(target) != std::string::npos, source, " -> ", text);
+      if (std::string_view(source).find("%s") != std::string_view::npos && std::string_view(target) != "%s")
+        CHECK_MESSAGE(text.find("%s") != std::string::npos, source, " -> ", text);  // the source's own, still
+    }
   }
 }

@@ -73,6 +73,29 @@ TEST_CASE("placeholders: none inside a link") {
         "Allez à http://x.org/a%20b maintenant.");
 }
 
+TEST_CASE("repair: what the caller gave stays (glossary targets, the target prefix)") {
+  internal::RepairGiven g;
+  g.given = {"%s"};
+  std::string r;
+  CHECK_FALSE(internal::repair_placeholders("Could not save the file.", "Impossible d'enregistrer le %s.", &r, g));
+  CHECK(repair("Could not save the file.", "Impossible d'enregistrer le %s.") == "Impossible d'enregistrer le .");
+  // Each given placeholder once: a second copy goes.
+  internal::repair_placeholders("Save the file.", "Enregistrer %s %s.", &r, g);
+  CHECK(r == "Enregistrer %s .");
+  // The prefix: its bytes never change, nothing is inserted before its end.
+  internal::RepairGiven p;
+  p.given = {"<b>Un"};
+  p.fixed_prefix = 5;
+  CHECK_FALSE(internal::repair_placeholders("A simple editor.", "<b>Un éditeur simple.", &r, p));
+  internal::repair_placeholders("%s is a simple editor.", "<b>Un éditeur simple.", &r, p);
+  CHECK(r.rfind("<b>Un", 0) == 0);
+  CHECK(r.find("%s") != std::string::npos);
+  p.given = {"</i>x<i>"};
+  p.fixed_prefix = 8;
+  internal::repair_placeholders("<i>a</i> b", "</i>x<i> b </i>", &r, p);
+  CHECK(r.rfind("</i>x<i>", 0) == 0);
+}
+
 TEST_CASE("placeholders: braces") {
   CHECK(placeholders("The file '{0}' was renamed to '{1}'.") == Strings{"{0}", "{1}"});
   CHECK(placeholders("{count} of {total}, {}, {0:d}, {0, number, integer}") ==
@@ -198,4 +221,28 @@ TEST_CASE("the shipped en-fr model keeps every placeholder") {
   TranslationResult r;
   REQUIRE(raw->translate("%1 database", &r).ok());
   CHECK(r.hypotheses[0].placeholders_repaired);
+}
+
+TEST_CASE("the shipped en-fr model keeps a target prefix as given: tags, formats, braces, special pieces") {
+  const std::shared_ptr<const Model> model = golden::shipped_en_fr();
+  std::unique_ptr<Translator> tr;
+  REQUIRE(Translator::prepare(model, {}, &tr).ok());
+  for (const char* prefix : {"<b>Un", "Le %s", "<unk>", "Un <i>", "{x} et", "&amp; le", "</b> Le"}) {
+    for (const char* source : {"A simple text editor.", "Save %s to <b>disk</b>.", "See http://x.org/%20 now."}) {
+      SearchOptions so;
+      so.target_prefix = prefix;
+      for (int beam : {1, 4}) {
+        so.beam_size = beam;
+        so.nbest = beam == 4 ? 2 : 1;
+        TranslationResult r;
+        REQUIRE(tr->translate(source, so, &r).ok());
+        for (const Hypothesis& h : r.hypotheses) {
+          CHECK_MESSAGE(h.text.rfind(prefix, 0) == 0, prefix, " + ", source, " -> ", h.text);
+          // The source's placeholders are all there too.
+          for (const std::string& p : placeholders(source))
+            CHECK_MESSAGE(h.text.find(p) != std::string::npos, prefix, " + ", source, " -> ", h.text);
+        }
+      }
+    }
+  }
 }

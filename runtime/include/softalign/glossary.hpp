@@ -55,7 +55,8 @@ struct GlossaryLimits {
 };
 
 // Parses a glossary in TSV: one "source<TAB>target" line per term; blank
-// lines and lines starting with '#' are skipped; spaces around each field are
+// lines (spaces only: a line with a tab is a term's) and lines starting with
+// '#' are skipped; spaces around each field are
 // removed; a line ending in "\r\n" is accepted. A line without exactly one
 // tab, with an empty field, or a term TranslatorOptions would refuse
 // (check_glossary) is an error naming the line. Terms are appended to *out.
