@@ -20,12 +20,26 @@ BUILT = os.path.join(ROOT, "runs", "bible-corpus")
 
 
 def test_clean_verse():
-    assert B.clean_verse("God`s Spirit. BOOK I Psalm 1", "4") == "God's Spirit."
-    assert B.clean_verse("He shall offer [even] an offering. Psalm 2", "4") == "He shall offer even an offering."
+    ps = (19, 1, 6)
+    assert B.clean_verse("God`s Spirit. BOOK I Psalm 1", "4", ps) == "God's Spirit."
+    assert B.clean_verse("He shall offer [even] an offering. Psalm 2", "4", ps) == "He shall offer even an offering."
+    assert B.clean_verse("Praise him. Psalm 51 For the Chief Musician. A Psalm by David.", "4", ps) == "Praise him."
+    assert B.clean_verse("Sing a new song. Psalm 51 For the Chief Musician.", "4") == \
+        "Sing a new song. Psalm 51 For the Chief Musician."                 # only in the Psalms
     assert B.clean_verse("(7:26) L'Éternel dit à Moïse: Va!", "l") == "L'Éternel dit à Moïse: Va!"
+    assert B.clean_verse("Il dit: (3:2) Va!", "l") == "Il dit: Va!"
+    # A psalm's superscription in verse 1: Segond's before its last Hebrew number, Elberfelder's (…).
+    assert B.clean_verse("(3:1) Psaume de David. (3:2) O Éternel!", "l", (19, 3, 1)) == "O Éternel!"
+    assert B.clean_verse("(Ein Psalm von David.) Jehova! wie viele", "e", (19, 3, 1)) == "Jehova! wie viele"
+    assert B.clean_verse("(Ein Psalm von David.) Jehova!", "e", (19, 3, 2)) == "(Ein Psalm von David.) Jehova!"
+    assert B.web_titled_psalms({(19, 2, 12): "Kiss the son. Psalm 3 A Psalm by David.",
+                                (19, 1, 6): "The wicked shall perish. Psalm 2"}) == {3}
     assert B.clean_verse("Quoi ? Rien ;", "l") == "Quoi ? Rien ;"
     for empty in ("***", "...", "[]", "(8:1)", "(*)"):
         assert B.clean_verse(empty, "3" if empty != "(*)" else "e") == ""
+    assert B.clean_verse("dummy verses inserted by amos", "4") == ""
+    assert B.clean_verse("empty verses content detected by amos", "4") == ""
+    assert B.clean_verse("(MISSING) [KJV: Notwithstanding it pleased Silas.] From Schlachter: Es gefiel.", "e") == ""
     assert B.clean_verse("glücklich preisen. * * *", "e") == "glücklich preisen."
     assert B.drop_reason("In the beginning God created the heavens and the earth.", "Au commencement.") is not None
     assert B.drop_reason("Jesus wept.", "Jésus pleura.") is None
@@ -53,7 +67,8 @@ def _verses():
             "Dieu dit: Que la lumière soit!", "Und Gott sprach: Es werde Licht!"),
         2: ("Moses went up to God.", "And Moses went up to God,",
             "Moïse monta vers Dieu.", "Und Mose stieg hinauf zu Gott."),
-        8: ("Naomi said to Ruth, Go.", "Naomi said to Ruth, Go.", "Naomi dit à Ruth: Va.", "Noomi sprach zu Ruth: Geh."),
+        8: ("Naomi said to Ruth, Go.", "Naomi said to Ruth, Go.",
+            "Naomi dit à Ruth: Va.", "Noomi sprach zu Ruth: Geh."),
         27: ("Daniel purposed in his heart.", "Daniel made up his mind.", "Daniel résolut.", "Daniel nahm sich vor."),
     }
     for b, (web, bbe, lsg, elb) in texts.items():
@@ -63,10 +78,22 @@ def _verses():
     v[("l", 1, 1, 2)], v[("e", 1, 1, 2)] = "Naomi dit encore.", "Noomi sprach wieder."
     v[("4", 1, 1, 3)], v[("3", 1, 1, 3)] = "It was so.", "***"
     v[("l", 1, 1, 3)], v[("e", 1, 1, 3)] = "Cela fut ainsi.", "Und es ward also."
-    v[("4", 1, 1, 4)], v[("3", 1, 1, 4)] = "Amen.", "So be it."
-    v[("l", 1, 1, 4)] = "Et il y eut un soir, et il y eut un matin, et ce fut le premier jour de la semaine."
-    v[("e", 1, 1, 4)] = "Amen."
+    v[("4", 1, 2, 1)], v[("3", 1, 2, 1)] = "Amen.", "So be it."
+    v[("l", 1, 2, 1)] = "Et il y eut un soir, et il y eut un matin, et ce fut le premier jour de la semaine."
+    v[("e", 1, 2, 1)] = "Amen."
     return v
+
+
+def test_shifted_chapter():
+    en = {(19, 13, v): t for v, t in enumerate(["How long, Yahweh? Will you forget me forever?",
+                                                 "How long shall I take counsel in my soul, having sorrow in my heart?",
+                                                 "Behold, and answer me, Yahweh, my God.",
+                                                 "Lest my enemy say, I have prevailed against him.",
+                                                 "But I trust in your lovingkindness."], 1)}
+    shifted = {(19, 13, 1): "(Dem Vorsänger. Ein Psalm.)"}
+    shifted.update({(19, 13, v + 1): t for (_b, _c, v), t in en.items() if v < 5})
+    assert B.shifted_chapters(en, shifted, "4", "e") == {(19, 13)}
+    assert B.shifted_chapters(en, en, "4", "e") == set()
 
 
 def test_build_twice_identical(tmp_path):
@@ -87,7 +114,7 @@ def test_build_twice_identical(tmp_path):
     assert rd("en-fr", "test.en") == ["Naomi said to Ruth, Go."]            # Ruth: test, WEB only
     assert rd("en-de", "dev.de") == ["Daniel nahm sich vor."]               # Daniel: dev
     # Train: Genesis 1:1 and Exodus with both English versions; 1:2 dropped (a copy of the
-    # test verse, both English versions); 1:3 with WEB only (BBE leaves it out); 1:4 with
+    # test verse, both English versions); 1:3 with WEB only (BBE leaves it out); 2:1 with
     # Segond out of step (ratio) but kept in German.
     assert rd("en-fr", "train.en") == ["And God said, Let there be light.", "And God said, Let there be light:",
                                        "It was so.", "Moses went up to God.", "And Moses went up to God,"]
