@@ -386,7 +386,14 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
   std::vector<std::size_t> links;
   for (std::size_t k = 0; k < plan.spans.size(); ++k)
     if (!plan.span_term[k] && is_link(span_text(k))) links.push_back(k);
-  if (all_present && links.empty()) return Status::Ok();
+  // Copied spans the output holds more often than the source ("5778 5778"
+  // for one 5778): a pass removes the extra words.
+  std::map<std::string_view, std::size_t> copies;  // a copied span's text: how many the source has
+  for (std::size_t k = 0; k < plan.spans.size(); ++k)
+    if (!plan.span_term[k]) ++copies[span_text(k)];
+  bool extra = false;
+  for (const auto& [span, times] : copies) extra = extra || count_tokens(h->text, span, times + 1) > times;
+  if (all_present && links.empty() && !extra) return Status::Ok();
 
   auto decode = [&](int first, int last) {
     std::string out;
@@ -413,6 +420,21 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     while (z < n && !word_start(z)) ++z;
     return z;
   };
+  // A word that is a copied span once more than the source has it goes (its
+  // edge punctuation stays): the first ones stay.
+  if (extra) {
+    std::map<std::string_view, std::size_t> seen_words;
+    for (int a = 0; a < n; a = word_end(a)) {
+      const int z = word_end(a);
+      if (claimed[a]) continue;
+      const std::string word = decode(a, z);
+      const TextRange core = trim_token(word, {0, word.size()});
+      const auto it = copies.find(std::string_view(word).substr(core.begin, core.end - core.begin));
+      if (it == copies.end() || seen_words[it->first]++ < it->second) continue;
+      for (int i = a; i < z; ++i) claimed[i] = true;
+      edits.push_back({a, z, word.substr(0, core.begin) + word.substr(core.end), false});
+    }
+  }
   // The words holding a span already there stay as they are (a glossary
   // term's target as count_term finds it: "Entwicklungspakete" holds "Pakete").
   for (int a = 0; a < n; a = word_end(a)) {
@@ -612,7 +634,11 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
       append(decode(i, e.first), word_start(i));
       i = e.first;
     }
-    append(e.text, e.own_word ? !ends_in_elision() : (word_start(e.first) && e.first > 0) || e.first == n);
+    // (What is left of a removed word, its closing punctuation, joins the word before.)
+    const bool punctuation_only = !e.own_word && !e.text.empty() &&
+                                  std::all_of(e.text.begin(), e.text.end(), [](char c) { return edge_closing(c); });
+    append(e.text, e.own_word ? !ends_in_elision()
+                              : !punctuation_only && ((word_start(e.first) && e.first > 0) || e.first == n));
     space_next = e.own_word && !e.text.empty();
     i = std::max(i, e.last);
   }

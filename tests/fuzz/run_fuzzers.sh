@@ -5,6 +5,7 @@
 #   fuzz_model        every golden model in f32, f16 and int8 (converted by
 #                     this build's softalign-convert) and models/*/*.int8.softalign
 #   fuzz_translate    tests/fuzz/seeds/translate/
+#   fuzz_copy_through tests/fuzz/seeds/copy_through/ (the copy-through promise as an oracle)
 #   fuzz_tokenizer    models/*/spm.model (its mutator damages their normaliser tables)
 #   fuzz_safetensors  tests/golden/*/model.safetensors
 #   fuzz_config       the "config" metadata of each golden model.safetensors
@@ -22,7 +23,7 @@ SECONDS_EACH=${FUZZ_SECONDS:-60}
 RSS_MB=${FUZZ_RSS_MB:-2048}
 TIMEOUT_EACH=${FUZZ_TIMEOUT:-20}
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_model fuzz_translate fuzz_tokenizer fuzz_safetensors fuzz_config)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_model fuzz_translate fuzz_copy_through fuzz_tokenizer fuzz_safetensors fuzz_config)
 
 B=build-fuzz
 CC=clang CXX=clang++ cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSOFTALIGN_SANITIZE=fuzzer \
@@ -38,10 +39,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 cmake -DCONVERTER=$B/bin/softalign-convert -DGOLDEN_DIR=tests/golden -DOUT_DIR=$B/golden \
   -P tests/converter/convert_golden.cmake >/dev/null || exit 1
-rm -rf $W/seeds && mkdir -p $W/seeds/{fuzz_model,fuzz_translate,fuzz_tokenizer,fuzz_safetensors,fuzz_config}
+rm -rf $W/seeds && mkdir -p $W/seeds/{fuzz_model,fuzz_translate,fuzz_copy_through,fuzz_tokenizer,fuzz_safetensors,fuzz_config}
 cp $B/golden/*.softalign $W/seeds/fuzz_model/
 for f in models/*/*.int8.softalign; do [ -f "$f" ] && cp "$f" $W/seeds/fuzz_model/shipped_$(basename "$f"); done
 cp tests/fuzz/seeds/translate/* $W/seeds/fuzz_translate/
+cp tests/fuzz/seeds/copy_through/* $W/seeds/fuzz_copy_through/
 for f in models/*/spm.model; do [ -f "$f" ] && cp "$f" $W/seeds/fuzz_tokenizer/$(basename "$(dirname "$f")").model; done
 for d in tests/golden/*/; do
   n=$(basename "$d")
@@ -68,6 +70,7 @@ for t in "${TARGETS[@]}"; do
   case $t in
     fuzz_model) extra=(-max_len=24000000) ;;  # the shipped files are ~21 MB
     fuzz_translate) extra=(-max_len=2048) ;;
+    fuzz_copy_through) extra=(-max_len=128) ;;  # the generator reads at most ~100 bytes
     fuzz_tokenizer) extra=(-max_len=600000) ;;  # the shipped SentencePiece models are ~440 KB
     fuzz_safetensors) extra=(-max_len=131072) ;;
     fuzz_config) extra=(-max_len=8192 -dict=tests/fuzz/config.dict) ;;
