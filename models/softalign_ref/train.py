@@ -99,7 +99,10 @@ DEFAULTS = {
         # (measured on en-fr at step 5,000: dev loss 2.067 -> 2.126 after 20 steps at 1e-3)
         "warm_start_lr_warmup": 200,
     },
-    "decoding": {"beam": 5, "alpha": 0.6, "beta": 0.0, "max_len_a": 1.5, "max_len_b": 10.0, "nbest": 1},
+    # block_repeats: the search's repetition blocking (n-grams of up to N pieces), stored in
+    # the exported config and so in the converted file's defaults (0: off)
+    "decoding": {"beam": 5, "alpha": 0.6, "beta": 0.0, "max_len_a": 1.5, "max_len_b": 10.0, "nbest": 1,
+                 "block_repeats": 0},
 }
 
 
