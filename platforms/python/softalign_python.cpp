@@ -123,15 +123,72 @@ std::vector<std::shared_ptr<const softalign::Model>> models_of(const py::object&
   return out;
 }
 
+// Text as the library takes it: a str's code points in UTF-8, lone surrogates
+// included ("surrogatepass": ED A0..BF 80..BF, three bytes that are not UTF-8),
+// so that the library's one rule for text decides (invalid_utf8, or one U+FFFD
+// each with replace_invalid_utf8), as it does for a NUL and for the bytes of a
+// C caller; pybind11's std::string caster refuses such a str with an error of
+// its own. bytes (which that caster took) pass as they are. False for anything else.
+bool text_of(py::handle h, std::string* out) {
+  if (PyUnicode_Check(h.ptr())) {
+    Py_ssize_t n = 0;
+    if (const char* utf8 = PyUnicode_AsUTF8AndSize(h.ptr(), &n)) {  // the common case: no surrogate
+      out->assign(utf8, static_cast<std::size_t>(n));
+      return true;
+    }
+    PyErr_Clear();
+    const py::bytes b = py::reinterpret_steal<py::bytes>(PyUnicode_AsEncodedString(h.ptr(), "utf-8", "surrogatepass"));
+    if (!b) throw py::error_already_set();
+    *out = static_cast<std::string>(b);
+    return true;
+  }
+  if (PyBytes_Check(h.ptr())) {
+    *out = h.cast<std::string>();
+    return true;
+  }
+  return false;
+}
+
+std::string text_arg(py::handle h, const char* what) {
+  std::string text;
+  if (!text_of(h, &text))
+    throw py::type_error(std::string(what) + " must be a str, got " +
+                         std::string(py::str(py::type::of(h).attr("__name__"))));
+  return text;
+}
+
 // A list (or any sequence) of str; anything else is a TypeError.
 std::vector<std::string> texts_of(const py::object& input) {
-  if (py::isinstance<py::sequence>(input) && !py::isinstance<py::bytes>(input)) {
-    try {
-      return input.cast<std::vector<std::string>>();
-    } catch (const py::cast_error&) {
+  if (py::isinstance<py::sequence>(input) && !py::isinstance<py::bytes>(input) && !py::isinstance<py::str>(input)) {
+    std::vector<std::string> texts;
+    bool ok = true;
+    for (const py::handle item : input.cast<py::sequence>()) {
+      texts.emplace_back();
+      if (!text_of(item, &texts.back())) {
+        ok = false;
+        break;
+      }
     }
+    if (ok) return texts;
   }
   throw py::type_error("text must be a str or a list of str");
+}
+
+// Translator(glossary=...): (source, target) pairs of str.
+std::vector<softalign::GlossaryTerm> glossary_of(const py::object& glossary) {
+  std::vector<softalign::GlossaryTerm> terms;
+  if (py::isinstance<py::sequence>(glossary) && !py::isinstance<py::str>(glossary) &&
+      !py::isinstance<py::bytes>(glossary)) {
+    for (const py::handle pair : glossary.cast<py::sequence>()) {
+      softalign::GlossaryTerm t;
+      if (!py::isinstance<py::sequence>(pair) || py::isinstance<py::str>(pair) || py::len(pair) != 2 ||
+          !text_of(pair[py::int_(0)], &t.source) || !text_of(pair[py::int_(1)], &t.target))
+        throw py::type_error("glossary must be a list of (source, target) pairs of str");
+      terms.push_back(std::move(t));
+    }
+    return terms;
+  }
+  throw py::type_error("glossary must be a list of (source, target) pairs of str");
 }
 
 // The results for `input`, a str (one) or a list of str (one each, in
@@ -148,7 +205,7 @@ struct Outcome {
 Outcome translate_input(PyTranslator& pt, const py::object& input, const softalign::SearchOptions& s) {
   Outcome o;
   o.single = py::isinstance<py::str>(input);
-  std::vector<std::string> texts = o.single ? std::vector<std::string>{input.cast<std::string>()} : texts_of(input);
+  std::vector<std::string> texts = o.single ? std::vector<std::string>{text_arg(input, "text")} : texts_of(input);
   o.results.resize(texts.size());
   o.status.resize(texts.size());
   softalign::Status call;
@@ -205,7 +262,7 @@ std::vector<std::string> batch_source_of(const py::object& source) {
       throw py::type_error("source must be a list of str: item " + std::to_string(i) + " is a " +
                            std::string(py::str(py::type::of(item).attr("__name__"))) +
                            " (lists of tokens are not taken: pass the text)");
-    texts.push_back(item.cast<std::string>());
+    texts.push_back(text_arg(item, "source"));
     ++i;
   }
   return texts;
@@ -219,9 +276,9 @@ PYBIND11_MODULE(softalign, m) {
   g_error_type = py::register_exception<StatusError>(m, "Error", PyExc_RuntimeError);
   m.def(
       "read_glossary",
-      [](const std::string& tsv) {
+      [](const py::object& tsv) {
         std::vector<softalign::GlossaryTerm> terms;
-        check(softalign::parse_glossary_tsv(tsv, &terms));
+        check(softalign::parse_glossary_tsv(text_arg(tsv, "tsv"), &terms));
         std::vector<std::pair<std::string, std::string>> out;
         for (const auto& t : terms) out.emplace_back(t.source, t.target);
         return out;
@@ -358,10 +415,10 @@ PYBIND11_MODULE(softalign, m) {
                              })
       .def(
           "encode",
-          [](const PyModel& pm, const std::string& text) {
+          [](const PyModel& pm, const py::object& text) {
             std::vector<int32_t> ids;
             std::vector<std::string> pieces;
-            check(pm.model->encode_source(text, &ids, &pieces));
+            check(pm.model->encode_source(text_arg(text, "text"), &ids, &pieces));
             return std::make_pair(ids, pieces);
           },
           py::arg("text"), "Source text to (ids with the EOS, pieces).")
@@ -386,8 +443,7 @@ PYBIND11_MODULE(softalign, m) {
                        std::optional<float> max_len_b, int threads, int max_source_tokens, bool use_shortlist,
                        const std::string& kernels, bool split_long_input, bool replace_invalid_utf8,
                        bool copy_through, const std::string& device, int max_batch, std::size_t max_line_bytes,
-                       std::optional<int> block_repeats, bool repair_placeholders,
-                       const std::vector<std::pair<std::string, std::string>>& glossary) {
+                       std::optional<int> block_repeats, bool repair_placeholders, const py::object& glossary) {
              auto pt = std::make_unique<PyTranslator>();
              pt->models = models_of(model);
              softalign::TranslatorOptions o;
@@ -405,7 +461,7 @@ PYBIND11_MODULE(softalign, m) {
                                                    : softalign::InvalidUtf8Policy::kError;
              o.copy_through = copy_through;
              o.repair_placeholders = repair_placeholders;
-             for (const auto& [source, target] : glossary) o.glossary.push_back({source, target});
+             o.glossary = glossary_of(glossary);
              o.max_batch = max_batch;
              if (max_line_bytes != 0) o.max_line_bytes = max_line_bytes;
              softalign::Status st;
@@ -423,14 +479,15 @@ PYBIND11_MODULE(softalign, m) {
            py::arg("replace_invalid_utf8") = false, py::arg("copy_through") = true, py::arg("device") = "cpu",
            py::arg("max_batch") = 1, py::arg("max_line_bytes") = 0, py::arg("block_repeats") = py::none(),
            py::arg("repair_placeholders") = true,
-           py::arg("glossary") = std::vector<std::pair<std::string, std::string>>(),
+           py::arg("glossary") = py::list(),
            "model: a Model, or a list of Models sharing the target vocabulary (an ensemble: their log-probabilities "
            "averaged at each step). Unset search options take the (first) model's defaults; beam and the max_len_* "
            "fix the memory reserved. device: \"cpu\" (the default), \"auto\" (a Vulkan GPU if there is one, else "
            "the CPU) or \"vulkan\". max_batch: how many sentences of a list are decoded together (1: one by one). "
            "split_long_input: a source longer than max_source_tokens pieces (0: the model's) is split at sentence "
            "ends, else clause punctuation, else in halves, and the parts' translations joined (the default, as "
-           "in C++, C and the CLI); False: it is an input_too_long error. max_line_bytes: the longest text one "
+           "in C++, C and the CLI); False: it is an input_too_long error. replace_invalid_utf8: a lone surrogate or a "
+           "NUL in a text (or an invalid byte of bytes) becomes U+FFFD instead of an invalid_utf8 error. max_line_bytes: the longest text one "
            "translation takes, in bytes (0: the default, 1 MiB); a longer one is an input_too_long error. "
            "block_repeats: refuse a word or words of up to this many target pieces repeated back to back "
            "(0: off; None: the model's default). repair_placeholders: every placeholder of the source "
@@ -456,19 +513,19 @@ PYBIND11_MODULE(softalign, m) {
           py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(), py::arg("max_len_b") = py::none(),
           py::arg("block_repeats") = py::none(),
           "The best translation of a str (-> str) or of each str of a list (-> list, in order). A str that "
-          "fails raises softalign.Error; in a list, an item that fails (e.g. input_too_long) gives a "
+          "fails (e.g. invalid_utf8 for a lone surrogate or a NUL) raises softalign.Error; in a list, an item that fails (e.g. input_too_long) gives a "
           "softalign.Error (not raised) in its place and the others their translations, while an error of the "
           "call itself (a beam over the prepared one) raises.")
       .def(
           "translate_nbest",
           [](PyTranslator& pt, py::object input, std::optional<int> nbest, std::optional<int> beam,
              std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
-             std::optional<float> max_len_b, bool attention, bool alignment, const std::string& prefix,
+             std::optional<float> max_len_b, bool attention, bool alignment, const py::object& prefix,
              std::optional<int> block_repeats) -> py::object {
             softalign::SearchOptions s = search_options(beam, nbest, alpha, beta, max_len_a, max_len_b, block_repeats);
             s.return_attention = attention;
             s.return_alignment = alignment;
-            s.target_prefix = prefix;
+            s.target_prefix = text_arg(prefix, "prefix");
             Outcome o = translate_input(pt, input, s);
             if (o.single) return py::cast(std::move(o.results[0]));
             py::list out;

@@ -22,6 +22,7 @@ std::size_t find_invalid_utf8(std::string_view s) {
     std::size_t len;
     uint32_t cp;
     if (b < 0x80) {
+      if (b == 0) return i;  // NUL: not text (the rule above)
       ++i;
       continue;
     } else if ((b & 0xe0) == 0xc0) {
@@ -48,6 +49,15 @@ std::size_t find_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
+std::size_t invalid_unit_length(std::string_view s) {
+  const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  // A surrogate's 3 bytes, ED A0..BF 80..BF (a lone surrogate of a UTF-16 string).
+  if (byte(0) == 0xED && byte(1) >= 0xA0 && byte(1) <= 0xBF && (byte(2) & 0xC0) == 0x80) return 3;
+  // NUL in modified UTF-8.
+  if (byte(0) == 0xC0 && byte(1) == 0x80) return 2;
+  return s.empty() ? 0 : 1;
+}
+
 std::string replace_invalid_utf8(std::string_view s) {
   std::string out;
   while (!s.empty()) {
@@ -58,7 +68,7 @@ std::string replace_invalid_utf8(std::string_view s) {
     }
     out.append(s.substr(0, bad));
     out.append("\xEF\xBF\xBD");
-    s.remove_prefix(bad + 1);
+    s.remove_prefix(bad + invalid_unit_length(s.substr(bad)));
   }
   return out;
 }

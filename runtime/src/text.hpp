@@ -11,10 +11,24 @@
 
 namespace softalign::internal {
 
-// Index of the first byte that is not part of valid UTF-8 (RFC 3629: no
-// overlongs, no surrogates, ≤ U+10FFFF), or npos when all of `s` is valid.
+// The one rule for text, which every path that takes text applies (translate,
+// translate_batch, encode, target prefixes, glossary terms; the bindings pass
+// their strings through unchanged so that it decides): text is UTF-8 (RFC 3629:
+// no overlongs, no surrogates, ≤ U+10FFFF) without NUL. A NUL is refused as
+// invalid bytes are: a C string cannot carry it, so a text holding one would mean
+// one thing in C and another in Python, Java or JS.
+//
+// Index of the first byte that breaks the rule (a NUL, or a byte that is not
+// part of valid UTF-8), or npos when all of `s` is valid text.
 std::size_t find_invalid_utf8(std::string_view s);
-// `s` with each invalid byte replaced by U+FFFD.
+// Bytes from the start of `s` (where find_invalid_utf8 found bad text) that
+// replace_invalid_utf8 writes as one U+FFFD: 3 for an encoded surrogate (ED
+// A0..BF 80..BF: a lone surrogate of a Python, Java or JS string, as the
+// bindings encode it), 2 for C0 80 (NUL in modified UTF-8, as the Java and JS
+// bindings pass a NUL through C strings), else 1 (a NUL, any other invalid
+// byte); so one bad character of a string is one U+FFFD on every surface.
+std::size_t invalid_unit_length(std::string_view s);
+// `s` with each invalid unit (above) replaced by U+FFFD.
 std::string replace_invalid_utf8(std::string_view s);
 // True when `s` holds only ASCII whitespace (or nothing).
 bool is_blank(std::string_view s);

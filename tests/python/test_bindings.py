@@ -198,7 +198,7 @@ def test_confidence():
                                                                bad.hypotheses[0].confidence])
 
 
-def test_nul_in_names_is_refused_and_kept_in_text():
+def test_nul_in_names_is_refused():
     path = os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign")
     # A path or an option name with a NUL: refused, not cut at the NUL (which loaded `path`).
     with pytest.raises(ValueError, match="path"):
@@ -208,12 +208,66 @@ def test_nul_in_names_is_refused_and_kept_in_text():
         softalign.Translator(model, kernels="\x00bogus")  # was the default kernels
     with pytest.raises(softalign.Error, match="invalid_argument: device"):
         softalign.Translator(model, device="cpu\x00x")
-    # In text a NUL is a character: passed whole, not an end.
-    assert model.encode("Open\x00 file")[1] == ["\u2581Open", "\x00", "\u2581file"]
+
+
+# Issue 49: one rule for bad text (docs/guarantees.md): a lone surrogate (a str that UTF-8 cannot
+# encode) and a NUL are invalid text, as invalid UTF-8 bytes are: softalign.Error invalid_utf8 (in
+# a list, in the item's place), or with replace_invalid_utf8=True one U+FFFD each.
+BAD_TEXTS = ["a\udc80b", "x\ud800y", "Open\x00 file", "\udfff"]
+
+
+def test_lone_surrogates_and_nul_are_invalid_text():
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    tr = softalign.Translator(model, beam=1, max_batch=4)
+    for text in BAD_TEXTS:
+        with pytest.raises(softalign.Error, match="^invalid_utf8: "):
+            tr.translate(text)
+        with pytest.raises(softalign.Error, match="^invalid_utf8: "):
+            tr.translate_nbest(text)
+        with pytest.raises(softalign.Error, match="invalid_utf8"):
+            model.encode(text)
+        with pytest.raises(softalign.Error, match="invalid_utf8"):  # a prefix is text too
+            tr.translate_nbest("Open file", prefix="Ouvrir" + text)
+        # In a list the item fails alone, in its place; the others are translated.
+        out = tr.translate(["One file.", text, "Open file"])
+        assert isinstance(out[1], softalign.Error) and str(out[1]).startswith("invalid_utf8: "), out
+        assert [out[0], out[2]] == tr.translate(["One file.", "Open file"])
+        nbest = tr.translate_nbest(["One file.", text])
+        assert isinstance(nbest[1], softalign.Error) and str(nbest[1]).startswith("invalid_utf8: ")
+        batch = tr.translate_batch(["One file.", text, "Open file"])
+        assert isinstance(batch[1], softalign.Error) and str(batch[1]).startswith("invalid_utf8: ")
+        assert [batch[0].hypotheses[0], batch[2].hypotheses[0]] == [out[0], out[2]]
+    # A glossary term is text too (glossary terms are checked as options: invalid_argument).
+    with pytest.raises(softalign.Error, match="^invalid_argument: .*not valid UTF-8"):
+        softalign.Translator(model, glossary=[("fi\udc80le", "fichier")])
+    with pytest.raises(softalign.Error, match="^invalid_argument: .*not valid UTF-8"):
+        softalign.read_glossary("file\tfich\x00ier\n")
+    # The byte offset is the UTF-8 one (surrogatepass: a surrogate is 3 bytes, as in UTF-8).
+    with pytest.raises(softalign.Error, match="at byte 5"):
+        tr.translate("caf\u00e9\udc80")
+
+
+def test_replace_invalid_utf8_replaces_lone_surrogates_and_nul():
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    tr = softalign.Translator(model, beam=1, replace_invalid_utf8=True)
+    for text in BAD_TEXTS:
+        # One U+FFFD for each surrogate or NUL: the same source pieces and translation.
+        fixed = "".join("\ufffd" if "\ud800" <= c <= "\udfff" or c == "\x00" else c for c in text)
+        assert tr.translate_nbest(text).source_pieces == tr.translate_nbest(fixed).source_pieces
+        assert tr.translate(text) == tr.translate(fixed)
+        assert tr.translate(["One file.", text]) == tr.translate(["One file.", fixed])
+        assert tr.translate_batch([text])[0].hypotheses == tr.translate_batch([fixed])[0].hypotheses
+
+
+def test_float_options_refuse_nan():
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
     tr = softalign.Translator(model, beam=1)
-    assert tr.translate("Open\x00 file") != tr.translate("Open")
-    with pytest.raises(softalign.Error, match=r'lacks "\\x00"'):  # <unk> in a prefix
-        tr.translate_nbest("Open file", prefix="Ouvrir\x00")
+    for name in ("alpha", "beta", "max_len_a", "max_len_b"):
+        for value in (float("nan"), float("inf"), -1.0):
+            with pytest.raises(softalign.Error, match="invalid_argument"):
+                softalign.Translator(model, **{name: value})
+            with pytest.raises(softalign.Error, match="invalid_argument"):
+                tr.translate("Open file", **{name: value})
 
 
 def test_device_choice():

@@ -342,14 +342,76 @@ TEST_CASE("a target prefix with characters the target vocabulary lacks is refuse
   CHECK(st.code() == StatusCode::kInvalidArgument);
   CHECK_MESSAGE(st.message() == "target prefix: the target vocabulary lacks \"\xe2\x98\x83\", \"\xe2\x99\x9e\"",
                 st.message());
-  // In a batch too; a NUL is a character like any other, escaped in the message.
-  so.target_prefix = std::string("Un\0", 3);
+  // In a batch too.
+  so.target_prefix = "Un \xe2\x99\x9e";
   std::vector<TranslationResult> rs;
   st = tr->translate_batch({"A snowman.", "Open file"}, so, &rs);
   CHECK(st.code() == StatusCode::kInvalidArgument);
-  CHECK_MESSAGE(st.message() == "target prefix: the target vocabulary lacks \"\\x00\"", st.message());
+  CHECK_MESSAGE(st.message() == "target prefix: the target vocabulary lacks \"\xe2\x99\x9e\"", st.message());
+  // A NUL is not text (the one rule for bad text): invalid_utf8, in a prefix as in a source.
+  so.target_prefix = std::string("Un\0", 3);
+  st = tr->translate_batch({"A snowman.", "Open file"}, so, &rs);
+  CHECK(st.code() == StatusCode::kInvalidUtf8);
   // A prefix the vocabulary covers begins the translation.
   so.target_prefix = "Un bonhomme";
   REQUIRE(tr->translate("A snowman.", so, &r).ok());
   CHECK_MESSAGE(r.hypotheses[0].text.rfind("Un bonhomme", 0) == 0, r.hypotheses[0].text);
+}
+
+TEST_CASE("one rule for bad text: NUL, an encoded surrogate and invalid bytes are invalid_utf8, or one U+FFFD each") {
+  using internal::find_invalid_utf8;
+  using internal::replace_invalid_utf8;
+  const std::string fffd = "\xEF\xBF\xBD";
+  // The check every path uses (translate, encode, prefixes, glossary terms):
+  // a NUL is not text, wherever it is.
+  CHECK(find_invalid_utf8(std::string("ab\0cd", 5)) == 2);
+  CHECK(find_invalid_utf8(std::string("\0", 1)) == 0);
+  CHECK(find_invalid_utf8("caf\xC3\xA9 \xF0\x9F\x98\x80") == std::string_view::npos);
+  // The replacement: one U+FFFD for each NUL, each encoded surrogate (ED A0..BF
+  // 80..BF: a lone surrogate of a Python, Java or JS string), each C0 80 (NUL
+  // in modified UTF-8, as the Java and JS bindings pass it through C strings)
+  // and each other invalid byte.
+  CHECK(replace_invalid_utf8(std::string("a\0b", 3)) == "a" + fffd + "b");
+  CHECK(replace_invalid_utf8("a\xED\xB2\x80" "b") == "a" + fffd + "b");
+  CHECK(replace_invalid_utf8("a\xED\xA0\xBD\xED\xB8\x80" "b") == "a" + fffd + fffd + "b");  // CESU-8 pair: two
+  CHECK(replace_invalid_utf8("a\xC0\x80" "b") == "a" + fffd + "b");
+  CHECK(replace_invalid_utf8("a\xFF\xFE" "b") == "a" + fffd + fffd + "b");
+  CHECK(replace_invalid_utf8("a\xED" "b") == "a" + fffd + "b");            // a cut sequence: its bytes
+  CHECK(replace_invalid_utf8("a\xC0\xAF" "b") == "a" + fffd + fffd + "b");  // another overlong: its bytes
+
+  const auto model = golden::shipped_en_fr();
+  std::unique_ptr<Translator> strict, lenient;
+  REQUIRE(Translator::prepare(model, TranslatorOptions{}, &strict).ok());
+  TranslatorOptions rep;
+  rep.invalid_utf8 = InvalidUtf8Policy::kReplace;
+  REQUIRE(Translator::prepare(model, rep, &lenient).ok());
+  TranslationResult r, want;
+  const std::vector<std::string> bad = {std::string("Open\0 file", 10), "Open\xED\xB2\x80 file",
+                                        "Open\xC0\x80 file", "Open\xFF file"};
+  REQUIRE(lenient->translate("Open" + fffd + " file", &want).ok());
+  for (const std::string& text : bad) {
+    INFO(escape_controls(text));
+    Status st = strict->translate(text, &r);
+    CHECK(st.code() == StatusCode::kInvalidUtf8);
+    CHECK_MESSAGE(st.message().find("at byte 4") != std::string::npos, st.message());
+    std::vector<int32_t> ids;
+    CHECK(model->encode_source(text, &ids).code() == StatusCode::kInvalidUtf8);
+    // In a batch it fails alone.
+    std::vector<TranslationResult> rs;
+    std::vector<Status> sts;
+    REQUIRE(strict->translate_batch({"One file.", text, "Open file"}, SearchOptions{}, &rs, &sts).ok());
+    CHECK(sts[0].ok());
+    CHECK(sts[1].code() == StatusCode::kInvalidUtf8);
+    CHECK(sts[2].ok());
+    // Replaced: the text with one U+FFFD in its place.
+    REQUIRE(lenient->translate(text, &r).ok());
+    CHECK(r.source_pieces == want.source_pieces);
+    CHECK(r.hypotheses[0].text == want.hypotheses[0].text);
+  }
+  // A target prefix is text too.
+  SearchOptions so;
+  so.target_prefix = std::string("Ouvrir\0", 7);
+  CHECK(strict->translate("Open file", so, &r).code() == StatusCode::kInvalidUtf8);
+  so.target_prefix = "Ouvrir\xED\xB2\x80";
+  CHECK(lenient->translate("Open file", so, &r).code() == StatusCode::kInvalidUtf8);
 }
