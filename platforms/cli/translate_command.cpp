@@ -4,10 +4,12 @@
 // input line (n-best: N lines), always in input order.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -57,6 +59,29 @@ CLI::Validator at_least(double min) {
         return "";
       },
       "", "at least " + bound);
+}
+
+// The one validator of every float option (--alpha, --beta, --max-len-a,
+// --max-len-b, --min-confidence): a number that is finite as a float, in [min,
+// max]. CLI11 reads "nan", "inf" and "1e999" as numbers, and a NaN passes any
+// range check written as `v < min || v > max`.
+CLI::Validator finite_in(double min, double max = std::numeric_limits<double>::infinity()) {
+  const auto num = [](double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  };
+  const std::string range = std::isinf(max) ? ">= " + num(min) : "in [" + num(min) + ", " + num(max) + "]";
+  return CLI::Validator(
+      [min, max, range](std::string& value) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(value, v)) return "'" + value + "' is not a number";
+        if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
+          return "must be a finite number " + range + ", got " + value;
+        if (!(v >= min && v <= max)) return "must be " + range + ", got " + value;
+        return "";
+      },
+      "", "a finite number " + range);
 }
 
 // "must be in [min, max]" for an integer option.
@@ -326,14 +351,14 @@ std::function<int()> add_translate_command(CLI::App& app) {
   a->beam_opt = cmd->add_option("--beam", a->beam, "Beam size (1 = greedy; default: the model's)")
                     ->check(at_least(1));
   a->alpha_opt = cmd->add_option("--alpha", a->alpha, "Length penalty exponent alpha (GNMT)")
-                     ->check(at_least(0));
-  a->beta_opt = cmd->add_option("--beta", a->beta, "Coverage penalty weight beta")->check(at_least(0));
+                     ->check(finite_in(0));
+  a->beta_opt = cmd->add_option("--beta", a->beta, "Coverage penalty weight beta")->check(finite_in(0));
   a->nbest_opt = cmd->add_option("--nbest", a->nbest, "Write the N best hypotheses (N <= beam)")
                      ->check(at_least(1));
   a->max_len_a_opt = cmd->add_option("--max-len-a", a->max_len_a, "Max target length = floor(a * S + b): a")
-                         ->check(at_least(0));
+                         ->check(finite_in(0));
   a->max_len_b_opt = cmd->add_option("--max-len-b", a->max_len_b, "Max target length = floor(a * S + b): b")
-                         ->check(at_least(0));
+                         ->check(finite_in(0));
   a->block_repeats_opt =
       cmd->add_option("--block-repeats", a->block_repeats,
                       "Refuse a word or words of up to N pieces repeated back to back (0: off; default: the model's)")
@@ -363,7 +388,9 @@ std::function<int()> add_translate_command(CLI::App& app) {
                 "Fail on sources longer than --max-src-len instead of splitting them (at sentence ends, "
                 "then clause punctuation, then in halves) and joining the translations")
       ->excludes(split_opt);
-  cmd->add_flag("--replace-invalid-utf8", a->replace_utf8, "Replace invalid UTF-8 bytes instead of failing");
+  cmd->add_flag("--replace-invalid-utf8", a->replace_utf8,
+                "Replace what is not text (an invalid UTF-8 byte, an encoded surrogate, a NUL byte) by U+FFFD, one "
+                "each, instead of failing the line");
   cmd->add_option("--max-line-bytes", a->max_line_bytes,
                   "Longest line translated, in bytes (default 1 MiB); a longer one fails (bounded memory)")
       ->check(at_least(1));
@@ -401,7 +428,7 @@ std::function<int()> add_translate_command(CLI::App& app) {
                       "before the text, \"low_confidence\": true in --json; or drop them (--low-confidence drop); "
                       "their count goes to stderr at the end")
           ->type_name("C")
-          ->check(CLI::Range(0.0, 1.0));
+          ->check(finite_in(0.0, 1.0));
   cmd->add_option("--low-confidence", a->low_confidence,
                   "What --min-confidence does to a translation below it: mark, or drop (an empty line; left out "
                   "of --json's and --nbest's lists)")

@@ -281,6 +281,29 @@ class Translate(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(len(p.stdout.decode().split("\n")), 2)
 
+    def test_a_line_with_a_nul_fails_alone_or_is_replaced(self):
+        # Issue 49, one rule for bad text: a NUL is invalid text as invalid UTF-8 is. Its line gets an
+        # empty output line and a message (exit status 1), the others their translations; with
+        # --replace-invalid-utf8 each NUL, encoded surrogate or bad byte is one U+FFFD.
+        src = self.g.sources
+        stdin = (src[0] + "\n").encode() + b"ab\x00cd\n" + (src[1] + "\n").encode() + b"x\xed\xb2\x80y\n"
+        for workers in ("1", "2"):
+            p = subprocess.run([CLI, "translate", "-m", self.g.model, "--beam", "1", *LEN, "--workers", workers],
+                               input=stdin, capture_output=True, timeout=60)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertEqual(p.stdout.decode().split("\n")[:-1], [self.g.greedy_text(0), "", self.g.greedy_text(1), ""])
+            err = p.stderr.decode().strip().split("\n")
+            self.assertEqual(len(err), 2, err)
+            self.assertRegex(err[0], r"^softalign: error: line 2: invalid_utf8: .*at byte 2")
+            self.assertRegex(err[1], r"^softalign: error: line 4: invalid_utf8: .*at byte 1")
+        fixed = "\n".join([src[0], "ab\ufffdcd", src[1], "x\ufffdy"]) + "\n"
+        want = run("translate", "-m", self.g.model, "--beam", "1", *LEN, "--json", stdin=fixed)
+        self.assertEqual(want.returncode, 0, want.stderr)
+        p = subprocess.run([CLI, "translate", "-m", self.g.model, "--beam", "1", *LEN, "--json",
+                            "--replace-invalid-utf8"], input=stdin, capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.decode(), want.stdout)
+
 
 class EnsembleAndPrefix(unittest.TestCase):
     """-m A -m B (an ensemble) and --prefix, against tests/golden/ensembles.json."""
@@ -510,6 +533,17 @@ class Errors(unittest.TestCase):
         for args in (["--beam", "0"], ["--beam", "abc"], ["--alpha", "-1"], ["--batch", "0"],
                      ["--threads", "0"], ["--workers", "0"], ["--nbest", "0"], ["--max-len-a", "x"], ["--no-such-option"]):
             self.assert_error(run("translate", "-m", self.model, *args, "x"))
+
+    def test_float_options_refuse_nan_and_infinity(self):
+        # Issue 49: every float option has one validator (a finite number in its range): NaN was taken
+        # by --min-confidence (exit 0, nothing marked) while inf and 2 were refused.
+        for option in ("--alpha", "--beta", "--max-len-a", "--max-len-b", "--min-confidence"):
+            for value in ("nan", "NaN", "-nan", "inf", "-inf", "infinity", "1e999"):
+                p = run("translate", "-m", self.model, f"{option}={value}", "x")
+                err = self.assert_error(p, option)
+                self.assertEqual(p.returncode, 2, (option, value, err))
+                self.assertEqual(len(err.split("\n")), 1, err)
+            self.assertEqual(run("translate", "-m", self.model, option, "0.5", "x").returncode, 0, option)
 
     def test_workers_beyond_the_limit(self):
         # One translator each: more than 256 (TranslatorOptions::threads' limit too) is a bad argument,
