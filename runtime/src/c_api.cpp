@@ -2,6 +2,7 @@
 // exception: nothing but a status code crosses into C.
 #include "softalign/softalign.h"
 
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -79,6 +80,115 @@ softalign_status null_arg(const char* name) {
   return fail(SOFTALIGN_INVALID_ARGUMENT, std::string("invalid_argument: ") + name + " is NULL");
 }
 
+// ---- Versioned structs --------------------------------------------------------
+// A struct that grows at its end carries its size (struct_size): the caller's
+// header may be older (fewer fields) or newer (more). One rule for every such
+// struct: the size must end at a field boundary (between fields, padding
+// included) or at or past this header's struct; a size that ends inside a field
+// (half a pointer, half an int) is SOFTALIGN_INVALID_ARGUMENT, never a partial
+// read or write.
+
+struct FieldSpan {
+  const char* name;
+  size_t begin, end;
+};
+
+#define SOFTALIGN_FIELD(T, f) FieldSpan{#f, offsetof(T, f), offsetof(T, f) + sizeof(T::f)}
+
+constexpr FieldSpan kOptionFields[] = {
+    SOFTALIGN_FIELD(softalign_translator_options, struct_size),
+    SOFTALIGN_FIELD(softalign_translator_options, max_source_tokens),
+    SOFTALIGN_FIELD(softalign_translator_options, beam),
+    SOFTALIGN_FIELD(softalign_translator_options, nbest),
+    SOFTALIGN_FIELD(softalign_translator_options, alpha),
+    SOFTALIGN_FIELD(softalign_translator_options, beta),
+    SOFTALIGN_FIELD(softalign_translator_options, max_len_a),
+    SOFTALIGN_FIELD(softalign_translator_options, max_len_b),
+    SOFTALIGN_FIELD(softalign_translator_options, alignment),
+    SOFTALIGN_FIELD(softalign_translator_options, threads),
+    SOFTALIGN_FIELD(softalign_translator_options, split_long_input),
+    SOFTALIGN_FIELD(softalign_translator_options, replace_invalid_utf8),
+    SOFTALIGN_FIELD(softalign_translator_options, kernels),
+    SOFTALIGN_FIELD(softalign_translator_options, use_shortlist),
+    SOFTALIGN_FIELD(softalign_translator_options, max_arena_bytes),
+    SOFTALIGN_FIELD(softalign_translator_options, device),
+    SOFTALIGN_FIELD(softalign_translator_options, copy_through),
+    SOFTALIGN_FIELD(softalign_translator_options, max_line_bytes),
+    SOFTALIGN_FIELD(softalign_translator_options, block_repeats),
+    SOFTALIGN_FIELD(softalign_translator_options, repair_placeholders),
+    SOFTALIGN_FIELD(softalign_translator_options, glossary_tsv),
+};
+
+constexpr FieldSpan kInfoFields[] = {
+    SOFTALIGN_FIELD(softalign_model_info, struct_size),
+    SOFTALIGN_FIELD(softalign_model_info, name),
+    SOFTALIGN_FIELD(softalign_model_info, src_lang),
+    SOFTALIGN_FIELD(softalign_model_info, tgt_lang),
+    SOFTALIGN_FIELD(softalign_model_info, variant),
+    SOFTALIGN_FIELD(softalign_model_info, score),
+    SOFTALIGN_FIELD(softalign_model_info, scope),
+    SOFTALIGN_FIELD(softalign_model_info, weight_type),
+    SOFTALIGN_FIELD(softalign_model_info, window_d),
+    SOFTALIGN_FIELD(softalign_model_info, input_feeding),
+    SOFTALIGN_FIELD(softalign_model_info, enc_layers),
+    SOFTALIGN_FIELD(softalign_model_info, dec_layers),
+    SOFTALIGN_FIELD(softalign_model_info, emb_size),
+    SOFTALIGN_FIELD(softalign_model_info, enc_hidden),
+    SOFTALIGN_FIELD(softalign_model_info, dec_hidden),
+    SOFTALIGN_FIELD(softalign_model_info, att_hidden),
+    SOFTALIGN_FIELD(softalign_model_info, maxout_size),
+    SOFTALIGN_FIELD(softalign_model_info, src_vocab),
+    SOFTALIGN_FIELD(softalign_model_info, tgt_vocab),
+    SOFTALIGN_FIELD(softalign_model_info, shared_vocab),
+    SOFTALIGN_FIELD(softalign_model_info, pad_id),
+    SOFTALIGN_FIELD(softalign_model_info, unk_id),
+    SOFTALIGN_FIELD(softalign_model_info, bos_id),
+    SOFTALIGN_FIELD(softalign_model_info, eos_id),
+    SOFTALIGN_FIELD(softalign_model_info, max_src_len),
+    SOFTALIGN_FIELD(softalign_model_info, default_beam),
+    SOFTALIGN_FIELD(softalign_model_info, default_nbest),
+    SOFTALIGN_FIELD(softalign_model_info, default_alpha),
+    SOFTALIGN_FIELD(softalign_model_info, default_beta),
+    SOFTALIGN_FIELD(softalign_model_info, default_max_len_a),
+    SOFTALIGN_FIELD(softalign_model_info, default_max_len_b),
+    SOFTALIGN_FIELD(softalign_model_info, schema_version),
+    SOFTALIGN_FIELD(softalign_model_info, file_bytes),
+    SOFTALIGN_FIELD(softalign_model_info, confidence_calibrated),
+};
+
+#undef SOFTALIGN_FIELD
+
+// Whether a table lists every field of a struct of `size` bytes, in order, up to
+// its tail padding: a field added to the header without its row fails to compile.
+template <size_t N>
+constexpr bool covers(const FieldSpan (&fields)[N], size_t size) {
+  if (fields[0].begin != 0) return false;
+  for (size_t i = 1; i < N; ++i)
+    if (fields[i].begin < fields[i - 1].end) return false;
+  return fields[N - 1].end <= size && size - fields[N - 1].end < alignof(std::max_align_t);
+}
+static_assert(covers(kOptionFields, sizeof(softalign_translator_options)),
+              "kOptionFields must list every field of softalign_translator_options");
+static_assert(covers(kInfoFields, sizeof(softalign_model_info)),
+              "kInfoFields must list every field of softalign_model_info");
+
+// SOFTALIGN_OK when `size` (a struct's struct_size, for `what`) ends at a field
+// boundary of `fields` or at or past the struct's end; else the error naming the
+// field it cuts.
+template <size_t N>
+softalign_status check_struct_size(const char* what, size_t size, const FieldSpan (&fields)[N]) {
+  if (size == 0)
+    return fail(SOFTALIGN_INVALID_ARGUMENT, std::string("invalid_argument: ") + what +
+                                                "->struct_size is not set (0): initialise the struct first");
+  for (const FieldSpan& f : fields)
+    if (size > f.begin && size < f.end)
+      return fail(SOFTALIGN_INVALID_ARGUMENT,
+                  std::string("invalid_argument: ") + what + "->struct_size " + std::to_string(size) +
+                      " ends inside the field " + f.name + " (bytes " + std::to_string(f.begin) + " to " +
+                      std::to_string(f.end) + "): a struct size covers whole fields");
+  return SOFTALIGN_OK;
+}
+
 const softalign::Hypothesis* hyp(const softalign_result* r, size_t i) {
   if (r == nullptr || i >= r->result.hypotheses.size()) return nullptr;
   return &r->result.hypotheses[i];
@@ -97,10 +207,12 @@ softalign::TranslatorOptions to_cpp(const softalign_translator_options& o) {
   t.max_source_tokens = o.max_source_tokens;
   if (o.beam != 0) t.search.beam_size = o.beam;
   if (o.nbest != 0) t.search.nbest = o.nbest;
-  if (o.alpha >= 0.0f) t.search.alpha = o.alpha;
-  if (o.beta >= 0.0f) t.search.beta = o.beta;
-  if (o.max_len_a >= 0.0f) t.search.max_len_a = o.max_len_a;
-  if (o.max_len_b >= 0.0f) t.search.max_len_b = o.max_len_b;
+  // Negative: the model's default. Anything else, NaN included, goes to the
+  // C++ options' validation, which refuses what is out of range (NaN is).
+  if (!(o.alpha < 0.0f)) t.search.alpha = o.alpha;
+  if (!(o.beta < 0.0f)) t.search.beta = o.beta;
+  if (!(o.max_len_a < 0.0f)) t.search.max_len_a = o.max_len_a;
+  if (!(o.max_len_b < 0.0f)) t.search.max_len_b = o.max_len_b;
   t.search.return_attention = o.alignment != 0;
   t.search.return_alignment = o.alignment != 0;
   t.threads = o.threads;
@@ -191,8 +303,8 @@ softalign_status softalign_model_get_info(const softalign_model* model, softalig
   return guarded([&] {
     if (model == nullptr) return null_arg("model");
     if (info == nullptr) return null_arg("info");
-    if (info->struct_size < sizeof(size_t))
-      return fail(SOFTALIGN_INVALID_ARGUMENT, "invalid_argument: info->struct_size is not set");
+    const softalign_status size_st = check_struct_size("info", info->struct_size, kInfoFields);
+    if (size_st != SOFTALIGN_OK) return size_st;
     const softalign::Model& m = *model->model;
     const softalign::ModelConfig& c = m.config();
     softalign_model_info full;
@@ -319,9 +431,12 @@ softalign_status softalign_translator_create_ensemble(const softalign_model* con
     softalign_translator_options o;
     softalign_translator_options_init(&o, sizeof o);
     if (options != nullptr) {
-      if (options->struct_size < sizeof(size_t))
+      if (options->struct_size == 0)
         return fail(SOFTALIGN_INVALID_ARGUMENT,
-                    "invalid_argument: options were not initialised with softalign_translator_options_default");
+                    "invalid_argument: options->struct_size is 0: the options were not initialised with "
+                    "softalign_translator_options_default");
+      const softalign_status size_st = check_struct_size("options", options->struct_size, kOptionFields);
+      if (size_st != SOFTALIGN_OK) return size_st;
       // A caller built with an older header knows fewer fields: defaults for the rest.
       std::memcpy(&o, options, options->struct_size < sizeof o ? options->struct_size : sizeof o);
     }
@@ -418,6 +533,69 @@ softalign_status softalign_translate_batch(softalign_translator* translator, con
     for (size_t i = 0; i < count; ++i) out[i] = made[i].release();
     return SOFTALIGN_OK;
   });
+}
+
+softalign_status softalign_translate_batch_status(softalign_translator* translator, const char* const* texts,
+                                                  size_t count, softalign_result** out, int32_t* status) {
+  bool handed_out = false;  // out[] and status[] hold the items' own outcomes
+  const softalign_status call = guarded([&]() -> softalign_status {
+    if (out == nullptr && count > 0) return null_arg("out");
+    if (status == nullptr && count > 0) return null_arg("status");
+    if (translator == nullptr) return null_arg("translator");
+    if (texts == nullptr && count > 0) return null_arg("texts");
+    // A NULL text fails alone; the others are translated.
+    std::vector<std::string> in;
+    in.reserve(count);
+    for (size_t i = 0; i < count; ++i)
+      if (texts[i] != nullptr) in.emplace_back(texts[i]);
+    std::vector<softalign::TranslationResult> results;
+    std::vector<Status> item;
+    softalign::Translator& tr = *translator->translator;
+    const Status st = tr.translate_batch(in, tr.options().search, &results, &item);
+    if (!st.ok()) return from(st);
+    if (results.size() != in.size() || item.size() != in.size())
+      return fail(SOFTALIGN_INTERNAL, "internal: translate_batch returned " + std::to_string(results.size()) +
+                                          " results for " + std::to_string(in.size()) + " inputs");
+    // Every result is made before any is handed out, so a failure leaks nothing.
+    std::vector<std::unique_ptr<softalign_result>> made(count);
+    std::vector<int32_t> codes(count, SOFTALIGN_INVALID_ARGUMENT);
+    std::string first_error;
+    size_t failed = 0;
+    for (size_t i = 0, k = 0; i < count; ++i) {
+      if (texts[i] == nullptr) {
+        if (failed++ == 0) first_error = "invalid_argument: texts[" + std::to_string(i) + "] is NULL";
+        continue;
+      }
+      if (item[k].ok()) {
+        made[i] = std::make_unique<softalign_result>();
+        made[i]->result = std::move(results[k]);
+        if (translator->alignment) add_pharaoh(made[i].get(), true);
+        codes[i] = SOFTALIGN_OK;
+      } else {
+        codes[i] = static_cast<int32_t>(item[k].code());
+        if (failed++ == 0) first_error = "texts[" + std::to_string(i) + "]: " + item[k].to_string();
+      }
+      ++k;
+    }
+    softalign_status first = SOFTALIGN_OK;
+    for (size_t i = 0; i < count && first == SOFTALIGN_OK; ++i) first = static_cast<softalign_status>(codes[i]);
+    if (failed > 0)
+      first = fail(first, first_error + " (" + std::to_string(failed) + " of " + std::to_string(count) +
+                              " texts failed; each has its status, the others their results)");
+    for (size_t i = 0; i < count; ++i) {
+      out[i] = made[i].release();
+      status[i] = codes[i];
+    }
+    handed_out = true;
+    return first;
+  });
+  // An error of the call itself: no results, and each status is the call's.
+  if (!handed_out)
+    for (size_t i = 0; i < count; ++i) {
+      if (out != nullptr) out[i] = nullptr;
+      if (status != nullptr) status[i] = call;
+    }
+  return call;
 }
 
 softalign_status softalign_translate_ids(softalign_translator* translator, const int32_t* ids, size_t count,

@@ -944,6 +944,282 @@ static void test_kernels_option(const softalign_model* m) {
   CHECK(error_mentions("no-such-kernels"));
 }
 
+/* ---- Issue 49: struct sizes, per-item batch statuses, the text rule, NaN -------- */
+
+/* A field of a versioned struct: its name, offset and size. */
+typedef struct {
+  const char* name;
+  size_t offset, size;
+} field_span;
+
+#define FIELD(T, f) {#f, offsetof(T, f), sizeof(((T*)0)->f)}
+
+static const field_span k_option_fields[] = {
+    FIELD(softalign_translator_options, struct_size),
+    FIELD(softalign_translator_options, max_source_tokens),
+    FIELD(softalign_translator_options, beam),
+    FIELD(softalign_translator_options, nbest),
+    FIELD(softalign_translator_options, alpha),
+    FIELD(softalign_translator_options, beta),
+    FIELD(softalign_translator_options, max_len_a),
+    FIELD(softalign_translator_options, max_len_b),
+    FIELD(softalign_translator_options, alignment),
+    FIELD(softalign_translator_options, threads),
+    FIELD(softalign_translator_options, split_long_input),
+    FIELD(softalign_translator_options, replace_invalid_utf8),
+    FIELD(softalign_translator_options, kernels),
+    FIELD(softalign_translator_options, use_shortlist),
+    FIELD(softalign_translator_options, max_arena_bytes),
+    FIELD(softalign_translator_options, device),
+    FIELD(softalign_translator_options, copy_through),
+    FIELD(softalign_translator_options, max_line_bytes),
+    FIELD(softalign_translator_options, block_repeats),
+    FIELD(softalign_translator_options, repair_placeholders),
+    FIELD(softalign_translator_options, glossary_tsv),
+};
+
+static const field_span k_info_fields[] = {
+    FIELD(softalign_model_info, struct_size),      FIELD(softalign_model_info, name),
+    FIELD(softalign_model_info, src_lang),         FIELD(softalign_model_info, tgt_lang),
+    FIELD(softalign_model_info, variant),          FIELD(softalign_model_info, score),
+    FIELD(softalign_model_info, scope),            FIELD(softalign_model_info, weight_type),
+    FIELD(softalign_model_info, window_d),         FIELD(softalign_model_info, input_feeding),
+    FIELD(softalign_model_info, enc_layers),       FIELD(softalign_model_info, dec_layers),
+    FIELD(softalign_model_info, emb_size),         FIELD(softalign_model_info, enc_hidden),
+    FIELD(softalign_model_info, dec_hidden),       FIELD(softalign_model_info, att_hidden),
+    FIELD(softalign_model_info, maxout_size),      FIELD(softalign_model_info, src_vocab),
+    FIELD(softalign_model_info, tgt_vocab),        FIELD(softalign_model_info, shared_vocab),
+    FIELD(softalign_model_info, pad_id),           FIELD(softalign_model_info, unk_id),
+    FIELD(softalign_model_info, bos_id),           FIELD(softalign_model_info, eos_id),
+    FIELD(softalign_model_info, max_src_len),      FIELD(softalign_model_info, default_beam),
+    FIELD(softalign_model_info, default_nbest),    FIELD(softalign_model_info, default_alpha),
+    FIELD(softalign_model_info, default_beta),     FIELD(softalign_model_info, default_max_len_a),
+    FIELD(softalign_model_info, default_max_len_b), FIELD(softalign_model_info, schema_version),
+    FIELD(softalign_model_info, file_bytes),       FIELD(softalign_model_info, confidence_calibrated),
+};
+
+#undef FIELD
+
+/* The table lists every field of a struct of `size` bytes, in order: a field
+ * added to the header without a row here fails this check. */
+static void check_field_table(const field_span* f, size_t n, size_t size) {
+  CHECK(f[0].offset == 0);
+  for (size_t i = 1; i < n; ++i) CHECK(f[i].offset >= f[i - 1].offset + f[i - 1].size);
+  const size_t end = f[n - 1].offset + f[n - 1].size;
+  CHECK(end <= size && size - end < 8); /* only the tail padding after the last field */
+}
+
+/* A struct_size that ends inside a field is refused (SOFTALIGN_INVALID_ARGUMENT, naming the
+ * field), for every field and every byte inside it; one that ends at a field's end (an older
+ * header's struct, its padding included) is taken. The pointer fields hold valid strings: a
+ * size ending inside one used to read half a pointer (SIGSEGV in strlen). */
+static void test_struct_size_boundaries(const softalign_model* m) {
+  const size_t n_opt = sizeof k_option_fields / sizeof k_option_fields[0];
+  check_field_table(k_option_fields, n_opt, sizeof(softalign_translator_options));
+  for (size_t i = 0; i < n_opt; ++i) {
+    const field_span* f = &k_option_fields[i];
+    for (size_t size = f->offset + 1; size <= f->offset + f->size; ++size) {
+      softalign_translator_options o;
+      softalign_translator_options_default(&o);
+      o.kernels = "ref";
+      o.device = "cpu";
+      o.glossary_tsv = "# no terms\n";
+      o.struct_size = size;
+      softalign_translator* t = (softalign_translator*)&t;
+      const softalign_status st = softalign_translator_create(m, &o, &t);
+      if (size < f->offset + f->size) {
+        if (st != SOFTALIGN_INVALID_ARGUMENT || !error_mentions(f->name) || !error_mentions("struct_size"))
+          fprintf(stderr, "options struct_size %zu (inside %s): %s\n", size, f->name, softalign_last_error());
+        CHECK(st == SOFTALIGN_INVALID_ARGUMENT);
+        CHECK(error_mentions(f->name) && error_mentions("struct_size"));
+        CHECK(t == NULL);
+      } else {
+        if (st != SOFTALIGN_OK) fprintf(stderr, "options struct_size %zu (%s's end): %s\n", size, f->name,
+                                        softalign_last_error());
+        CHECK(st == SOFTALIGN_OK);
+        softalign_translator_free(t);
+      }
+    }
+  }
+  /* The issue's cases, and options_init with such a size: create refuses what it made. */
+  {
+    softalign_translator_options o;
+    softalign_translator_options_default(&o);
+    o.kernels = "ref";
+    o.struct_size = offsetof(softalign_translator_options, kernels) + 4;
+    softalign_translator* t = NULL;
+    CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_INVALID_ARGUMENT);
+    softalign_translator_options_default(&o);
+    o.device = "cpu";
+    o.struct_size = offsetof(softalign_translator_options, device) + 3;
+    CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_INVALID_ARGUMENT);
+    softalign_translator_options_init(&o, offsetof(softalign_translator_options, max_arena_bytes) + 2);
+    CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_INVALID_ARGUMENT);
+    /* Larger than this header's struct (a newer caller): the fields known are read. */
+    unsigned char big[sizeof(softalign_translator_options) + 24];
+    memset(big, 0, sizeof big);
+    softalign_translator_options_default((softalign_translator_options*)(void*)big);
+    ((softalign_translator_options*)(void*)big)->struct_size = sizeof big;
+    CHECK(softalign_translator_create(m, (softalign_translator_options*)(void*)big, &t) == SOFTALIGN_OK);
+    softalign_translator_free(t);
+  }
+
+  /* softalign_model_info: the same rule; nothing is written for a refused size. */
+  const size_t n_info = sizeof k_info_fields / sizeof k_info_fields[0];
+  check_field_table(k_info_fields, n_info, sizeof(softalign_model_info));
+  for (size_t i = 0; i < n_info; ++i) {
+    const field_span* f = &k_info_fields[i];
+    for (size_t size = f->offset + 1; size <= f->offset + f->size; ++size) {
+      unsigned char buf[sizeof(softalign_model_info) + 16];
+      memset(buf, 0xAB, sizeof buf);
+      softalign_model_info* info = (softalign_model_info*)(void*)buf;
+      info->struct_size = size;
+      const softalign_status st = softalign_model_get_info(m, info);
+      const int inside = size < f->offset + f->size;
+      CHECK(st == (inside ? SOFTALIGN_INVALID_ARGUMENT : SOFTALIGN_OK));
+      if (inside) CHECK(error_mentions(f->name) && error_mentions("struct_size"));
+      int untouched = 1;
+      for (size_t k = inside ? sizeof(size_t) : size; k < sizeof buf; ++k) untouched &= buf[k] == 0xAB;
+      CHECK(untouched);
+    }
+  }
+}
+
+/* A translator's float options refuse NaN (SOFTALIGN_INVALID_ARGUMENT), as C++ and Python do;
+ * negative values still mean the model's default. */
+static void test_nan_options(const softalign_model* m) {
+  for (int which = 0; which < 4; ++which) {
+    softalign_translator_options o;
+    softalign_translator_options_default(&o);
+    float* field = which == 0 ? &o.alpha : which == 1 ? &o.beta : which == 2 ? &o.max_len_a : &o.max_len_b;
+    *field = NAN;
+    softalign_translator* t = (softalign_translator*)&t;
+    CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_INVALID_ARGUMENT);
+    CHECK(t == NULL);
+    *field = INFINITY;
+    CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_INVALID_ARGUMENT);
+    *field = -1.0f;
+    CHECK(softalign_translator_create(m, &o, &t) == SOFTALIGN_OK);
+    softalign_translator_free(t);
+  }
+}
+
+/* Whether two results have the same source pieces and best text. */
+static int same_translation(const softalign_result* a, const softalign_result* b) {
+  if (a == NULL || b == NULL) return 0;
+  if (softalign_result_source_count(a) != softalign_result_source_count(b)) return 0;
+  for (size_t k = 0; k < softalign_result_source_count(a); ++k)
+    if (strcmp(softalign_result_source_piece(a, k), softalign_result_source_piece(b, k)) != 0) return 0;
+  return strcmp(softalign_result_text(a, 0), softalign_result_text(b, 0)) == 0;
+}
+
+/* The text rule: an encoded surrogate (a lone surrogate of a UTF-16 string), C0 80 (NUL as
+ * Java's modified UTF-8 writes it) and any other invalid byte are SOFTALIGN_INVALID_UTF8, or
+ * with replace_invalid_utf8 one U+FFFD each. (A C string cannot hold a NUL byte.) */
+static void test_text_rule(const softalign_model* m) {
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  o.beam = 1;
+  o.nbest = 1;
+  softalign_translator* strict = NULL;
+  CHECK(softalign_translator_create(m, &o, &strict) == SOFTALIGN_OK);
+  o.replace_invalid_utf8 = 1;
+  softalign_translator* lenient = NULL;
+  CHECK(softalign_translator_create(m, &o, &lenient) == SOFTALIGN_OK);
+  if (strict == NULL || lenient == NULL) return;
+  softalign_result* want = NULL;
+  CHECK(softalign_translate(lenient, "with \xEF\xBF\xBD the", &want) == SOFTALIGN_OK);
+  const char* bad[] = {"with \xED\xB2\x80 the", "with \xC0\x80 the", "with \xFF the"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    softalign_result* r = (softalign_result*)&r;
+    CHECK(softalign_translate(strict, bad[i], &r) == SOFTALIGN_INVALID_UTF8);
+    CHECK(r == NULL);
+    CHECK(error_mentions("at byte 5"));
+    size_t count = 0;
+    CHECK(softalign_model_encode(m, bad[i], NULL, 0, &count) == SOFTALIGN_INVALID_UTF8);
+    CHECK(softalign_translate(lenient, bad[i], &r) == SOFTALIGN_OK);
+    CHECK(same_translation(r, want));
+    softalign_result_free(r);
+  }
+  softalign_result_free(want);
+  softalign_translator_free(strict);
+  softalign_translator_free(lenient);
+}
+
+/* softalign_translate_batch_status: each text its own status. 30 texts, 10 of them bad: the
+ * 20 others are translated as alone, the 10 fail alone; softalign_translate_batch keeps its
+ * meaning (one bad text fails the call, every out[i] NULL). */
+static void test_batch_status(const softalign_model* m, const golden_data* g) {
+  softalign_translator* t = make_translator(m, &g->searches[0], 0);
+  if (t == NULL) return;
+  enum { N = 30 };
+  const char* texts[N];
+  const char* bad[] = {"ab\xFF" "cd", "x\xC0\x80y", "\xED\xB2\x80", "caf\xC3", "\xF4\x90\x80\x80"};
+  int n_bad = 0;
+  for (int i = 0; i < N; ++i) {
+    if (i % 3 == 1) {
+      texts[i] = bad[n_bad++ % 5];
+    } else {
+      texts[i] = g->sentences[i % g->n_sentences].src;
+    }
+  }
+  CHECK(n_bad == 10);
+  softalign_result* out[N];
+  int32_t status[N];
+  for (int i = 0; i < N; ++i) {
+    out[i] = (softalign_result*)&out[i];
+    status[i] = -1;
+  }
+  CHECK(softalign_translate_batch_status(t, texts, N, out, status) == SOFTALIGN_INVALID_UTF8);
+  CHECK(error_mentions("texts[1]") && error_mentions("10 of 30"));
+  int failed = 0;
+  for (int i = 0; i < N; ++i) {
+    if (i % 3 == 1) {
+      CHECK(status[i] == SOFTALIGN_INVALID_UTF8);
+      CHECK(out[i] == NULL);
+      ++failed;
+      continue;
+    }
+    CHECK(status[i] == SOFTALIGN_OK);
+    softalign_result* alone = NULL;
+    CHECK(softalign_translate(t, texts[i], &alone) == SOFTALIGN_OK);
+    CHECK(same_translation(out[i], alone));
+    softalign_result_free(alone);
+    softalign_result_free(out[i]);
+  }
+  CHECK(failed == 10);
+
+  /* A NULL text fails alone too; all good: SOFTALIGN_OK. */
+  const char* with_null[3] = {g->sentences[0].src, NULL, ""};
+  CHECK(softalign_translate_batch_status(t, with_null, 3, out, status) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(status[0] == SOFTALIGN_OK && status[1] == SOFTALIGN_INVALID_ARGUMENT && status[2] == SOFTALIGN_OK);
+  CHECK(out[0] != NULL && out[1] == NULL && out[2] != NULL);
+  CHECK(error_mentions("texts[1]"));
+  softalign_result_free(out[0]);
+  softalign_result_free(out[2]);
+  CHECK(softalign_translate_batch_status(t, with_null, 1, out, status) == SOFTALIGN_OK);
+  CHECK(status[0] == SOFTALIGN_OK);
+  softalign_result_free(out[0]);
+  CHECK(softalign_translate_batch_status(t, NULL, 0, NULL, NULL) == SOFTALIGN_OK);
+
+  /* Errors of the call itself: every status that code, every out[i] NULL. */
+  out[0] = (softalign_result*)&out[0];
+  CHECK(softalign_translate_batch_status(NULL, texts, 1, out, status) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(out[0] == NULL && status[0] == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_translate_batch_status(t, texts, 1, out, NULL) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(error_mentions("status"));
+  CHECK(softalign_translate_batch_status(t, texts, 1, NULL, status) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_translate_batch_status(t, NULL, 1, out, status) == SOFTALIGN_INVALID_ARGUMENT);
+
+  /* The old call: one bad text fails it whole. */
+  for (int i = 0; i < N; ++i) out[i] = (softalign_result*)&out[i];
+  CHECK(softalign_translate_batch(t, texts, N, out) == SOFTALIGN_INVALID_UTF8);
+  int all_null = 1;
+  for (int i = 0; i < N; ++i) all_null &= out[i] == NULL;
+  CHECK(all_null);
+  softalign_translator_free(t);
+}
+
 int main(int argc, char** argv) {
   const int shortlist = argc == 4 && strcmp(argv[1], "--shortlist") == 0;
   if (argc != 3 && !shortlist) {
@@ -985,6 +1261,10 @@ int main(int argc, char** argv) {
   test_glossary(m);
   test_confidence(m);
   test_threads(m, &g);
+  test_struct_size_boundaries(m);
+  test_nan_options(m);
+  test_text_rule(m);
+  test_batch_status(m, &g);
   softalign_model_free(m);
   test_lifetime(argv[1], &g);
 

@@ -22,8 +22,8 @@
  *     exception is softalign_model_load_memory, which uses the caller's bytes
  *     in place.
  *   - Arrays the caller passes to receive output (the results of
- *     softalign_translate_batch, the ids of softalign_model_encode) are
- *     caller-owned.
+ *     softalign_translate_batch and softalign_translate_batch_status, its
+ *     statuses, the ids of softalign_model_encode) are caller-owned.
  *   - softalign_last_error() returns a per-thread buffer owned by the library,
  *     valid until the next failing call on the same thread.
  *
@@ -163,7 +163,8 @@ typedef struct softalign_model_info {
 } softalign_model_info;
 
 /* Fills *info. The caller sets info->struct_size first; fields beyond it are
- * not written, so a program built with an older header keeps working. */
+ * not written, so a program built with an older header keeps working. A size
+ * that ends inside a field is SOFTALIGN_INVALID_ARGUMENT (nothing written). */
 SOFTALIGN_API softalign_status softalign_model_get_info(const softalign_model* model,
                                                         softalign_model_info* info);
 
@@ -188,13 +189,16 @@ SOFTALIGN_API softalign_status softalign_model_encode(const softalign_model* mod
  * left at their default take the model's decoding defaults. struct_size lets
  * the struct grow: a library newer than the caller's header uses defaults for
  * the fields the caller does not know. New fields are only ever added at the
- * end. */
+ * end. The rule of every struct with a struct_size (this one and
+ * softalign_model_info): the size covers whole fields; one that ends inside a
+ * field is SOFTALIGN_INVALID_ARGUMENT. */
 typedef struct softalign_translator_options {
   size_t struct_size;        /* set by softalign_translator_options_init */
   int32_t max_source_tokens; /* longest source in pieces, EOS included; 0: the model's S_max */
   int32_t beam;              /* beam size >= 1 (1 is greedy); 0: the model's default */
   int32_t nbest;             /* hypotheses returned, 1..beam; 0: the model's default */
-  float alpha;               /* length penalty exponent >= 0; negative: the model's default */
+  float alpha;               /* length penalty exponent >= 0; negative: the model's default
+                                (NaN, like any value out of range: SOFTALIGN_INVALID_ARGUMENT) */
   float beta;                /* coverage penalty weight >= 0; negative: the model's default */
   float max_len_a;           /* max target length floor(a * S + b); negative: the model's default */
   float max_len_b;           /* negative: the model's default */
@@ -204,7 +208,9 @@ typedef struct softalign_translator_options {
                                 max_source_tokens (at sentence ends, else clause punctuation,
                                 else in halves) and join the parts' translations;
                                 0: fail with SOFTALIGN_INPUT_TOO_LONG */
-  int32_t replace_invalid_utf8; /* nonzero: replace bad bytes by U+FFFD instead of failing */
+  int32_t replace_invalid_utf8; /* nonzero: replace invalid text by U+FFFD instead of failing with
+                                SOFTALIGN_INVALID_UTF8: one U+FFFD for each invalid byte, each
+                                encoded surrogate (ED A0..BF 80..BF) and each C0 80 (docs/guarantees.md) */
   const char* kernels;       /* NULL: the best for this CPU; "ref": the reference kernels */
   int32_t use_shortlist;     /* nonzero (the default): for a model converted with a vocabulary
                                 shortlist, compute the output layer over each sentence's likely
@@ -287,7 +293,9 @@ SOFTALIGN_API const char* softalign_translator_backend(const softalign_translato
 SOFTALIGN_API const char* softalign_translator_backend_reason(const softalign_translator* translator);
 
 /* Translates one sentence (UTF-8, NUL-terminated). An empty text gives one
- * empty hypothesis. On success *out is a new result to free with
+ * empty hypothesis. Text that is not UTF-8 (invalid bytes, an encoded
+ * surrogate, C0 80) is SOFTALIGN_INVALID_UTF8, or replaced with
+ * options.replace_invalid_utf8. On success *out is a new result to free with
  * softalign_result_free; on failure *out is NULL. */
 SOFTALIGN_API softalign_status softalign_translate(softalign_translator* translator, const char* text,
                                                    softalign_result** out);
@@ -304,10 +312,27 @@ SOFTALIGN_API softalign_status softalign_translate_prefix(softalign_translator* 
 
 /* Translates count sentences together. out is a caller-owned array of count
  * pointers that receives one new result per sentence, in input order (free
- * each). On failure every out[i] is NULL. */
+ * each). All or nothing: one sentence that fails (invalid text, too long, a
+ * NULL text) fails the call, and on failure every out[i] is NULL. To have
+ * each sentence fail alone, use softalign_translate_batch_status. */
 SOFTALIGN_API softalign_status softalign_translate_batch(softalign_translator* translator,
                                                          const char* const* texts, size_t count,
                                                          softalign_result** out);
+
+/* Translates count sentences together, each with its own status: a sentence
+ * that fails (invalid text, too long, a NULL texts[i]) fails alone.
+ * out and status are caller-owned arrays of count elements: status[i]
+ * receives sentence i's softalign_status (as int32_t, a fixed size in every
+ * compiler) and out[i] its new result (free each), or NULL when status[i] is
+ * not SOFTALIGN_OK. Returns SOFTALIGN_OK when every sentence was translated,
+ * else the status of the first that failed, with softalign_last_error()
+ * naming it ("texts[I]: CODE: MESSAGE (F of N texts failed; ...)"); translate
+ * one sentence alone (softalign_translate) for another's message. An error of
+ * the call itself (a NULL translator, texts, out or status with count > 0)
+ * gives every out[i] NULL and every status[i] that error. */
+SOFTALIGN_API softalign_status softalign_translate_batch_status(softalign_translator* translator,
+                                                                const char* const* texts, size_t count,
+                                                                softalign_result** out, int32_t* status);
 
 /* Translates source ids: the pieces followed by the model's eos_id (as
  * softalign_model_encode gives them). The result has text, pieces, ids,
