@@ -3,8 +3,10 @@
 //
 // Text crosses as UTF-8 byte[] both ways: never GetStringUTFChars/NewStringUTF, which speak
 // JNI's "modified UTF-8" (a supplementary-plane character such as an emoji is two 3-byte
-// surrogates there, and U+0000 two bytes). Java decodes and encodes with StandardCharsets.UTF_8.
-// A byte[] is copied into a NUL-terminated buffer; one that holds a NUL is refused
+// surrogates there, and U+0000 two bytes). Java decodes with StandardCharsets.UTF_8 and encodes
+// with Translator.text, which writes a lone surrogate as its 3 bytes and U+0000 as C0 80, so that
+// the library's rule for text decides (invalid_utf8, or U+FFFD). A byte[] is copied into a
+// NUL-terminated buffer; one that holds a NUL byte (which Translator never sends) is refused
 // (invalid_argument), since the C API would read only up to it.
 //
 // A failing C call throws org.softalign.SoftalignException(code, name bytes, message bytes); the

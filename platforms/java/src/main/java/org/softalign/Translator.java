@@ -19,8 +19,9 @@ import java.util.List;
  * <p>Text crosses into the library as UTF-8 bytes (so emoji and every other supplementary-plane
  * character arrive whole) and comes back the same way. A failure in the library is a {@link
  * SoftalignException} carrying the status; a null argument is a {@link NullPointerException}; a
- * closed translator an {@link IllegalStateException}. Text holding a NUL character (U+0000) cannot
- * pass the C API: it is {@link Status#INVALID_ARGUMENT}.
+ * closed translator an {@link IllegalStateException}. A lone surrogate or U+0000 in a text is
+ * not text: {@link Status#INVALID_UTF8}, as invalid UTF-8 is for a C caller, or one U+FFFD each
+ * with {@link TranslatorOptions.Builder#replaceInvalidUtf8(boolean)} (docs/guarantees.md).
  *
  * <p>A translator is used by one thread at a time: its methods are synchronized, so concurrent
  * calls wait for each other (and {@link #close()} waits for a translation in progress). Make one
@@ -208,19 +209,62 @@ public final class Translator implements AutoCloseable {
     return Collections.unmodifiableList(out);
   }
 
-  /** Text as the C API takes it: UTF-8, no NUL (the C strings end there). */
-  private static byte[] text(String s, String what) {
+  /**
+   * Text as the C API takes it: the string's characters in UTF-8, written so that the library's
+   * one rule for text decides what is not text (docs/guarantees.md). A surrogate pair is its
+   * character's 4 bytes; a lone surrogate is its own 3 bytes (ED A0..BF 80..BF, which are not
+   * UTF-8) and U+0000 the 2 bytes C0 80 (a NUL as modified UTF-8 writes it: a C string can carry
+   * it, and it is not UTF-8). The library refuses both ({@link Status#INVALID_UTF8}) or, with
+   * replaceInvalidUtf8, writes one U+FFFD for each. ({@code getBytes(UTF_8)} would write a lone
+   * surrogate as '?' and translate it.)
+   */
+  static byte[] text(String s, String what) {
     if (s == null) throw new NullPointerException(what);
+    final int n = s.length();
+    long size = 0;
+    for (int i = 0; i < n; ++i) {
+      char c = s.charAt(i);
+      if (c != 0 && c < 0x80) size += 1;
+      else if (c < 0x800) size += 2;
+      else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+        size += 4;
+        ++i;
+      } else size += 3;
+    }
+    if (size > Integer.MAX_VALUE - 8) throw new OutOfMemoryError("softalign: " + what + " is too long");
+    byte[] out = new byte[(int) size];
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
+      char c = s.charAt(i);
+      if (c != 0 && c < 0x80) {
+        out[k++] = (byte) c;
+      } else if (c < 0x800) {  // U+0000 included: C0 80
+        out[k++] = (byte) (0xC0 | (c >> 6));
+        out[k++] = (byte) (0x80 | (c & 0x3F));
+      } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+        int cp = Character.toCodePoint(c, s.charAt(++i));
+        out[k++] = (byte) (0xF0 | (cp >> 18));
+        out[k++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+        out[k++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+        out[k++] = (byte) (0x80 | (cp & 0x3F));
+      } else {  // a lone surrogate included: ED A0..BF 80..BF
+        out[k++] = (byte) (0xE0 | (c >> 12));
+        out[k++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+        out[k++] = (byte) (0x80 | (c & 0x3F));
+      }
+    }
+    return out;
+  }
+
+  /** An option's name (kernels, device) as a C string: not text, so a NUL in it is a wrong argument. */
+  private static byte[] cString(String s, String what) {
+    if (s == null) return null;
     int nul = s.indexOf('\0');
     if (nul >= 0) {
       throw new SoftalignException(Status.INVALID_ARGUMENT,
-          what + " holds a NUL character at index " + nul + " (the C API reads text up to a NUL)");
+          what + " holds a NUL character at index " + nul + " (the C API reads it up to a NUL)");
     }
     return s.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static byte[] cString(String s, String what) {
-    return s == null ? null : text(s, what);
   }
 
   static String utf8(byte[] b) {

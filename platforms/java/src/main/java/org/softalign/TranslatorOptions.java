@@ -192,8 +192,8 @@ public final class TranslatorOptions {
     }
 
     /**
-     * Replace invalid UTF-8 by U+FFFD instead of failing. (A Java String always converts to valid
-     * UTF-8: an unpaired surrogate becomes '?'.)
+     * Replace what is not text (a lone surrogate, U+0000) by U+FFFD, one each, instead of failing
+     * with {@link Status#INVALID_UTF8}.
      */
     public Builder replaceInvalidUtf8(boolean on) {
       this.replaceInvalidUtf8 = on;

@@ -119,6 +119,7 @@ public final class TranslatorTest {
     step("damaged and missing model files", this::damagedFiles);
     step("options the library refuses", this::badOptions);
     step("input errors carry their status", this::inputErrors);
+    step("one rule for bad text: lone surrogates and NUL are invalid_utf8, or U+FFFD", this::textRule);
     step("closed translator and model", this::closed);
     step("wrong arguments", this::wrongArguments);
     step("threads: one translator each over a shared model; close during use", this::threads);
@@ -295,9 +296,8 @@ public final class TranslatorTest {
         equal(out, new String(out.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8), "round trip: " + s);
       }
       System.out.printf("  Java, greedy, beam 4 and beam 4 batch: %.1f s%n", (System.nanoTime() - t0) / 1e9);
-      // An unpaired surrogate cannot be UTF-8: Java's encoder writes '?' for it, so the text
-      // translated is the one with '?'.
-      equal(b.translate("A lone ? surrogate."), b.translate("A lone \uD83D surrogate."), "unpaired surrogate");
+      // An unpaired surrogate is not text: invalid_utf8 (it was translated as '?'; textRule below).
+      expectStatus(Status.INVALID_UTF8, "unpaired surrogate", () -> b.translate("A lone \uD83D surrogate."));
       // Newlines and carriage returns are just characters here (the CLI cannot take them).
       check(b.translate("One line.\nAnother line.\r\n") != null, "text with newlines");
     }
@@ -486,11 +486,64 @@ public final class TranslatorTest {
           () -> tr.translate("This source sentence has many more than eight pieces in it, surely."));
     }
     try (Translator tr = Translator.load(modelPath, greedy())) {
-      expectStatus(Status.INVALID_ARGUMENT, "text with a NUL", () -> tr.translate("before\0after"));
-      expectStatus(Status.INVALID_ARGUMENT, "batch text with a NUL", () -> tr.translate(Arrays.asList("ok", "a\0b")));
+      // A path is not text: a NUL in it is a wrong argument (text: textRule below).
       expectStatus(Status.INVALID_ARGUMENT, "path with a NUL", () -> Translator.load(modelPath + "\0.bak"));
       check(tr.translate("still fine") != null, "usable after refused arguments");
     }
+  }
+
+  /**
+   * Issue 49: a lone surrogate and U+0000 are invalid text, as invalid UTF-8 is (docs/guarantees.md):
+   * INVALID_UTF8 (Java's encoder used to write a lone surrogate as '?' and translate it; a NUL was
+   * INVALID_ARGUMENT), or with replaceInvalidUtf8 one U+FFFD each.
+   */
+  void textRule() throws Exception {
+    String[] bad = {"a\uDC80b", "x\uD800y", "Open\0 file", "\uDFFF", "\uDE00\uD83D"};
+    try (Translator tr = Translator.load(modelPath, greedy())) {
+      for (String text : bad) {
+        String name = "text " + escape(text);
+        expectStatus(Status.INVALID_UTF8, name, () -> tr.translate(text));
+        expectStatus(Status.INVALID_UTF8, name + " (n-best)", () -> tr.translateNBest(text));
+        expectStatus(Status.INVALID_UTF8, name + " in a batch", () -> tr.translate(Arrays.asList("ok", text)));
+        expectStatus(Status.INVALID_UTF8, name + " in a prefix", () -> tr.translateWithPrefix("Open file", "Ouvrir" + text));
+      }
+      // A pair is one character: translated, the same as the emoji's UTF-8.
+      equal(tr.translate("Smile \uD83D\uDE00"), tr.translate(new String(
+          new byte[] {'S', 'm', 'i', 'l', 'e', ' ', (byte) 0xF0, (byte) 0x9F, (byte) 0x98, (byte) 0x80},
+          StandardCharsets.UTF_8)), "a surrogate pair is one character");
+      try {
+        tr.translate("caf\u00e9\uDC80");
+        fail("a lone surrogate after an accent: no exception");
+      } catch (SoftalignException e) {
+        check(e.getMessage().contains("at byte 5"), "the offset counts UTF-8 bytes: " + e.getMessage());
+      }
+    }
+    try (Translator tr = Translator.load(modelPath, greedy().toBuilder().replaceInvalidUtf8(true).build())) {
+      for (String text : bad) {
+        StringBuilder fixed = new StringBuilder();
+        for (char c : text.toCharArray()) fixed.append(Character.isSurrogate(c) || c == 0 ? '\uFFFD' : c);
+        equal(tr.translate(fixed.toString()), tr.translate(text), "replaced " + escape(text));
+        List<Hypothesis> a = tr.translateNBest(text);
+        List<Hypothesis> b = tr.translateNBest(fixed.toString());
+        equal(b.get(0).text(), a.get(0).text(), "replaced n-best " + escape(text));
+        equal(tr.translate(Arrays.asList("ok", fixed.toString())), tr.translate(Arrays.asList("ok", text)),
+            "replaced in a batch " + escape(text));
+      }
+    }
+    // Float options refuse NaN, as the C API does (negative still means the model's default).
+    expectStatus(Status.INVALID_ARGUMENT, "alpha NaN",
+        () -> Translator.load(modelPath, TranslatorOptions.builder().alpha(Float.NaN).build()).close());
+    expectStatus(Status.INVALID_ARGUMENT, "maxLenB NaN",
+        () -> Translator.load(modelPath, TranslatorOptions.builder().maxLenB(Float.NaN).build()).close());
+  }
+
+  static String escape(String s) {
+    StringBuilder b = new StringBuilder();
+    for (char c : s.toCharArray()) {
+      if (c < 0x20 || Character.isSurrogate(c)) b.append(String.format("\\u%04x", (int) c));
+      else b.append(c);
+    }
+    return b.toString();
   }
 
   void closed() throws Exception {
