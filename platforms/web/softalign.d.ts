@@ -30,10 +30,14 @@ export interface TranslatorOptions {
   useShortlist?: boolean;
   /** Split a source longer than maxSourceTokens (default true); false: input_too_long. */
   splitLongInput?: boolean;
+  /**
+   * A lone surrogate or a NUL in a text is not text: rejected with invalid_utf8 (the default), or
+   * with true replaced by U+FFFD, one each (docs/guarantees.md).
+   */
   replaceInvalidUtf8?: boolean;
   /** Refuse repeats of up to this many pieces; -1: the model's. */
   blockRepeats?: number;
-  /** Length and coverage penalties, max length floor(a * S + b); negative: the model's. */
+  /** Length and coverage penalties, max length floor(a * S + b); negative: the model's; NaN: invalid_argument. */
   alpha?: number;
   beta?: number;
   maxLenA?: number;

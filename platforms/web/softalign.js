@@ -50,15 +50,49 @@ function toUint8(bytes) {
 
 const encoder = new TextEncoder();
 
+// Whether a string is well-formed UTF-16 (no lone surrogate): the built-in
+// where there is one (node 20, Chromium 111), else a regex (with the u flag a
+// pair is one code point, so only a lone surrogate matches).
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const wellFormed = typeof String.prototype.isWellFormed === 'function'
+  ? (s) => s.isWellFormed()
+  : (s) => !LONE_SURROGATE.test(s);
+
+/**
+ * A string's characters in UTF-8, written so that the library's one rule for
+ * text decides what is not text (docs/guarantees.md), as for a C, Python or
+ * Java caller: a lone surrogate is its own 3 bytes (ED A0..BF 80..BF, which
+ * are not UTF-8) and U+0000 the 2 bytes C0 80 (a NUL as modified UTF-8 writes
+ * it, which a C string can carry and which is not UTF-8). The library refuses
+ * both (invalid_utf8) or, with replaceInvalidUtf8, writes one U+FFFD for each.
+ * (TextEncoder would write a lone surrogate as U+FFFD whatever the option.)
+ */
+function textBytes(s) {
+  if (wellFormed(s) && !s.includes('\0')) return encoder.encode(s);
+  const out = [];
+  for (let i = 0; i < s.length; ++i) {
+    const c = s.charCodeAt(i);
+    if (c !== 0 && c < 0x80) {
+      out.push(c);
+    } else if (c < 0x800) {  // U+0000 included: C0 80
+      out.push(0xC0 | (c >> 6), 0x80 | (c & 0x3F));
+    } else if (c >= 0xD800 && c <= 0xDBFF && i + 1 < s.length &&
+               s.charCodeAt(i + 1) >= 0xDC00 && s.charCodeAt(i + 1) <= 0xDFFF) {
+      const cp = 0x10000 + ((c - 0xD800) << 10) + (s.charCodeAt(++i) - 0xDC00);
+      out.push(0xF0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3F), 0x80 | ((cp >> 6) & 0x3F), 0x80 | (cp & 0x3F));
+    } else {  // a lone surrogate included: ED A0..BF 80..BF
+      out.push(0xE0 | (c >> 12), 0x80 | ((c >> 6) & 0x3F), 0x80 | (c & 0x3F));
+    }
+  }
+  return Uint8Array.from(out);
+}
+
 /**
  * A copy of a JS string as NUL-terminated UTF-8 in the module's memory
- * (sa_web_free it). TextEncoder writes a lone surrogate as U+FFFD, so the
- * bytes are always valid UTF-8; a NUL inside would cut the C string short,
- * so it is refused.
+ * (sa_web_free it), by textBytes: it never holds a NUL byte before its end.
  */
 function cString(M, s) {
-  if (s.includes('\0')) throw new SoftalignError('invalid_argument', 'the text holds a NUL character');
-  const bytes = encoder.encode(s);
+  const bytes = textBytes(s);
   const p = M._sa_web_alloc(bytes.length + 1);
   if (p === 0) throw new SoftalignError('resource_exhausted', 'out of memory for the text');
   M.HEAPU8.set(bytes, p);

@@ -3,7 +3,8 @@
 // Translates the expected file's sentences (the native CLI's outputs, beam 4)
 // and checks the text, n-best and alignments, and that errors are rejected
 // promises with the status name: a damaged model, a truncated one, bad
-// options, a source too long, a disposed translator.
+// options, a source too long, bad text (lone surrogates, NUL), a disposed
+// translator.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -113,10 +114,37 @@ await check('a too long source without splitting: input_too_long; the translator
   assert.equal(await t4.translate(expected.sentences[2].source), expected.sentences[2].native);
   t4.dispose();
 });
-await check('a lone surrogate becomes U+FFFD; a NUL in a text is invalid_argument', async () => {
-  const r = await tr.translateDetailed('Open \uD800 file');
-  assert.ok(r.hypotheses[0].text.length > 0);
-  await rejects(() => tr.translate('Open\0file'), 'invalid_argument');
+// Issue 49, one rule for bad text (docs/guarantees.md): a lone surrogate and a NUL are invalid text,
+// as invalid UTF-8 is: invalid_utf8 (TextEncoder used to turn a lone surrogate into U+FFFD silently,
+// and a NUL was invalid_argument), or with replaceInvalidUtf8 one U+FFFD each.
+const BAD_TEXTS = ['a\uDC80b', 'x\uD800y', 'Open\0 file', '\uDFFF', '\uDE00\uD83D'];
+const withFffd = (s) => Array.from(s, (c) => (c === '\0' || /^[\uD800-\uDFFF]$/.test(c) ? '\uFFFD' : c)).join('');
+await check('a lone surrogate or a NUL is invalid_utf8, alone or in an array, in a text or a prefix', async () => {
+  for (const text of BAD_TEXTS) {
+    await rejects(() => tr.translate(text), 'invalid_utf8');
+    await rejects(() => tr.translate(['Open file', text]), 'invalid_utf8');
+    await rejects(() => tr.translateDetailed('Open file', { prefix: `Ouvrir${text}` }), 'invalid_utf8');
+  }
+  const e = await rejects(() => tr.translate('caf\u00e9\uDC80'), 'invalid_utf8');
+  assert.match(e.detail, /at byte 5/);  // UTF-8 bytes, as every surface counts them
+  // A pair is one character, translated as its UTF-8.
+  assert.equal(await tr.translate('Smile \uD83D\uDE00'), await tr.translate('Smile \u{1F600}'));
+  assert.equal(await tr.translate(expected.sentences[0].source), expected.sentences[0].native);
+});
+await check('with replaceInvalidUtf8 each lone surrogate or NUL is one U+FFFD', async () => {
+  const t5 = await Translator.create(bytes, { beam: expected.beam, replaceInvalidUtf8: true });
+  for (const text of BAD_TEXTS) {
+    const fixed = withFffd(text);
+    assert.notEqual(fixed, text);
+    assert.deepEqual((await t5.translateDetailed(text)).sourcePieces, (await t5.translateDetailed(fixed)).sourcePieces);
+    assert.equal(await t5.translate(text), await t5.translate(fixed));
+    assert.deepEqual(await t5.translate(['Open file', text]), await t5.translate(['Open file', fixed]));
+  }
+  t5.dispose();
+});
+await check('float options refuse NaN: invalid_argument', async () => {
+  for (const name of ['alpha', 'beta', 'maxLenA', 'maxLenB'])
+    await rejects(() => Translator.create(bytes, { [name]: NaN }), 'invalid_argument');
 });
 await check('a disposed translator rejects', async () => {
   const t3 = await Translator.create(bytes);
