@@ -8,6 +8,7 @@
 
 #include "guard.hpp"
 #include "links.hpp"
+#include "placeholders.hpp"
 #include "model_impl.hpp"
 #include "text.hpp"
 #include "tokenize.hpp"
@@ -382,18 +383,20 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
                                    : count_tokens(h->text, span_text(k), same_before + 1) > same_before;
     all_present = all_present && present[k];
   }
-  // Links (copied spans that is_link) whose garbled copies a pass removes.
-  std::vector<std::size_t> links;
-  for (std::size_t k = 0; k < plan.spans.size(); ++k)
-    if (!plan.span_term[k] && is_link(span_text(k))) links.push_back(k);
-  // Copied spans the output holds more often than the source ("5778 5778"
-  // for one 5778): a pass removes the extra words.
-  std::map<std::string_view, std::size_t> copies;  // a copied span's text: how many the source has
-  for (std::size_t k = 0; k < plan.spans.size(); ++k)
-    if (!plan.span_term[k]) ++copies[span_text(k)];
-  bool extra = false;
-  for (const auto& [span, times] : copies) extra = extra || count_tokens(h->text, span, times + 1) > times;
-  if (all_present && links.empty() && !extra) return Status::Ok();
+  // The copied spans' texts and how many times the source has each, for
+  // tidy_copies() at the end (placeholders aside: repair_placeholders keeps
+  // each exactly once, and --no-repair-placeholders leaves them as they are).
+  std::map<std::string_view, std::size_t> copies;
+  for (std::size_t k = 0; k < plan.spans.size(); ++k) {
+    if (plan.span_term[k]) continue;
+    const std::vector<Placeholder> ph = find_placeholders(span_text(k));
+    if (ph.size() == 1 && ph[0].bytes.begin == 0 && ph[0].bytes.end == span_text(k).size()) continue;
+    ++copies[span_text(k)];
+  }
+  if (all_present) {
+    h->text = tidy_copies(h->text, copies);
+    return Status::Ok();
+  }
 
   auto decode = [&](int first, int last) {
     std::string out;
@@ -420,21 +423,6 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     while (z < n && !word_start(z)) ++z;
     return z;
   };
-  // A word that is a copied span once more than the source has it goes (its
-  // edge punctuation stays): the first ones stay.
-  if (extra) {
-    std::map<std::string_view, std::size_t> seen_words;
-    for (int a = 0; a < n; a = word_end(a)) {
-      const int z = word_end(a);
-      if (claimed[a]) continue;
-      const std::string word = decode(a, z);
-      const TextRange core = trim_token(word, {0, word.size()});
-      const auto it = copies.find(std::string_view(word).substr(core.begin, core.end - core.begin));
-      if (it == copies.end() || seen_words[it->first]++ < it->second) continue;
-      for (int i = a; i < z; ++i) claimed[i] = true;
-      edits.push_back({a, z, word.substr(0, core.begin) + word.substr(core.end), false});
-    }
-  }
   // The words holding a span already there stay as they are (a glossary
   // term's target as count_term finds it: "Entwicklungspakete" holds "Pakete").
   for (int a = 0; a < n; a = word_end(a)) {
@@ -525,29 +513,6 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     present[k] = true;
   }
 
-  // A link's garbled copies ("ftp://files.example.net/pub//y0ty%2Ff93v4..."
-  // beside the link itself) go, as an extra placeholder does: a word that
-  // holds no span, looks like a copy of the link, and is link-shaped itself
-  // or aligned to the link.
-  for (int a = 0; a < n && !links.empty(); a = word_end(a)) {
-    const int z = word_end(a);
-    bool free = true, aligned_to = false;
-    const std::string word = decode(a, z);
-    const TextRange core = trim_token(word, {0, word.size()});
-    const std::string_view trimmed = std::string_view(word).substr(core.begin, core.end - core.begin);
-    for (int i = a; i < z; ++i) free = free && !claimed[i];
-    if (!free || trimmed.empty()) continue;
-    for (std::size_t k : links) {
-      for (int i = a; i < z; ++i) aligned_to = aligned_to || span_of(i) == static_cast<int>(k);
-      if ((is_link(trimmed) || aligned_to) && copy_like(trimmed, span_text(k)) &&
-          trimmed.size() * 2 >= std::min<std::size_t>(span_text(k).size(), 16)) {
-        for (int i = a; i < z; ++i) claimed[i] = true;
-        edits.push_back({a, z, std::string(word.substr(0, core.begin)) + std::string(word.substr(core.end)), false});
-        break;
-      }
-    }
-  }
-
   // Unknown pieces: the source word (or span) they align to.
   for (int i = 0; i < n; ++i) {
     if (claimed[i] || !is_unk(i)) continue;
@@ -612,7 +577,10 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     edits.push_back({at, at, std::move(text), true});
     present[k] = true;
   }
-  if (edits.empty()) return Status::Ok();
+  if (edits.empty()) {
+    h->text = tidy_copies(h->text, copies);
+    return Status::Ok();
+  }
 
   std::stable_sort(edits.begin(), edits.end(), [](const Edit& x, const Edit& y) { return x.first < y.first; });
   std::string out;
@@ -655,8 +623,109 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
       while (e > 0 && (is_space(out[e - 1]) || edge_closing(out[e - 1]))) --e;
       out.insert(e, (e > 0 ? " " : "") + std::string(target));
     }
-  h->text = std::move(out);
+  h->text = tidy_copies(out, copies);
   return Status::Ok();
+}
+
+std::string tidy_copies(std::string_view text, const std::map<std::string_view, std::size_t>& copies) {
+  std::vector<std::string_view> links;
+  for (const auto& [span, times] : copies)
+    if (is_link(span)) links.push_back(span);
+  struct Token {
+    TextRange core;       // the token without its edge punctuation
+    bool drop = false;    // an extra copy or a garbled link
+    std::string instead;  // what replaces the core when dropped (the spans it held that are missing)
+  };
+  std::vector<Token> tokens;
+  for (std::size_t i = 0; i < text.size();) {
+    if (is_space(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t e = i;
+    while (e < text.size() && !is_space(text[e])) ++e;
+    const TextRange core = trim_token(text, {i, e});
+    if (core.begin < core.end) tokens.push_back({core});
+    i = e;
+  }
+  auto core_of = [&](const Token& t) { return text.substr(t.core.begin, t.core.end - t.core.begin); };
+  // A link's garbled copy ("ftp://h.net/pub//y0ty%2Ff93v4...", a link with a
+  // tail glued on: "http://b2.com.com"): a link-shaped token like a source
+  // link that is no span.
+  bool any = false;
+  for (Token& t : tokens) {
+    const std::string_view core = core_of(t);
+    if (copies.count(core) != 0) continue;
+    for (std::string_view link : links)
+      t.drop = t.drop || (core.size() > link.size() && core.compare(0, link.size(), link) == 0) ||
+               (is_link(core) && copy_like(core, link));
+    any = any || t.drop;
+  }
+  // A span the text holds more often than the source: first the tokens that
+  // hold it and are no span nor a word around it ("7945/l9ra51t", "x86_64.org"
+  // beside 7945 and x86_64; not "PostScript-Bibliothek") go, then its copies
+  // beyond the source's count ("5778 5778").
+  auto garbled_holder = [&](std::string_view core, std::string_view span) {
+    std::string rest(core);
+    for (std::size_t at = rest.find(span); at != std::string::npos; at = rest.find(span, at)) rest.replace(at, span.size(), "-");
+    // A compound's other parts are words: 4 bytes or more, letters, one of them small.
+    for (std::size_t b = 0; b <= rest.size();) {
+      std::size_t e = rest.find('-', b);
+      if (e == std::string::npos) e = rest.size();
+      const std::string_view part = std::string_view(rest).substr(b, e - b);
+      const bool letters = std::all_of(part.begin(), part.end(), [](char c) {
+        return letter_byte(c) && !(c >= '0' && c <= '9') && c != '_';
+      });
+      const bool small = std::any_of(part.begin(), part.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+      if (!part.empty() && !(part.size() >= 4 && letters && small)) return true;
+      b = e + 1;
+    }
+    return false;
+  };
+  for (const auto& [span, times] : copies) {
+    auto held = [&, span = span](const Token& t) {
+      return t.drop ? 0 : count_tokens(core_of(t), span, static_cast<std::size_t>(-1));
+    };
+    std::size_t have = 0;
+    for (const Token& t : tokens) have += held(t);
+    for (Token& t : tokens)
+      if (have > times && held(t) > 0 && copies.count(core_of(t)) == 0 && garbled_holder(core_of(t), span)) {
+        have -= held(t);
+        t.drop = any = true;
+      }
+    std::size_t kept = 0;
+    for (Token& t : tokens)
+      if (!t.drop && core_of(t) == span && kept++ >= times) t.drop = any = true;
+  }
+  if (!any) return std::string(text);
+  // A dropped token gives back the spans it held that would be missing without it.
+  for (const auto& [span, times] : copies) {
+    std::size_t have = 0;
+    for (const Token& t : tokens)
+      if (!t.drop) have += count_tokens(core_of(t), span, static_cast<std::size_t>(-1));
+    for (Token& t : tokens) {
+      if (have >= times) break;
+      if (!t.drop || !contains_token(core_of(t), span)) continue;
+      if (!t.instead.empty()) t.instead += ' ';
+      t.instead += span;
+      ++have;
+    }
+  }
+  std::string out;
+  std::size_t at = 0;
+  for (const Token& t : tokens) {
+    if (!t.drop) continue;
+    std::size_t b = t.core.begin, e = t.core.end;
+    if (t.instead.empty()) {  // the token's edge punctuation stays; one space beside it goes
+      if (b > 0 && is_space(text[b - 1]) && b - 1 >= at) --b;
+      else if (e < text.size() && is_space(text[e]) && b == 0) ++e;
+    }
+    out.append(text.substr(at, b - at));
+    out += t.instead;
+    at = e;
+  }
+  out.append(text.substr(at));
+  return out;
 }
 
 }  // namespace softalign::internal

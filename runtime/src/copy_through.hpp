@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,15 @@ std::string term_replacement(std::string_view orig, std::string_view target, cha
 // and nothing is inserted before them.
 Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisView& v, std::size_t fixed_pieces,
                     Hypothesis* h);
+
+// `text` with each copied span (`copies`: a span's text, how many times the
+// source holds it) there no more often than in the source: a whitespace
+// token (less its edge punctuation) that is a span once more than the source
+// has it goes, and so does a garbled copy of a link (is_link: a link-shaped
+// token like a source link, copy_like, that is no span; or a source link with
+// a tail glued on). A dropped token that held a span the text would then lack
+// is replaced by that span. copy_through() ends with it.
+std::string tidy_copies(std::string_view text, const std::map<std::string_view, std::size_t>& copies);
 
 // Whether a target word looks like a (garbled) copy of `span`: they share a
 // substring (case ignored) of 3 bytes or more, or of 2 when the word holds a

@@ -267,10 +267,18 @@ bool repair_placeholders(std::string_view source, std::string_view output, std::
     text = std::move(next);
   }
   if (repair_once(source, text, nullptr, given)) {
+    // (Links keep theirs: a URL's "%C3" is an escape.)
     const std::size_t fixed = std::min(given.fixed_prefix, output.size());
+    std::vector<TextRange> links;
+    find_placeholders(output, &links);
     std::string bare(output.substr(0, fixed));
-    for (char c : output.substr(fixed))
-      if (c != '%' && c != '{' && c != '}' && c != '<' && c != '>' && c != '&') bare += c;
+    std::size_t l = 0;
+    for (std::size_t i = fixed; i < output.size(); ++i) {
+      while (l < links.size() && links[l].end <= i) ++l;
+      const char c = output[i];
+      const bool in_link = l < links.size() && links[l].begin <= i;
+      if (in_link || (c != '%' && c != '{' && c != '}' && c != '<' && c != '>' && c != '&')) bare += c;
+    }
     repair_once(source, bare, &text, given);
   }
   if (repaired != nullptr) *repaired = std::move(text);

@@ -52,10 +52,12 @@ inline std::string escape(Choices& c) {
   return s;
 }
 
-// A path segment: letters and digits with %XX escapes among them.
+// A path segment: a name (letters and digits) first, then %XX escapes and
+// names. (A link whose letters all belong to formats, "./%20/%00a", is
+// formats: links.hpp.)
 inline std::string segment(Choices& c) {
-  std::string s;
-  for (unsigned parts = 1 + c.next(3), i = 0; i < parts; ++i) s += c.next(3) == 0 ? escape(c) : alnum(c, 1, 6);
+  std::string s = alnum(c, 2, 6);
+  for (unsigned parts = c.next(3), i = 0; i < parts; ++i) s += c.next(2) == 0 ? escape(c) : alnum(c, 1, 6);
   return s;
 }
 
@@ -123,14 +125,17 @@ inline bool word_char(char ch) {
   return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
 }
 
-// Occurrences of `span` in `text` with no letter, digit or '_' glued on
-// (where the span's own end is one), without overlaps.
+// Occurrences of `span` in `text`, without overlaps: a placeholder (it
+// starts with % { & <) anywhere, as the program that formats the text reads
+// it; anything else with no letter, digit or '_' glued on (where the span's
+// own end is one).
 inline std::size_t count(std::string_view text, std::string_view span) {
+  const bool placeholder = span.front() == '%' || span.front() == '{' || span.front() == '&' || span.front() == '<';
   std::size_t n = 0;
   for (std::size_t at = text.find(span); at != std::string_view::npos;) {
     const std::size_t end = at + span.size();
-    if ((at == 0 || !word_char(text[at - 1]) || !word_char(span.front())) &&
-        (end == text.size() || !word_char(text[end]) || !word_char(span.back()))) {
+    if (placeholder || ((at == 0 || !word_char(text[at - 1]) || !word_char(span.front())) &&
+                        (end == text.size() || !word_char(text[end]) || !word_char(span.back())))) {
       ++n;
       at = text.find(span, end);
     } else {
