@@ -10,11 +10,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "copy_oracle.hpp"
+#include "fuzz_models.hpp"
 #include "softalign/softalign.hpp"
 
 using namespace softalign;
@@ -30,11 +30,7 @@ std::vector<Loaded>* loaded = nullptr;
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  std::vector<std::string> paths;
-  const char* env = std::getenv("SOFTALIGN_FUZZ_MODELS");
-  std::stringstream list(env && env[0] ? env : SOFTALIGN_FUZZ_DEFAULT_MODELS);
-  for (std::string p; std::getline(list, p, ':');)
-    if (!p.empty()) paths.push_back(p);
+  const std::vector<std::string> paths = fuzz_model_paths();
   loaded = new std::vector<Loaded>(paths.size());
   for (std::size_t i = 0; i < paths.size(); ++i) {
     Loaded& l = (*loaded)[i];
