@@ -1,11 +1,19 @@
 // The Web Worker behind WorkerTranslator (softalign.js). It holds any number
 // of translators, each under a handle; each message { id, op, handle, args }
 // gets { id, ok, value } or { id, ok: false, status, detail }. Messages run
-// one after another, in order.
-import { Translator } from './softalign.js';
+// one after another, in order. translateEach and translateDetailedEach give
+// an array whose failed items are { softalignError: { status, detail } }
+// made SoftalignErrors again on the page (fromMessage in softalign.js).
+import { Translator, SoftalignError } from './softalign.js';
 
 const translators = new Map();
 let nextHandle = 1;
+
+// A SoftalignError in an array, as a plain object: postMessage's structured
+// clone keeps neither an Error's class nor its status and detail.
+function toMessage(items) {
+  return items.map((x) => (x instanceof SoftalignError ? { softalignError: { status: x.status, detail: x.detail } } : x));
+}
 
 function fail(status, detail) {
   return Object.assign(new Error(detail), { status, detail });
@@ -30,6 +38,10 @@ self.onmessage = async (e) => {
         value = await t.translate(args[0], args[1]);
       } else if (op === 'translateDetailed') {
         value = await t.translateDetailed(args[0], args[1]);
+      } else if (op === 'translateEach') {
+        value = toMessage(await t.translateEach(args[0]));
+      } else if (op === 'translateDetailedEach') {
+        value = toMessage(await t.translateDetailedEach(args[0]));
       } else if (op === 'arenaBytes') {
         value = t.arenaBytes();
       } else {

@@ -112,6 +112,16 @@ export class Translator {
   translate(texts: string[], options?: TranslateOptions): Promise<string[]>;
   translateDetailed(text: string, options?: TranslateOptions): Promise<TranslationResult>;
   translateDetailed(texts: string[], options?: TranslateOptions): Promise<TranslationResult[]>;
+  /**
+   * Texts translated together, each failing alone: one item per text, in order, its translation
+   * or, in its place (not thrown), the SoftalignError it failed with (invalid_utf8,
+   * input_too_long, ...; detail "texts[I]: " and the message the text gets alone). translate()
+   * with an array is all or nothing. Rejects only for a wrong call (not an array of strings, a
+   * disposed translator) or an error of the call itself.
+   */
+  translateEach(texts: string[]): Promise<(string | SoftalignError)[]>;
+  /** translateEach with the full results. */
+  translateDetailedEach(texts: string[]): Promise<(TranslationResult | SoftalignError)[]>;
   /** Bytes of working memory the translator reserved. */
   arenaBytes(): number;
   /** Frees the translator and the model; later calls reject with invalid_argument. */
@@ -138,6 +148,8 @@ export class WorkerTranslator {
   translate(texts: string[], options?: TranslateOptions): Promise<string[]>;
   translateDetailed(text: string, options?: TranslateOptions): Promise<TranslationResult>;
   translateDetailed(texts: string[], options?: TranslateOptions): Promise<TranslationResult[]>;
+  translateEach(texts: string[]): Promise<(string | SoftalignError)[]>;
+  translateDetailedEach(texts: string[]): Promise<(TranslationResult | SoftalignError)[]>;
   arenaBytes(): Promise<number>;
   /** Ends the worker, or frees the model in a worker passed to create(). */
   dispose(): void;

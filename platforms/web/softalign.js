@@ -6,6 +6,7 @@
 //   await tr.translate('A simple text editor.');          // 'Un éditeur de texte simple.'
 //   await tr.translate(['One file.', 'Open file']);       // array in, array out, in order
 //   const [r] = await tr.translateDetailed('Open file');  // n-best, pieces, scores, alignment
+//   await tr.translateEach(['Open file', 'x\uD800']);     // ['Ouvrir un fichier', SoftalignError]: each fails alone
 //   tr.dispose();
 //
 // Every call runs on the calling thread (one translation blocks it for its
@@ -198,27 +199,41 @@ export class Translator {
     const prefix = options.prefix ?? '';
     if (prefix !== '' && texts.length !== 1)
       throw new SoftalignError('invalid_argument', 'a prefix goes with one text');
+    let prefixPtr = 0;
+    try {
+      prefixPtr = cString(M, prefix);
+      const results = this._translate(texts, (array, out) =>
+        M._sa_web_translate(this._tr, array, texts.length, prefixPtr, out));
+      return many ? results : results[0];
+    } finally {
+      M._sa_web_free(prefixPtr);
+    }
+  }
+
+  /**
+   * The texts in the module's memory, the call (array, out) => status over
+   * them, and its JSON array of results parsed (alignments as Float32Array).
+   */
+  _translate(texts, call) {
+    const M = this._M;
     const ptrs = [];
     const array = M._sa_web_alloc(4 * Math.max(texts.length, 1));
     const out = M._sa_web_alloc(8);
-    let prefixPtr = 0;
     try {
       for (let i = 0; i < texts.length; ++i) {
         ptrs.push(cString(M, texts[i]));
         M.setValue(array + 4 * i, ptrs[i], 'i32');
       }
-      prefixPtr = cString(M, prefix);
-      check(M, M._sa_web_translate(this._tr, array, texts.length, prefixPtr, out));
+      check(M, call(array, out));
       const json = M.getValue(out, 'i32');
       const results = JSON.parse(M.UTF8ToString(json));
       M._sa_web_free(json);
       for (const r of results)
-        for (const h of r.hypotheses)
+        for (const h of r.hypotheses ?? [])
           if (h.alignment) h.alignment.weights = Float32Array.from(h.alignment.weights);
-      return many ? results : results[0];
+      return results;
     } finally {
       for (const p of ptrs) M._sa_web_free(p);
-      M._sa_web_free(prefixPtr);
       M._sa_web_free(array);
       M._sa_web_free(out);
     }
@@ -228,6 +243,57 @@ export class Translator {
   async translate(input, options = {}) {
     const r = await this.translateDetailed(input, options);
     return Array.isArray(input) ? r.map((x) => x.hypotheses[0].text) : r.hypotheses[0].text;
+  }
+
+  /**
+   * An array of texts translated together, each failing alone
+   * (softalign_translate_batch_status): one item per text, in order, its full
+   * result (as translateDetailed gives it) or, for a text that fails (invalid
+   * text, a line over the line limit, a source too long without splitting),
+   * the SoftalignError it failed with, in its place and not thrown; its
+   * detail is the one the text gets alone, after its index
+   * ("texts[3]: the input is not valid UTF-8 (at byte 1)"). translate() and
+   * translateDetailed() with an array stay all or nothing. Rejects only for a
+   * wrong call (not an array, an item not a string, a disposed translator) or
+   * an error of the call itself, not of a text.
+   */
+  async translateDetailedEach(texts) {
+    this._live();
+    if (!Array.isArray(texts)) throw new SoftalignError('invalid_argument', 'texts must be an array of strings');
+    for (const t of texts)
+      if (typeof t !== 'string') throw new SoftalignError('invalid_argument', 'texts must be strings');
+    const M = this._M;
+    const items = this._translate(texts, (array, out) =>
+      M._sa_web_translate_each(this._tr, array, texts.length, out));
+    for (let i = 0; i < items.length; ++i)
+      if (items[i].failed !== undefined) items[i] = this._itemError(texts[i], i, items[i].failed);
+    return items;
+  }
+
+  /** The translation of each text of an array, or the SoftalignError it failed with in its place (translateDetailedEach). */
+  async translateEach(texts) {
+    const r = await this.translateDetailedEach(texts);
+    return r.map((x) => (x instanceof SoftalignError ? x : x.hypotheses[0].text));
+  }
+
+  /**
+   * The error of text i, which failed in a batch with this status code. The
+   * C API names only the first failure, so the text is translated again alone
+   * for its own message: a text fails for what it is (invalid text, length)
+   * before it is translated, so this costs little.
+   */
+  _itemError(text, i, code) {
+    const M = this._M;
+    const status = M.UTF8ToString(M._softalign_status_name(code));
+    let detail = 'failed in a batch';
+    try {
+      this._translate([text], (array, out) => M._sa_web_translate(this._tr, array, 1, 0, out));
+      detail += ' (translated alone, it did not fail)';
+    } catch (e) {
+      if (e.status === status) detail = e.detail;
+      else detail += ` (translated alone: ${e.message})`;
+    }
+    return new SoftalignError(status, `texts[${i}]: ${detail}`);
   }
 
   /** Frees the translator, the model and its bytes. Calls after it reject. */
@@ -240,6 +306,17 @@ export class Translator {
     this._model = 0;
     this._bytes = 0;
   }
+}
+
+/**
+ * translate(Detailed)Each's items from the worker: a structured clone of an
+ * Error keeps neither its class nor its status and detail, so a
+ * SoftalignError travels as { softalignError: { status, detail } }
+ * (softalign-worker.js).
+ */
+function fromMessage(items) {
+  return items.map((x) => (x !== null && typeof x === 'object' && x.softalignError
+    ? new SoftalignError(x.softalignError.status, x.softalignError.detail) : x));
 }
 
 /**
@@ -319,6 +396,8 @@ export class WorkerTranslator {
 
   translate(input, options = {}) { return this._call('translate', [input, options]); }
   translateDetailed(input, options = {}) { return this._call('translateDetailed', [input, options]); }
+  async translateEach(texts) { return fromMessage(await this._call('translateEach', [texts])); }
+  async translateDetailedEach(texts) { return fromMessage(await this._call('translateDetailedEach', [texts])); }
   arenaBytes() { return this._call('arenaBytes', []); }
 
   /** Frees the translator: ends its worker, or frees the model in a worker passed to create(). */

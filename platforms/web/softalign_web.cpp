@@ -197,4 +197,43 @@ EMSCRIPTEN_KEEPALIVE int sa_web_translate(softalign_translator* tr, const char* 
   return SOFTALIGN_RESOURCE_EXHAUSTED;
 }
 
+// Translates count texts together, each with its own status
+// (softalign_translate_batch_status): on SOFTALIGN_OK *json is a JSON array of
+// count items, a text's result or {"failed":CODE} for a text that failed (the
+// JS side translates it again alone for its message: the C API names only the
+// first failure). An error of the call itself, not of a text, is returned as
+// it (the message names no text), with *json NULL.
+EMSCRIPTEN_KEEPALIVE int sa_web_translate_each(softalign_translator* tr, const char* const* texts, size_t count,
+                                               char** json) try {
+  *json = nullptr;
+  std::vector<softalign_result*> results(count, nullptr);
+  std::vector<int32_t> status(count, SOFTALIGN_OK);
+  struct FreeAll {  // on every path, a bad_alloc below included
+    std::vector<softalign_result*>& r;
+    ~FreeAll() {
+      for (softalign_result* x : r) softalign_result_free(x);
+    }
+  } free_all{results};
+  softalign_status st =
+      count == 0 ? SOFTALIGN_OK : softalign_translate_batch_status(tr, texts, count, results.data(), status.data());
+  // A text's failure is reported as "texts[I]: CODE: MESSAGE (...)" (softalign.h).
+  const char* message = softalign_last_error();
+  if (st != SOFTALIGN_OK && (message == nullptr || std::strncmp(message, "texts[", 6) != 0)) return st;
+  std::string out = "[";
+  for (size_t i = 0; i < count; ++i) {
+    if (i) out += ',';
+    if (status[i] == SOFTALIGN_OK)
+      put_result(out, results[i]);
+    else
+      out += "{\"failed\":" + std::to_string(status[i]) + "}";
+  }
+  out += ']';
+  st = SOFTALIGN_OK;
+  *json = to_heap(out);
+  if (*json == nullptr) st = SOFTALIGN_RESOURCE_EXHAUSTED;
+  return st;
+} catch (const std::bad_alloc&) {  // the vectors or the JSON string (-fexceptions)
+  return SOFTALIGN_RESOURCE_EXHAUSTED;
+}
+
 }  // extern "C"

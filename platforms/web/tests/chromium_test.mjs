@@ -12,7 +12,8 @@
 // equals the native CLI's (the expected file), the page's main thread keeps
 // running while a translation is under way (it runs in a Web Worker), and a
 // damaged model file picked in the file input shows an invalid_model error
-// (not a hang). Prints the load time and per-sentence times.
+// (not a hang); in the worker, translateEach gives a bad text its error in
+// its place. Prints the load time and per-sentence times.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
@@ -159,23 +160,31 @@ try {
   // Two translators in one worker (the API directly, not the page's UI):
   // each keeps its own model and options; disposing one leaves the other.
   const two = await evaluate(`(async () => {
-    const { WorkerTranslator } = await import('/softalign.js');
+    const { WorkerTranslator, SoftalignError } = await import('/softalign.js');
     const bytes = await (await fetch('/models/en-fr.int8.softalign')).arrayBuffer();
     const w = WorkerTranslator.startWorker();
     const a = await WorkerTranslator.create(bytes, { beam: 1 }, { worker: w });
     const b = await WorkerTranslator.create(bytes, { beam: 4, nbest: 2 }, { worker: w });
     const ra = await a.translateDetailed('Open file');
     const rb = await b.translateDetailed('Open file');
+    // A text that fails fails alone, its SoftalignError rebuilt on this side of postMessage.
+    const each = await b.translateEach(['One file.', 'x\\uD800y', 'One file.']);
+    const eachOk = each.length === 3 && each[0] === 'Un fichier.' && each[2] === each[0] &&
+      each[1] instanceof SoftalignError && each[1].status === 'invalid_utf8' && each[1].detail.startsWith('texts[1]: ');
+    const detailedEach = await b.translateDetailedEach(['x\\u0000', 'Open file']);
+    const detailedOk = detailedEach[0] instanceof SoftalignError && detailedEach[1].hypotheses.length === 2;
     b.dispose();
     let status = '';
     try { await b.translate('Open file'); } catch (e) { status = e.status; }
     const again = await a.translate('One file.');
     a.dispose();
     w.terminate();
-    return { na: ra.hypotheses.length, nb: rb.hypotheses.length, status, again };
+    return { na: ra.hypotheses.length, nb: rb.hypotheses.length, status, again, eachOk, detailedOk,
+             each: each.map(String) };
   })()`);
   check(two.na === 1 && two.nb === 2 && two.status === 'invalid_argument' && two.again === 'Un fichier.',
         `two translators in one worker: ${JSON.stringify(two)}`);
+  check(two.eachOk && two.detailedOk, `translateEach in a worker: a bad text fails alone: ${JSON.stringify(two.each)}`);
   offline = true;
   server.close();
   await S('Network.emulateNetworkConditions', { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });

@@ -4,7 +4,7 @@
 // and checks the text, n-best and alignments, and that errors are rejected
 // promises with the status name: a damaged model, a truncated one, bad
 // options, a source too long, bad text (lone surrogates, NUL), a disposed
-// translator.
+// translator; translateEach: a text that fails fails alone.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -142,6 +142,62 @@ await check('with replaceInvalidUtf8 each lone surrogate or NUL is one U+FFFD', 
   }
   t5.dispose();
 });
+// Issue 49, a failing line fails alone: translateEach / translateDetailedEach give each text its
+// translation or, in its place, its error; translate() with an array stays all or nothing.
+await check('translateEach: 30 texts, 10 bad: the good ones translated in place, the bad ones their error', async () => {
+  const over = 'x'.repeat((1 << 20) + 1);  // over max_line_bytes (1 MiB): input_too_long before tokenising
+  const offsets = new Map([['a\uDC80b', 1], ['x\uD800y', 1], ['Open\0 file', 4], ['\uDFFF', 0], ['\uDE00\uD83D', 0],
+                           ['caf\u00e9\uDC80', 5]]);
+  const bad = [...offsets.keys(), over];
+  const texts = [];
+  const want = [];  // null: a bad text
+  for (let i = 0, n = 0; i < 30; ++i) {
+    const s = expected.sentences[i % expected.sentences.length];
+    texts.push(i % 3 === 1 ? bad[n++ % bad.length] : s.source);
+    want.push(i % 3 === 1 ? null : s.native);
+  }
+  assert.equal(want.filter((w) => w === null).length, 10);
+  const out = await tr.translateEach(texts);
+  const detailed = await tr.translateDetailedEach(texts);
+  assert.equal(out.length, 30);
+  assert.equal(detailed.length, 30);
+  for (let i = 0; i < texts.length; ++i) {
+    if (want[i] !== null) {
+      assert.equal(out[i], want[i], `texts[${i}]`);
+      assert.equal(detailed[i].hypotheses[0].text, want[i], `texts[${i}] detailed`);
+      continue;
+    }
+    const status = texts[i] === over ? 'input_too_long' : 'invalid_utf8';
+    for (const e of [out[i], detailed[i]]) {
+      assert.ok(e instanceof SoftalignError, `texts[${i}]: ${e}`);
+      assert.equal(e.status, status, e.message);
+      assert.ok(e.message.startsWith(`${status}: texts[${i}]: `), e.message);
+      // Its own message, the one it gets alone: the offset of its bad character.
+      if (status === 'invalid_utf8') assert.match(e.detail, new RegExp(`\\(at byte ${offsets.get(texts[i])}\\)$`));
+    }
+  }
+  await rejects(() => tr.translate(texts), 'invalid_utf8');  // all or nothing, as before
+  await rejects(() => tr.translateDetailed(texts), 'invalid_utf8');
+  const good = texts.filter((_, i) => want[i] !== null);
+  assert.deepEqual(await tr.translateEach(good), await tr.translate(good));
+  assert.deepEqual(await tr.translateEach([]), []);
+  await rejects(() => tr.translateEach('Open file'), 'invalid_argument');  // a wrong call still rejects
+  await rejects(() => tr.translateEach(['Open file', 3]), 'invalid_argument');
+  assert.equal(await tr.translate(texts[0]), want[0]);  // usable after
+  // With replaceInvalidUtf8 the bad texts are translated (U+FFFD in place); the long line still fails.
+  const t6 = await Translator.create(bytes, { beam: expected.beam, replaceInvalidUtf8: true, alignment: true });
+  const fixed = await t6.translateDetailedEach(texts);
+  for (let i = 0; i < texts.length; ++i) {
+    if (texts[i] === over) {
+      assert.ok(fixed[i] instanceof SoftalignError && fixed[i].status === 'input_too_long', `${fixed[i]}`);
+      continue;
+    }
+    assert.ok(!(fixed[i] instanceof SoftalignError), `texts[${i}]: ${fixed[i]}`);
+    assert.ok(fixed[i].hypotheses[0].alignment.weights instanceof Float32Array);
+    assert.equal(fixed[i].hypotheses[0].text, want[i] ?? await t6.translate(withFffd(texts[i])), `texts[${i}]`);
+  }
+  t6.dispose();
+});
 await check('float options refuse NaN: invalid_argument', async () => {
   for (const name of ['alpha', 'beta', 'maxLenA', 'maxLenB'])
     await rejects(() => Translator.create(bytes, { [name]: NaN }), 'invalid_argument');
@@ -151,6 +207,7 @@ await check('a disposed translator rejects', async () => {
   t3.dispose();
   t3.dispose();
   await rejects(() => t3.translate('Hello'), 'invalid_argument');
+  await rejects(() => t3.translateEach(['Hello']), 'invalid_argument');
 });
 tr.dispose();
 console.log(failures === 0 ? 'all passed' : `${failures} failed`);
