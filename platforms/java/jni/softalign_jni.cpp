@@ -10,8 +10,9 @@
 // (invalid_argument), since the C API would read only up to it.
 //
 // A failing C call throws org.softalign.SoftalignException(code, name bytes, message bytes); the
-// native method then returns 0/null and Java sees the exception. No C++ exception leaves this
-// file (the C API throws none; our own allocations are guarded).
+// native method then returns 0/null and Java sees the exception (translateBatchStatus gives each
+// text its status instead; only an error of the call throws). No C++ exception leaves this file
+// (the C API throws none; our own allocations are guarded).
 #include <jni.h>
 
 #include <cstring>
@@ -96,6 +97,68 @@ T* handle(JNIEnv* env, jlong h, const char* what) {
 }
 
 jlong to_jlong(const void* p) { return static_cast<jlong>(reinterpret_cast<intptr_t>(p)); }
+
+template <typename F>
+bool alloc_or_throw(JNIEnv* env, F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const std::bad_alloc&) {
+    jclass oom = env->FindClass("java/lang/OutOfMemoryError");
+    if (oom != nullptr) env->ThrowNew(oom, "softalign: batch");
+    return false;
+  }
+}
+
+// A batch's texts as C strings (ptrs point into strings).
+struct BatchTexts {
+  std::vector<std::string> strings;
+  std::vector<const char*> ptrs;
+};
+
+bool batch_texts(JNIEnv* env, jobjectArray texts, BatchTexts* in) {
+  if (texts == nullptr) {
+    throw_null(env, "texts");
+    return false;
+  }
+  const jsize n = env->GetArrayLength(texts);
+  if (!alloc_or_throw(env, [&] {
+        in->strings.resize(static_cast<size_t>(n));
+        in->ptrs.resize(static_cast<size_t>(n));
+      }))
+    return false;
+  for (jsize i = 0; i < n; ++i) {
+    auto a = static_cast<jbyteArray>(env->GetObjectArrayElement(texts, i));
+    const std::string what = "texts[" + std::to_string(i) + "]";
+    const bool ok = c_string(env, a, what.c_str(), &in->strings[static_cast<size_t>(i)]);
+    env->DeleteLocalRef(a);
+    if (!ok) return false;
+    in->ptrs[static_cast<size_t>(i)] = in->strings[static_cast<size_t>(i)].c_str();
+  }
+  return true;
+}
+
+// The results as a long[] of handles, or null (OutOfMemoryError pending) after freeing them all.
+jlongArray handles_of(JNIEnv* env, const std::vector<softalign_result*>& out) {
+  const jsize n = static_cast<jsize>(out.size());
+  jlongArray handles = env->NewLongArray(n);
+  if (handles == nullptr) {  // OutOfMemoryError pending: free what nobody will see
+    for (softalign_result* r : out) softalign_result_free(r);
+    return nullptr;
+  }
+  std::vector<jlong> hs(out.size());
+  for (size_t i = 0; i < out.size(); ++i) hs[i] = to_jlong(out[i]);
+  if (n > 0) env->SetLongArrayRegion(handles, 0, n, hs.data());
+  return handles;
+}
+
+// Whether softalign_translate_batch_status failed as a call (every status that error, no result)
+// rather than item by item: an item's failure is reported as "texts[I]: CODE: MESSAGE (F of N
+// texts failed; ...)" (softalign.h), a call's error names no text. The glue never passes a NULL
+// text (whose message is "invalid_argument: texts[I] is NULL").
+bool is_call_error(const char* message) {
+  return message == nullptr || std::strncmp(message, "texts[", 6) != 0;
+}
 
 }  // namespace
 
@@ -261,41 +324,43 @@ JNIEXPORT jlongArray JNICALL Java_org_softalign_Native_translateBatch(JNIEnv* en
                                                                      jobjectArray texts) {
   auto* t = handle<softalign_translator>(env, translator, "softalign: the translator is closed");
   if (t == nullptr) return nullptr;
-  if (texts == nullptr) {
-    throw_null(env, "texts");
-    return nullptr;
-  }
-  const jsize n = env->GetArrayLength(texts);
-  std::vector<std::string> in;
-  std::vector<const char*> ptrs;
+  BatchTexts in;
   std::vector<softalign_result*> out;
-  try {
-    in.resize(static_cast<size_t>(n));
-    ptrs.resize(static_cast<size_t>(n));
-    out.assign(static_cast<size_t>(n), nullptr);
-  } catch (const std::bad_alloc&) {
-    jclass oom = env->FindClass("java/lang/OutOfMemoryError");
-    if (oom != nullptr) env->ThrowNew(oom, "softalign: batch");
+  if (!batch_texts(env, texts, &in) || !alloc_or_throw(env, [&] { out.assign(in.ptrs.size(), nullptr); }))
+    return nullptr;
+  if (!check(env, softalign_translate_batch(t, in.ptrs.data(), in.ptrs.size(), out.data()))) return nullptr;
+  return handles_of(env, out);
+}
+
+JNIEXPORT jlongArray JNICALL Java_org_softalign_Native_translateBatchStatus(JNIEnv* env, jclass, jlong translator,
+                                                                           jobjectArray texts, jintArray status) {
+  auto* t = handle<softalign_translator>(env, translator, "softalign: the translator is closed");
+  if (t == nullptr) return nullptr;
+  BatchTexts in;
+  if (!batch_texts(env, texts, &in)) return nullptr;
+  const size_t n = in.ptrs.size();
+  if (status == nullptr || env->GetArrayLength(status) != static_cast<jsize>(n)) {
+    throw_invalid_argument(env, "invalid_argument: status array of the wrong length (binding mismatch)");
     return nullptr;
   }
-  for (jsize i = 0; i < n; ++i) {
-    auto a = static_cast<jbyteArray>(env->GetObjectArrayElement(texts, i));
-    const std::string what = "texts[" + std::to_string(i) + "]";
-    const bool ok = c_string(env, a, what.c_str(), &in[static_cast<size_t>(i)]);
-    env->DeleteLocalRef(a);
-    if (!ok) return nullptr;
-    ptrs[static_cast<size_t>(i)] = in[static_cast<size_t>(i)].c_str();
-  }
-  if (!check(env, softalign_translate_batch(t, ptrs.data(), static_cast<size_t>(n), out.data()))) return nullptr;
-  jlongArray handles = env->NewLongArray(n);
-  if (handles == nullptr) {  // OutOfMemoryError pending: free what nobody will see
-    for (softalign_result* r : out) softalign_result_free(r);
+  std::vector<softalign_result*> out;
+  std::vector<int32_t> codes;
+  std::vector<jint> js;
+  if (!alloc_or_throw(env, [&] {
+        out.assign(n, nullptr);
+        codes.assign(n, SOFTALIGN_OK);
+        js.assign(n, 0);
+      }))
+    return nullptr;
+  const softalign_status st = softalign_translate_batch_status(t, in.ptrs.data(), n, out.data(), codes.data());
+  if (st != SOFTALIGN_OK && is_call_error(softalign_last_error())) {
+    for (softalign_result* r : out) softalign_result_free(r);  // all NULL; to be sure
+    check(env, st);
     return nullptr;
   }
-  std::vector<jlong> hs(out.size());
-  for (size_t i = 0; i < out.size(); ++i) hs[i] = to_jlong(out[i]);
-  if (n > 0) env->SetLongArrayRegion(handles, 0, n, hs.data());
-  return handles;
+  for (size_t i = 0; i < n; ++i) js[i] = static_cast<jint>(codes[i]);
+  if (n > 0) env->SetIntArrayRegion(status, 0, static_cast<jsize>(n), js.data());
+  return handles_of(env, out);
 }
 
 JNIEXPORT void JNICALL Java_org_softalign_Native_resultFree(JNIEnv*, jclass, jlong result) {

@@ -54,8 +54,15 @@ final class Native {
   /** A new result handle for a forced target prefix. */
   static native long translatePrefix(long translator, byte[] text, byte[] prefix);
 
-  /** One new result handle per text, in order (free each with resultFree). */
+  /** One new result handle per text, in order (free each with resultFree); all or nothing. */
   static native long[] translateBatch(long translator, byte[][] texts);
+
+  /**
+   * softalign_translate_batch_status: status[i] receives text i's status code and the result its
+   * handle (free each non-zero one with resultFree), 0 where status[i] is not OK. An error of the
+   * call itself (no text's) throws instead.
+   */
+  static native long[] translateBatchStatus(long translator, byte[][] texts, int[] status);
 
   static native void resultFree(long result);
 

@@ -23,6 +23,10 @@ import java.util.List;
  * not text: {@link Status#INVALID_UTF8}, as invalid UTF-8 is for a C caller, or one U+FFFD each
  * with {@link TranslatorOptions.Builder#replaceInvalidUtf8(boolean)} (docs/guarantees.md).
  *
+ * <p>A list is translated as one batch: {@link #translate(List)} all or nothing, {@link
+ * #translateEach(List)} each text alone (a text that fails gets its exception in an {@link
+ * Outcome}, the others their translations).
+ *
  * <p>A translator is used by one thread at a time: its methods are synchronized, so concurrent
  * calls wait for each other (and {@link #close()} waits for a translation in progress). Make one
  * translator per thread over a shared {@link Model} to translate in parallel. Close it
@@ -106,7 +110,11 @@ public final class Translator implements AutoCloseable {
     }
   }
 
-  /** Translates texts together (softalign_translate_batch): the best hypotheses, in order. */
+  /**
+   * Translates texts together (softalign_translate_batch): the best hypotheses, in order. All or
+   * nothing: a text that fails fails the call (a {@link SoftalignException} naming it); {@link
+   * #translateEach(List)} keeps the others.
+   */
   public synchronized List<String> translate(List<String> texts) {
     List<List<Hypothesis>> all = translateBatch(texts, false);
     List<String> out = new ArrayList<>(all.size());
@@ -127,9 +135,38 @@ public final class Translator implements AutoCloseable {
     }
   }
 
-  /** The n-best hypotheses of each text, translated together, in order. */
+  /**
+   * The n-best hypotheses of each text, translated together, in order. All or nothing, as {@link
+   * #translate(List)}; {@link #translateNBestEach(List)} keeps the others.
+   */
   public synchronized List<List<Hypothesis>> translateNBest(List<String> texts) {
     return translateBatch(texts, alignment);
+  }
+
+  /**
+   * Translates texts together, each with its own outcome (softalign_translate_batch_status): in
+   * order, one {@link Outcome} per text, its translation or, for a text that fails (invalid text,
+   * a line over maxLineBytes, a source too long without splitting), the {@link
+   * SoftalignException} it failed with, whose message is the one the text gets translated alone
+   * and names its index ({@code "invalid_utf8: texts[3]: ... (at byte 1)"}). The other texts are
+   * translated as in {@link #translate(List)}. Wrong calls still throw: a null list or a null
+   * text ({@link NullPointerException}), a closed translator ({@link IllegalStateException}), an
+   * error of the call itself, not of a text ({@link SoftalignException}).
+   */
+  public synchronized List<Outcome<String>> translateEach(List<String> texts) {
+    List<Outcome<List<Hypothesis>>> all = translateBatchEach(texts, false);
+    List<Outcome<String>> out = new ArrayList<>(all.size());
+    for (Outcome<List<Hypothesis>> o : all)
+      out.add(o.isOk() ? Outcome.of(o.get().get(0).text()) : Outcome.<String>failed(o.error()));
+    return Collections.unmodifiableList(out);
+  }
+
+  /**
+   * The n-best hypotheses of each text, translated together, each with its own outcome: as
+   * {@link #translateEach(List)}, with {@link #translateNBest(String)}'s hypotheses.
+   */
+  public synchronized List<Outcome<List<Hypothesis>>> translateNBestEach(List<String> texts) {
+    return translateBatchEach(texts, alignment);
   }
 
   /**
@@ -187,6 +224,46 @@ public final class Translator implements AutoCloseable {
     } finally {
       for (long r : results) Native.resultFree(r);
     }
+  }
+
+  private List<Outcome<List<Hypothesis>>> translateBatchEach(List<String> texts, boolean withAlignment) {
+    if (texts == null) throw new NullPointerException("texts");
+    long h = handle();
+    byte[][] in = new byte[texts.size()][];
+    for (int i = 0; i < in.length; ++i) in[i] = text(texts.get(i), "texts[" + i + "]");
+    if (in.length == 0) return Collections.emptyList();
+    int[] status = new int[in.length];
+    long[] results = Native.translateBatchStatus(h, in, status);
+    try {
+      List<Outcome<List<Hypothesis>>> out = new ArrayList<>(results.length);
+      for (int i = 0; i < results.length; ++i) {
+        out.add(status[i] == Status.OK.code() ? Outcome.of(hypotheses(results[i], withAlignment))
+                                              : Outcome.<List<Hypothesis>>failed(itemError(h, in[i], i, status[i])));
+      }
+      return Collections.unmodifiableList(out);
+    } finally {
+      for (long r : results) Native.resultFree(r);
+    }
+  }
+
+  /**
+   * The exception of text i, which failed in a batch with this status code. The C API names only
+   * the first failure (softalign_last_error), so the text is translated again alone for its own
+   * message: a text fails for what it is (invalid text, length) before it is translated, so this
+   * costs little.
+   */
+  private static SoftalignException itemError(long h, byte[] text, int i, int code) {
+    String name = Status.fromCode(code).statusName();
+    String detail = "failed in a batch";
+    try {
+      Native.resultFree(Native.translate(h, text));
+      detail += " (translated alone, it did not fail)";
+    } catch (SoftalignException e) {
+      String m = e.getMessage();
+      if (e.code() == code) detail = m.startsWith(name + ": ") ? m.substring(name.length() + 2) : m;
+      else detail += " (translated alone: " + m + ")";
+    }
+    return new SoftalignException(code, name, name + ": texts[" + i + "]: " + detail);
   }
 
   private static List<Hypothesis> hypotheses(long r, boolean withAlignment) {

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.softalign.Hypothesis;
 import org.softalign.Model;
+import org.softalign.Outcome;
 import org.softalign.SoftalignException;
 import org.softalign.Status;
 import org.softalign.Translator;
@@ -120,6 +121,7 @@ public final class TranslatorTest {
     step("options the library refuses", this::badOptions);
     step("input errors carry their status", this::inputErrors);
     step("one rule for bad text: lone surrogates and NUL are invalid_utf8, or U+FFFD", this::textRule);
+    step("a batch where a failing text fails alone (translateEach): 30 texts, 10 bad", this::batchEach);
     step("closed translator and model", this::closed);
     step("wrong arguments", this::wrongArguments);
     step("threads: one translator each over a shared model; close during use", this::threads);
@@ -535,6 +537,97 @@ public final class TranslatorTest {
         () -> Translator.load(modelPath, TranslatorOptions.builder().alpha(Float.NaN).build()).close());
     expectStatus(Status.INVALID_ARGUMENT, "maxLenB NaN",
         () -> Translator.load(modelPath, TranslatorOptions.builder().maxLenB(Float.NaN).build()).close());
+  }
+
+  /**
+   * Issue 49, a failing line fails alone: translateEach and translateNBestEach over 30 texts of
+   * which 10 are bad (lone surrogates, NUL, a line over maxLineBytes) give the good ones their
+   * translations in place and the bad ones their error; translate(List) stays all or nothing.
+   */
+  void batchEach() throws Exception {
+    List<String[]> rows = expectedRows();
+    String tooLong = repeat("A line longer than the limit. ", 10);  // 300 bytes
+    String[] bad = {"a\uDC80b", "x\uD800y", "Open\0 file", "\uDFFF", "\uDE00\uD83D", "caf\u00e9\uDC80", tooLong};
+    int[] badAt = {1, 1, 4, 0, 0, 5, -1};  // the byte offset of each one's bad character (UTF-8)
+    List<String> texts = new ArrayList<>();
+    List<String> expected = new ArrayList<>();  // null: a bad text
+    List<Integer> at = new ArrayList<>();
+    int nBad = 0;
+    for (int i = 0; i < 30; ++i) {
+      at.add(i % 3 == 1 ? badAt[nBad % bad.length] : -1);
+      if (i % 3 == 1) {
+        texts.add(bad[nBad++ % bad.length]);
+        expected.add(null);
+      } else {
+        String[] r = rows.get(i % rows.size());
+        texts.add(r[0]);
+        expected.add(r[1]);
+      }
+    }
+    equal(10, nBad, "10 bad texts of 30");
+    try (Translator tr = Translator.load(modelPath, greedy().toBuilder().maxLineBytes(256).build())) {
+      List<Outcome<String>> out = tr.translateEach(texts);
+      List<Outcome<List<Hypothesis>>> nbest = tr.translateNBestEach(texts);
+      equal(30, out.size(), "one outcome per text");
+      equal(30, nbest.size(), "one n-best outcome per text");
+      for (int i = 0; i < texts.size(); ++i) {
+        String name = "texts[" + i + "] " + escape(texts.get(i).length() > 40 ? "(the long line)" : texts.get(i));
+        Outcome<String> o = out.get(i);
+        if (expected.get(i) != null) {
+          check(o.isOk() && o.error() == null, name + " translated: " + o);
+          equal(expected.get(i), o.orElse(null), name);
+          check(nbest.get(i).isOk(), name + " n-best translated: " + nbest.get(i));
+          if (nbest.get(i).isOk()) equal(expected.get(i), nbest.get(i).get().get(0).text(), name + " n-best");
+          continue;
+        }
+        Status want = texts.get(i).equals(tooLong) ? Status.INPUT_TOO_LONG : Status.INVALID_UTF8;
+        check(!o.isOk() && o.orElse("none").equals("none"), name + " failed: " + o);
+        expectStatus(want, name + ": get() throws its error", o::get);
+        final int k = i;
+        expectStatus(want, name + ": n-best get() throws its error", () -> nbest.get(k).get());
+        SoftalignException e = o.error();
+        if (e == null) continue;
+        check(e.getMessage().startsWith(want.statusName() + ": texts[" + i + "]: "), name + ": the message names it: " + e.getMessage());
+        if (want == Status.INVALID_UTF8) {
+          // Its own message, the one it gets alone: the offset of its bad character.
+          check(e.getMessage().endsWith("(at byte " + at.get(i) + ")"), name + ": its own offset: " + e.getMessage());
+        }
+      }
+      // The old calls stay all or nothing.
+      expectStatus(Status.INVALID_UTF8, "translate(List) with bad texts fails whole", () -> tr.translate(texts));
+      expectStatus(Status.INVALID_UTF8, "translateNBest(List) with bad texts fails whole", () -> tr.translateNBest(texts));
+      // Every text good: every outcome OK, as translate(List) gives them; none: an empty list.
+      List<String> good = Arrays.asList(texts.get(0), texts.get(2), texts.get(3), texts.get(5));
+      List<Outcome<String>> all = tr.translateEach(good);
+      List<String> plain = tr.translate(good);
+      boolean same = all.size() == plain.size();
+      for (int i = 0; same && i < all.size(); ++i) same = all.get(i).isOk() && all.get(i).get().equals(plain.get(i));
+      check(same, "all good: translateEach equals translate(List)");
+      equal(Collections.emptyList(), tr.translateEach(Collections.<String>emptyList()), "empty batch");
+      // Wrong calls throw, as translate(List) does.
+      expectThrows(NullPointerException.class, "translateEach(null)", () -> tr.translateEach(null));
+      expectThrows(NullPointerException.class, "translateEach(list with null)", () -> tr.translateEach(Arrays.asList("a", null)));
+      equal(expected.get(0), tr.translate(texts.get(0)), "usable after a batch with failures");
+    }
+    // With replaceInvalidUtf8 the bad text is translated (U+FFFD in place); the long line still fails.
+    try (Translator tr = Translator.load(modelPath, greedy().toBuilder().maxLineBytes(256).replaceInvalidUtf8(true).build())) {
+      List<Outcome<String>> out = tr.translateEach(texts);
+      for (int i = 0; i < texts.size(); ++i) {
+        String text = texts.get(i);
+        if (text.equals(tooLong)) {
+          check(!out.get(i).isOk() && out.get(i).error().status() == Status.INPUT_TOO_LONG, "replace: the long line fails");
+          continue;
+        }
+        StringBuilder fixed = new StringBuilder();
+        for (char c : text.toCharArray()) fixed.append(Character.isSurrogate(c) || c == 0 ? '\uFFFD' : c);  // no pairs here
+        check(out.get(i).isOk(), "replace: texts[" + i + "] translated: " + out.get(i));
+        if (expected.get(i) != null) equal(expected.get(i), out.get(i).orElse(null), "replace: texts[" + i + "]");
+        else equal(tr.translate(fixed.toString()), out.get(i).orElse(null), "replace: texts[" + i + "] as with U+FFFD");
+      }
+    }
+    Translator closed = Translator.load(modelPath, greedy());
+    closed.close();
+    expectThrows(IllegalStateException.class, "translateEach after close", () -> closed.translateEach(texts));
   }
 
   static String escape(String s) {
