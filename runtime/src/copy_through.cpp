@@ -393,10 +393,8 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     if (ph.size() == 1 && ph[0].bytes.begin == 0 && ph[0].bytes.end == span_text(k).size()) continue;
     ++copies[span_text(k)];
   }
-  if (all_present) {
-    h->text = tidy_copies(h->text, copies);
-    return Status::Ok();
-  }
+  // The prefix's pieces (their text starts the output) stay as they are.
+  const int fixed = static_cast<int>(std::min<std::size_t>(fixed_pieces, static_cast<std::size_t>(n)));
 
   auto decode = [&](int first, int last) {
     std::string out;
@@ -406,6 +404,15 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     if (!sp->Decode(ids, &out).ok()) out.clear();
     return out;
   };
+  // The bytes of the text that the first `pieces` pieces make (the prefix's, which start it).
+  auto prefix_bytes = [&](int pieces) {
+    const std::string p = pieces > 0 ? decode(0, pieces) : std::string();
+    return h->text.compare(0, p.size(), p) == 0 ? p.size() : 0;
+  };
+  if (all_present) {
+    h->text = tidy_copies(h->text, copies, prefix_bytes(fixed));
+    return Status::Ok();
+  }
   auto word_start = [&](int i) { return i <= 0 || starts_word(h->pieces[i]); };
   // Whether target piece i starts the output or a sentence in it.
   auto sentence_start = [&](int i) {
@@ -414,7 +421,6 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     while (e > 0 && (is_space(before[e - 1]) || before[e - 1] == '"' || before[e - 1] == '(')) --e;
     return e == 0 || before[e - 1] == '.' || before[e - 1] == '!' || before[e - 1] == '?';
   };
-  const int fixed = static_cast<int>(std::min<std::size_t>(fixed_pieces, static_cast<std::size_t>(n)));
   std::vector<bool> claimed(n, false);
   for (int i = 0; i < fixed; ++i) claimed[i] = true;  // the target prefix
   std::vector<Edit> edits;
@@ -578,7 +584,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     present[k] = true;
   }
   if (edits.empty()) {
-    h->text = tidy_copies(h->text, copies);
+    h->text = tidy_copies(h->text, copies, prefix_bytes(fixed));
     return Status::Ok();
   }
 
@@ -623,11 +629,12 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
       while (e > 0 && (is_space(out[e - 1]) || edge_closing(out[e - 1]))) --e;
       out.insert(e, (e > 0 ? " " : "") + std::string(target));
     }
-  h->text = tidy_copies(out, copies);
+  h->text = tidy_copies(out, copies, prefix_bytes(fixed));
   return Status::Ok();
 }
 
-std::string tidy_copies(std::string_view text, const std::map<std::string_view, std::size_t>& copies) {
+std::string tidy_copies(std::string_view text, const std::map<std::string_view, std::size_t>& copies,
+                        std::size_t fixed) {
   std::vector<std::string_view> links;
   for (const auto& [span, times] : copies)
     if (is_link(span)) links.push_back(span);
@@ -644,7 +651,7 @@ std::string tidy_copies(std::string_view text, const std::map<std::string_view, 
     }
     std::size_t e = i;
     while (e < text.size() && !is_space(text[e])) ++e;
-    const TextRange core = trim_token(text, {i, e});
+    const TextRange core = trim_token(text, {std::max(i, std::min(fixed, e)), e});  // not the prefix's bytes
     if (core.begin < core.end) tokens.push_back({core});
     i = e;
   }

@@ -81,8 +81,10 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
 // has it goes, and so does a garbled copy of a link (is_link: a link-shaped
 // token like a source link, copy_like, that is no span; or a source link with
 // a tail glued on). A dropped token that held a span the text would then lack
-// is replaced by that span. copy_through() ends with it.
-std::string tidy_copies(std::string_view text, const std::map<std::string_view, std::size_t>& copies);
+// is replaced by that span. The text's first `fixed` bytes (a target prefix)
+// are left as they are. copy_through() ends with it.
+std::string tidy_copies(std::string_view text, const std::map<std::string_view, std::size_t>& copies,
+                        std::size_t fixed = 0);
 
 // Whether a target word looks like a (garbled) copy of `span`: they share a
 // substring (case ignored) of 3 bytes or more, or of 2 when the word holds a

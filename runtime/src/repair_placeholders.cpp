@@ -36,9 +36,16 @@ struct Edit {
 // `output`, and the changed text in *repaired.
 bool repair_once(std::string_view source, std::string_view output, std::string* repaired, const RepairGiven& given) {
   const std::vector<Placeholder> src = find_placeholders(source);
-  const std::vector<Placeholder> out = find_placeholders(output);
-  const std::size_t ns = src.size(), no = out.size();
+  // The prefix is a text of its own: what follows it does not change what it
+  // holds (its "%s" glued to "@x.org" is still a format, not part of a link).
   const std::size_t fixed = std::min(given.fixed_prefix, output.size());
+  std::vector<Placeholder> out = find_placeholders(output.substr(0, fixed));
+  for (Placeholder p : find_placeholders(output.substr(fixed))) {
+    p.bytes.begin += fixed;
+    p.bytes.end += fixed;
+    out.push_back(p);
+  }
+  const std::size_t ns = src.size(), no = out.size();
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::vector<std::size_t> match(ns, kNone);   // source -> output placeholder
   std::vector<bool> used(no, false);
@@ -65,9 +72,11 @@ bool repair_once(std::string_view source, std::string_view output, std::string* 
     for (std::size_t o = 0; o < no; ++o) {
       if (used[o]) continue;
       const auto it = allowed.find(text_of(output, out[o]));
-      if (in_prefix(o) || (it != allowed.end() && it->second > 0)) {
-        used[o] = true;  // given: stays, matched to no source placeholder
-        if (it != allowed.end() && it->second > 0) --it->second;
+      if (in_prefix(o)) {
+        used[o] = true;  // the prefix's own: stays
+      } else if (it != allowed.end() && it->second > 0) {
+        used[o] = true;  // a glossary target's: stays, matched to no source placeholder
+        --it->second;
       }
     }
     std::map<int, std::vector<std::size_t>> missing_by_kind;

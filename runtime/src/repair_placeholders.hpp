@@ -35,12 +35,13 @@ namespace softalign::internal {
 // - an insertion never falls strictly inside an occurrence in `output` of a
 //   string of `keep_whole` (the glossary's target terms);
 // - the placeholders of the `given` texts (the target terms of the source's
-//   glossary matches, the target prefix) may be in the output besides the
-//   source's: after step 1's matches by text, an unmatched output placeholder
-//   with a given one's text takes it (each given one once) and stays;
+//   glossary matches) may be in the output besides the source's: after step
+//   1's matches by text, an unmatched output placeholder with a given one's
+//   text takes it (each given one once) and stays;
 // - output bytes [0, fixed_prefix) (the target prefix) are never changed:
-//   their placeholders stay, nothing is inserted before fixed_prefix, and
-//   their tags are not reordered.
+//   their placeholders stay (matched by text to the source's first, so a
+//   prefix's "%s" is the source's "%s"), nothing is inserted before
+//   fixed_prefix, and their tags are not reordered.
 struct RepairGiven {
   std::vector<std::string> keep_whole;
   std::vector<std::string> given;

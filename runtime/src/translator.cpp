@@ -172,7 +172,9 @@ Status fill_result(const Model& model, std::string_view text, bool repair_placeh
   const bool want_att = search.return_attention || search.return_alignment;
   const std::vector<int> src_words = search.return_alignment ? internal::word_index(pieces) : std::vector<int>();
   // What the caller gave, which the placeholder repair keeps: the glossary
-  // targets (not split, their placeholders allowed) and the target prefix.
+  // targets (not split, their placeholders allowed besides the source's) and
+  // the target prefix (its bytes fixed: a placeholder there is the source's
+  // when it has one of that text, else one of the prefix's own).
   internal::RepairGiven given;
   for (std::size_t k = 0; k < plan.spans.size(); ++k)
     if (plan.span_term[k]) {
@@ -185,7 +187,6 @@ Status fill_result(const Model& model, std::string_view text, bool repair_placeh
   if (prefix_pieces > 0) {
     st = model.decode_target(search.target_prefix_ids.data(), prefix_pieces, &prefix_text, nullptr);
     if (!st.ok()) return st;
-    given.given.push_back(prefix_text);
   }
   for (std::size_t r = 0; r < nb.count; ++r) {
     const HypothesisView& v = nb.hypotheses[r];

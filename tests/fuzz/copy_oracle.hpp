@@ -6,6 +6,7 @@
 // and by a doctest over the shipped models (a seeded generator chooses).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -146,10 +147,15 @@ inline std::size_t count(std::string_view text, std::string_view span) {
   return n;
 }
 
-// Empty when `output` holds each span of `source` as many times as its text does; else what is wrong.
-inline std::string check(const Source& source, std::string_view output) {
+// Empty when `output` holds each span of `source` as many times as its text
+// does; else what is wrong. What the caller gave counts too: a target prefix
+// starts the translation, so a span it holds is the source's (as many as the
+// more of the two); glossary targets (`added`) come on top.
+inline std::string check(const Source& source, std::string_view output, std::string_view prefix = {},
+                         std::string_view added = {}) {
   for (const std::string& s : source.spans) {
-    const std::size_t want = count(source.text, s), got = count(output, s);
+    const std::size_t want = std::max(count(source.text, s), count(prefix, s)) + count(added, s);
+    const std::size_t got = count(output, s);
     if (got != want)
       return "\"" + s + "\" " + std::to_string(got) + " times in \"" + std::string(output) + "\" (" +
              std::to_string(want) + " in \"" + source.text + "\")";
