@@ -409,8 +409,25 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     const std::string p = pieces > 0 ? decode(0, pieces) : std::string();
     return h->text.compare(0, p.size(), p) == 0 ? p.size() : 0;
   };
+  // The end of every path: tidy_copies; then a term the text held only inside
+  // a word that a copied span replaced ("Projektmodul" -> "projectM") or that
+  // tidy_copies dropped (a garbled link holding "%s"): at the end, before the
+  // final punctuation.
+  auto finish = [&](std::string text) {
+    std::string out = tidy_copies(text, copies, prefix_bytes(fixed));
+    std::map<std::string_view, std::size_t> wanted;
+    for (std::size_t k = 0; k < plan.spans.size(); ++k)
+      if (plan.span_term[k]) ++wanted[span_text(k)];
+    for (const auto& [target, times] : wanted)
+      for (std::size_t have = count_term(out, target); have < times; ++have) {
+        std::size_t e = out.size();
+        while (e > 0 && (is_space(out[e - 1]) || edge_closing(out[e - 1]))) --e;
+        out.insert(e, (e > 0 ? " " : "") + std::string(target));
+      }
+    return out;
+  };
   if (all_present) {
-    h->text = tidy_copies(h->text, copies, prefix_bytes(fixed));
+    h->text = finish(h->text);
     return Status::Ok();
   }
   auto word_start = [&](int i) { return i <= 0 || starts_word(h->pieces[i]); };
@@ -584,7 +601,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     present[k] = true;
   }
   if (edits.empty()) {
-    h->text = tidy_copies(h->text, copies, prefix_bytes(fixed));
+    h->text = finish(h->text);
     return Status::Ok();
   }
 
@@ -617,19 +634,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
     i = std::max(i, e.last);
   }
   if (i < n) append(decode(i, n), word_start(i));
-  // A term the model's text held only inside a word that a copied span then
-  // replaced ("Projektmodul" -> "projectM"): at the end, before the final
-  // punctuation.
-  std::map<std::string_view, std::size_t> wanted;
-  for (std::size_t k = 0; k < plan.spans.size(); ++k)
-    if (plan.span_term[k]) ++wanted[span_text(k)];
-  for (const auto& [target, times] : wanted)
-    for (std::size_t have = count_term(out, target); have < times; ++have) {
-      std::size_t e = out.size();
-      while (e > 0 && (is_space(out[e - 1]) || edge_closing(out[e - 1]))) --e;
-      out.insert(e, (e > 0 ? " " : "") + std::string(target));
-    }
-  h->text = tidy_copies(out, copies, prefix_bytes(fixed));
+  h->text = finish(std::move(out));
   return Status::Ok();
 }
 
@@ -642,6 +647,7 @@ std::string tidy_copies(std::string_view text, const std::map<std::string_view, 
     TextRange core;       // the token without its edge punctuation
     bool drop = false;    // an extra copy or a garbled link
     std::string instead;  // what replaces the core when dropped (the spans it held that are missing)
+    bool space = false;   // a span glued to the prefix's last word: a space goes before it
   };
   std::vector<Token> tokens;
   for (std::size_t i = 0; i < text.size();) {
@@ -652,7 +658,7 @@ std::string tidy_copies(std::string_view text, const std::map<std::string_view, 
     std::size_t e = i;
     while (e < text.size() && !is_space(text[e])) ++e;
     const TextRange core = trim_token(text, {std::max(i, std::min(fixed, e)), e});  // not the prefix's bytes
-    if (core.begin < core.end) tokens.push_back({core});
+    if (core.begin < core.end) tokens.push_back(Token{core, false, std::string(), false});
     i = e;
   }
   auto core_of = [&](const Token& t) { return text.substr(t.core.begin, t.core.end - t.core.begin); };
@@ -675,7 +681,8 @@ std::string tidy_copies(std::string_view text, const std::map<std::string_view, 
   auto garbled_holder = [&](std::string_view core, std::string_view span) {
     std::string rest(core);
     for (std::size_t at = rest.find(span); at != std::string::npos; at = rest.find(span, at)) rest.replace(at, span.size(), "-");
-    // A compound's other parts are words: 4 bytes or more, letters, one of them small.
+    // A compound's other parts are words: 5 bytes or more, letters, one of them
+    // small ("Bibliothek", "Datei"; not "4480-vous").
     for (std::size_t b = 0; b <= rest.size();) {
       std::size_t e = rest.find('-', b);
       if (e == std::string::npos) e = rest.size();
@@ -684,7 +691,7 @@ std::string tidy_copies(std::string_view text, const std::map<std::string_view, 
         return letter_byte(c) && !(c >= '0' && c <= '9') && c != '_';
       });
       const bool small = std::any_of(part.begin(), part.end(), [](char c) { return c >= 'a' && c <= 'z'; });
-      if (!part.empty() && !(part.size() >= 4 && letters && small)) return true;
+      if (!part.empty() && !(part.size() >= 5 && letters && small)) return true;
       b = e + 1;
     }
     return false;
@@ -704,6 +711,11 @@ std::string tidy_copies(std::string_view text, const std::map<std::string_view, 
     for (Token& t : tokens)
       if (!t.drop && core_of(t) == span && kept++ >= times) t.drop = any = true;
   }
+  // The model wrote a span right after the prefix's last letter ("<b>Unhttp://..."): apart.
+  for (Token& t : tokens)
+    if (!t.drop && fixed > 0 && t.core.begin == fixed && letter_byte(text[fixed - 1]))
+      for (const auto& [span, times] : copies)
+        if (core_of(t).substr(0, span.size()) == span) t.space = any = true;
   if (!any) return std::string(text);
   // A dropped token gives back the spans it held that would be missing without it.
   for (const auto& [span, times] : copies) {
@@ -721,6 +733,12 @@ std::string tidy_copies(std::string_view text, const std::map<std::string_view, 
   std::string out;
   std::size_t at = 0;
   for (const Token& t : tokens) {
+    if (t.space) {
+      out.append(text.substr(at, t.core.begin - at));
+      out += ' ';
+      at = t.core.begin;
+      continue;
+    }
     if (!t.drop) continue;
     std::size_t b = t.core.begin, e = t.core.end;
     if (t.instead.empty()) {  // the token's edge punctuation stays; one space beside it goes
