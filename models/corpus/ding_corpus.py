@@ -26,7 +26,6 @@ the DDTP files given and everyday.tsv; no clock, no randomness, sorted everywher
 """
 import argparse
 import collections
-import difflib
 import hashlib
 import os
 import re
@@ -401,15 +400,8 @@ def sha256_table(out):
 
 
 def compare_sha256(out, path, table=None):
-    """Compare the built files' SHA-256 with a committed 'SHA-256  path' file: 0 when equal."""
-    want = open(path, encoding="utf-8").read()
-    got = (table or sha256_table)(out)
-    same = want == got
-    print("sha256: " + ("identical to " if same else "DIFFERS from ") + os.path.basename(path))
-    if not same:
-        for line in difflib.unified_diff(want.splitlines(), got.splitlines(), "expected", "built", lineterm="", n=0):
-            print(line)
-    return 0 if same else 1
+    """G.compare_sha256 with this recipe's table by default."""
+    return G.compare_sha256(out, path, table or sha256_table)
 
 
 def main(argv=None):

@@ -506,6 +506,21 @@ def cmd_select(a):
           f"({sum(int(r['size']) for r in rows) / 1e9:.2f} GB), {len(skipped)} skipped -> {a.manifest}")
 
 
+def compare_sha256(out, path, table):
+    """Compare the built files' SHA-256 (`table(out)`: 'SHA-256  path' lines) with a committed
+    file of such lines: prints "identical" or the difference; 0 when equal, else 1."""
+    import difflib
+    with open(path, encoding="utf-8") as f:
+        want = f.read()
+    got = table(out)
+    same = want == got
+    print("sha256: " + ("identical to " if same else "DIFFERS from ") + os.path.basename(path))
+    if not same:
+        for line in difflib.unified_diff(want.splitlines(), got.splitlines(), "expected", "built", lineterm="", n=0):
+            print(line)
+    return 0 if same else 1
+
+
 def sha256_file(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
