@@ -625,11 +625,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
       append(decode(i, e.first), word_start(i));
       i = e.first;
     }
-    // (What is left of a removed word, its closing punctuation, joins the word before.)
-    const bool punctuation_only = !e.own_word && !e.text.empty() &&
-                                  std::all_of(e.text.begin(), e.text.end(), [](char c) { return edge_closing(c); });
-    append(e.text, e.own_word ? !ends_in_elision()
-                              : !punctuation_only && ((word_start(e.first) && e.first > 0) || e.first == n));
+    append(e.text, e.own_word ? !ends_in_elision() : (word_start(e.first) && e.first > 0) || e.first == n);
     space_next = e.own_word && !e.text.empty();
     i = std::max(i, e.last);
   }
@@ -640,6 +636,7 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
 
 std::string tidy_copies(std::string_view text, const std::map<std::string_view, std::size_t>& copies,
                         std::size_t fixed) {
+  if (copies.empty()) return std::string(text);
   std::vector<std::string_view> links;
   for (const auto& [span, times] : copies)
     if (is_link(span)) links.push_back(span);
