@@ -10,6 +10,7 @@
 # sysroot and not at the host's files. Idempotent: nothing is fetched once it is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/apt_retry.sh
 
 arch=${1:-}
 case "$arch" in
@@ -29,7 +30,7 @@ if [ ! -e "$debs/$pkg.done" ]; then
     echo "cross_jre: dpkg lacks the $deb_arch architecture: run scripts/cross_sysroot.sh $arch first" >&2
     exit 1
   fi
-  (cd "$debs" && apt-get download -qq "$pkg:$deb_arch")
+  (cd "$debs" && apt_retry apt-get download -qq "$pkg:$deb_arch")
   deb=$(ls "$debs/${pkg}"_*_"$deb_arch".deb | head -1)
   dpkg-deb -x "$deb" "$root"
   touch "$debs/$pkg.done"

@@ -12,6 +12,7 @@
 # download). Idempotent: a package already unpacked is not fetched again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/apt_retry.sh
 
 arch=${1:-}
 case "$arch" in
@@ -29,12 +30,12 @@ command -v "$triple-g++" >/dev/null || need+=("g++-$triple")
 command -v "qemu-${arch/armhf/arm}" >/dev/null || need+=(qemu-user)
 command -v flatc >/dev/null || need+=(flatbuffers-compiler)
 if [ ${#need[@]} -gt 0 ]; then
-  sudo_ apt-get update -qq
-  sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
+  apt_retry sudo_ apt-get update -qq
+  apt_retry sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 if ! dpkg --print-foreign-architectures | grep -qx "$deb_arch"; then
   sudo_ dpkg --add-architecture "$deb_arch"
-  sudo_ apt-get update -qq
+  apt_retry sudo_ apt-get update -qq
 fi
 
 # Headers and libraries of the dependencies, and the runtime libraries qemu
@@ -55,7 +56,7 @@ want=()
 for p in "${pkgs[@]}"; do [ -e "$debs/$p.done" ] || want+=("$p:$deb_arch"); done
 for p in "${pkgs_all[@]}"; do [ -e "$debs/$p.done" ] || want+=("$p"); done
 if [ ${#want[@]} -gt 0 ]; then
-  (cd "$debs" && apt-get download -qq "${want[@]}")
+  (cd "$debs" && apt_retry apt-get download -qq "${want[@]}")
 fi
 for p in "${pkgs[@]}" "${pkgs_all[@]}"; do
   [ -e "$debs/$p.done" ] && continue

@@ -20,6 +20,7 @@
 # README gives each profile's download size and time on a fresh machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/apt_retry.sh
 
 profile="${1:-full}"
 RUNTIME_DEBS=(
@@ -54,8 +55,8 @@ for p in "${DEBS[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  apt_retry $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt_retry $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
 if [ "$profile" = full ]; then
