@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sentence-level decoding of multi-sentence sources, measured: each source translated
 whole, then sentence by sentence (the runtime's sentence splitter, split_sentences in
-runtime/src/text.cpp: after . ! ? and their runs and closing quotes/brackets, before
+runtime/src/text/split.cpp: after . ! ? and their runs and closing quotes/brackets, before
 whitespace) with the parts' translations joined; BLEU overall, on the sources of more
 than one sentence, and by source length.
 

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "linear.hpp"
-#include "model_impl.hpp"
+#include "backends/cpu/linear.hpp"
+#include "model/model_impl.hpp"
 #include "softalign/softalign.hpp"
 
 using namespace softalign;

@@ -35,7 +35,7 @@ MODEL=models/en-fr/en-fr.int8.softalign
 SELF="$(readlink -f "${BASH_SOURCE[0]}")"
 
 die() { echo "gpu_check: $*" >&2; exit 1; }
-[ -f CMakeLists.txt ] && [ -d runtime/src/vulkan ] || die "run from the softalign repository root"
+[ -f CMakeLists.txt ] && [ -d runtime/src/backends/vulkan ] || die "run from the softalign repository root"
 
 # ----------------------------------------------------------------------------- stage
 stage() {

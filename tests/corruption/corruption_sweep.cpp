@@ -63,7 +63,7 @@
 #include <thread>
 #include <vector>
 
-#include "embedded_spm.hpp"
+#include "model/embedded_spm.hpp"
 #include "softalign/softalign.hpp"
 #include "softalign_format.h"
 

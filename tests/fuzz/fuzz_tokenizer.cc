@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "embedded_spm.hpp"
+#include "model/embedded_spm.hpp"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size) __attribute__((weak));
 

@@ -12,7 +12,7 @@
 #include "golden_util.hpp"
 #include "shipped_model.hpp"
 #if SOFTALIGN_TEST_VULKAN
-#include "vulkan/vulkan_device.hpp"
+#include "backends/vulkan/vulkan_device.hpp"
 #endif
 
 using namespace softalign;

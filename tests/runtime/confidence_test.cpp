@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "confidence.hpp"
+#include "text/confidence.hpp"
 #include "golden_util.hpp"
 #include "shipped_model.hpp"
 #include "softalign/softalign.hpp"

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "copy_oracle.hpp"
-#include "copy_through.hpp"
+#include "text/copy_through.hpp"
 #include "golden_util.hpp"
-#include "protect.hpp"
+#include "text/protect.hpp"
 
 using namespace softalign;
 using softalign::internal::find_protected_spans;

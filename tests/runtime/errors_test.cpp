@@ -7,9 +7,10 @@
 #include <random>
 
 #include "golden_util.hpp"
-#include "protect.hpp"
+#include "text/protect.hpp"
 #include "shipped_model.hpp"
-#include "text.hpp"
+#include "core/utf8.hpp"
+#include "text/split.hpp"
 
 using namespace softalign;
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "copy_through.hpp"
-#include "glossary_index.hpp"
+#include "text/copy_through.hpp"
+#include "text/glossary_index.hpp"
 #include "golden_util.hpp"
 #include "softalign/softalign.hpp"
 

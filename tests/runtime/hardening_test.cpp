@@ -10,10 +10,10 @@
 #include <new>
 #include <stdexcept>
 
-#include "arena.hpp"
+#include "core/arena.hpp"
 #include "damaged_file.hpp"
 #include "golden_util.hpp"
-#include "guard.hpp"
+#include "core/guard.hpp"
 #include "softalign/softalign.h"
 #include "softalign_format.h"
 

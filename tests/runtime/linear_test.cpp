@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "linear.hpp"
+#include "backends/cpu/linear.hpp"
 
 using namespace softalign;
 using namespace softalign::internal;

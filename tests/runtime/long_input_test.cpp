@@ -7,7 +7,7 @@
 
 #include "shipped_model.hpp"
 #include "softalign/softalign.hpp"
-#include "tokenize.hpp"
+#include "text/tokenize.hpp"
 
 using namespace softalign;
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "golden_util.hpp"
-#include "placeholders.hpp"
-#include "protect.hpp"
-#include "repair_placeholders.hpp"
+#include "text/placeholders.hpp"
+#include "text/protect.hpp"
+#include "text/repair_placeholders.hpp"
 #include "shipped_model.hpp"
 
 using namespace softalign;

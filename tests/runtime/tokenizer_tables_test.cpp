@@ -9,7 +9,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "embedded_spm.hpp"
+#include "model/embedded_spm.hpp"
 #include "golden_util.hpp"
 #include "softalign/softalign.hpp"
 #include "softalign_format.h"

@@ -14,7 +14,7 @@
 
 #include "golden_util.hpp"
 #include "softalign/softalign.h"
-#include "vulkan/vulkan_device.hpp"
+#include "backends/vulkan/vulkan_device.hpp"
 
 using namespace softalign;
 

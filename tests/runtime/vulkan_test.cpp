@@ -23,7 +23,7 @@
 
 #include "damaged_file.hpp"
 #include "golden_util.hpp"
-#include "vulkan/vulkan_device.hpp"
+#include "backends/vulkan/vulkan_device.hpp"
 
 using namespace softalign;
 

@@ -1,0 +1,136 @@
+// The CPU engine's frame: its buffers, the vocabulary, and the step the
+// search sees (the decoder itself is in encoder.cpp and decoder.cpp).
+#include "backends/cpu/cpu_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "search/candidates.hpp"
+
+namespace softalign::internal {
+
+CpuEngine::CpuEngine(const ModelImpl& model, std::unique_ptr<const CpuWeights> weights, const kernels::KernelTable& kernels,
+                     pthreadpool* const* pool, const EngineLimits& limits, const ShortlistTable* shortlist)
+    : m_(model),
+      c_(model.config),
+      cw_(std::move(weights)),
+      k_(kernels),
+      pool_(pool),
+      S_(limits.max_source),
+      K_(limits.max_rows),
+      B_(limits.max_sentences),
+      table_(shortlist != nullptr ? *shortlist : model.shortlist),
+      encoder_plan_(plan_encoder(model.config)),
+      plan_(plan_decoder_step(model.config)),
+      shortlist_room_(limits.shortlist && table_.present()) {
+  n_ = c_.enc_hidden;
+  d_ = c_.dec_hidden;
+  e_ = c_.emb_size;
+  a_ = c_.att_hidden;
+  l_ = c_.maxout_size;
+  V_ = c_.tgt_vocab;
+  const bool luong = c_.variant == Variant::kLuong;
+  state_size_ = decoder_state_size(c_);
+  gen_in_ = luong ? d_ : l_;
+  key_dim_ = attention_key_dim(c_);
+}
+
+void CpuEngine::layout(Arena& a) {
+  // Row buffers hold the rows of every sentence of a batch.
+  const std::size_t s = S_, kk = static_cast<std::size_t>(K_) * B_, b = B_;
+  const std::size_t wide = std::max({e_, 2 * n_, d_});
+  enc_a_ = a.take<float>(s * std::max(e_, 2 * n_));
+  enc_b_ = a.take<float>(s * std::max(e_, 2 * n_));
+  gi_f_ = a.take<float>(s * 3 * n_);
+  gi_b_ = a.take<float>(s * 3 * n_);
+  gh_ = a.take<float>(3 * std::max(n_, d_));
+  h_ = a.take<float>(std::max(n_, d_));
+  if (B_ > 1) {
+    enc_x_ = a.take<float>(b * std::max(e_, 2 * n_));
+    enc_gi_ = a.take<float>(b * 3 * n_);
+    enc_gh_ = a.take<float>(b * 3 * n_);
+    enc_hq_ = a.take<float>(b * n_);
+    enc_h_ = a.take<float>(b * n_);
+    enc_rows_ = a.take<int32_t>(b);
+    enc_pos_ = a.take<int32_t>(b);
+    if (c_.enc_layers > 1) enc_all_ = a.take<float>(b * s * 2 * n_);
+  }
+  ann_all_ = a.take<float>(b * s * 2 * n_);
+  keys_all_ = a.take<float>(b * s * std::max(key_dim_, 1));
+  fixed_all_ = a.take<float>(b * 2 * n_);
+  src_len_ = a.take<int32_t>(b);
+  row_sent_ = a.take<int32_t>(kk);
+  const std::size_t linear_in = std::max(s * std::max(e_, 2 * n_), kk * gen_in_);
+  const std::size_t step_in = kk * (e_ + 2 * wide + std::max(2 * l_, 1));
+  xq_ = a.take<int8_t>(std::max({e_ + 2 * wide + std::max(l_, 1), linear_in, step_in}));
+  xs_ = a.take<float>(std::max(s, kk));
+  state_cur_ = a.take<float>(kk * state_size_);
+  state_next_ = a.take<float>(kk * state_size_);
+  q_ = a.take<float>(std::max({a_, d_, 1}));
+  emb_all_ = a.take<float>(kk * e_);
+  x_all_ = a.take<float>(kk * (e_ + wide));
+  gi_all_ = a.take<float>(kk * 3 * d_);
+  gh_all_ = a.take<float>(kk * 3 * d_);
+  hq_ = a.take<float>(kk * d_);
+  hq2_ = a.take<float>(kk * d_);
+  q_all_ = a.take<float>(kk * std::max(a_, 1));
+  ctx_all_ = a.take<float>(kk * 2 * n_);
+  u_all_ = a.take<float>(kk * std::max(2 * l_, 1));
+  u2_all_ = a.take<float>(kk * std::max(2 * l_, 1));
+  cat_ = a.take<float>(kk * (2 * n_ + d_));
+  gen_in_buf_ = a.take<float>(kk * gen_in_);
+  logits_ = a.take<float>(kk * V_);
+  vocab_.layout(a, shortlist_room_, V_, B_);
+  packed_.layout(a, shortlist_room_, m_.w.gen_w, m_.w.gen_b, B_);
+  att_step_ = a.take<float>(kk * s);
+}
+
+void CpuEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
+  vocab_.select(table_, use, srcs, lens, n, c_.eos_id);
+  packed_.pack(vocab_, n, k_.i8_lanes_min_inputs > 0);
+}
+
+int CpuEngine::use_sentence(int b) {
+  const std::size_t s = S_;
+  ann_ = ann_all_ + b * s * 2 * n_;
+  keys_buf_ = keys_all_ + b * s * std::max(key_dim_, 1);
+  fixed_ctx_ = fixed_all_ + static_cast<std::size_t>(b) * 2 * n_;
+  return src_len_[b];
+}
+
+bool CpuEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
+  int rows = 0;
+  for (int g = 0; g < groups.count; ++g)
+    for (int r = 0; r < groups.rows[g]; ++r) row_sent_[rows++] = groups.sentence[g];
+  decode(rows, tokens, t, logits_);
+  // Each group's block: its rows × its sentence's vocabulary.
+  std::size_t offset = 0;
+  for (int g = 0; g < groups.count; ++g) {
+    const int width = vocab_.width(groups.sentence[g]);
+    for (int i = 0; i < groups.rows[g]; ++i, offset += width) k_.log_softmax(logits_ + offset, width, logits_ + offset);
+  }
+  return !nonfinite_;
+}
+
+bool CpuEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
+                     float* val, int32_t* got) {
+  const bool finite = log_probs(groups, tokens, t);
+  // Candidate totals: logp of the row + log_softmax of its logits.
+  return pick_candidates(k_, logits_, vocab_, V_, groups, row_logp, K_, idx, val, got) && finite;
+}
+
+void CpuEngine::reorder(const int32_t* parents, int n) {
+  for (int i = 0; i < n; ++i)
+    std::memcpy(state_cur_ + static_cast<std::size_t>(i) * state_size_,
+                state_next_ + static_cast<std::size_t>(parents[i]) * state_size_, sizeof(float) * state_size_);
+}
+
+bool CpuEngine::force_step(int32_t token, int t, float* logits) {
+  row_sent_[0] = 0;
+  decode(1, &token, t, logits);
+  std::memcpy(state_cur_, state_next_, sizeof(float) * state_size_);
+  return !nonfinite_;
+}
+
+}  // namespace softalign::internal

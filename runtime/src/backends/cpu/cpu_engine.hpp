@@ -1,0 +1,142 @@
+// The CPU engine: the decoder engine (engine.hpp) on the kernel table of
+// this CPU (kernels/), with the model's weights as the file maps them and
+// every working buffer in the translator's arena.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "backends/cpu/cpu_shortlist.hpp"
+#include "backends/cpu/cpu_weights.hpp"
+#include "backends/cpu/linear.hpp"
+#include "backends/engine.hpp"
+#include "kernels/kernels.hpp"
+#include "model/model_impl.hpp"
+#include "model/step_plan.hpp"
+
+struct pthreadpool;
+
+namespace softalign::internal {
+
+class CpuEngine final : public Engine {
+ public:
+  // `pool` points at the translator's thread pool (null: one thread); it is
+  // read at each call, since translate_batch lends the pool to its workers.
+  // `shortlist`: the vocabulary shortlist to select from (null: the model's;
+  // an ensemble's members all use their first member's).
+  CpuEngine(const ModelImpl& model, std::unique_ptr<const CpuWeights> weights, const kernels::KernelTable& kernels,
+            pthreadpool* const* pool, const EngineLimits& limits, const ShortlistTable* shortlist = nullptr);
+
+  const char* name() const override { return "cpu"; }
+  void layout(Arena& arena) override;
+  void select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
+  void start(const int32_t* const* srcs, const int* lens, int n) override;
+  bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx, float* val,
+            int32_t* got) override;
+  const float* attention(int row) const override { return att_step_ + static_cast<std::size_t>(row) * S_; }
+  void reorder(const int32_t* parents, int n) override;
+  bool force_step(int32_t token, int t, float* logits) override;
+  bool log_probs(const StepGroups& groups, const int32_t* tokens, int t) override;
+  const float* log_prob_rows() const override { return logits_; }
+  const SentenceVocabularies& vocabulary() const override { return vocab_; }
+  // Beams of 32 sentences together ran at 0.97x the sentences/s of one by one
+  // for int8 weights on kernels that do not take int8 inputs in vector lanes
+  // (AVX2, NEON; shipped en→fr, its shortlist on and off), where AVX-512
+  // VNNI's lanes ran them 1.10x with the shortlist and 1.38x without, and f32
+  // weights 1.8-1.9x on either (tests/bench/README.md, "One engine").
+  bool batches_beams() const override { return m_.weight_type != WeightType::kI8 || k_.i8_lanes_min_inputs > 0; }
+
+ private:
+  // Points ann_, keys_buf_ and fixed_ctx_ at sentence b's; returns its length.
+  int use_sentence(int b);
+  // The encoder's operations (encoder_plan_) for n sources.
+  void run_encoder_op(const EncoderOperation& op, const int32_t* const* srcs, const int* lens, int n);
+  // Layer `layer` of one source of s tokens (its annotations into sentence 0's ann_ after the last).
+  void encode_layer(int layer, int s);
+  // Layer `layer` of sentences 0..n together (the last into ann_all_).
+  void encode_layer_together(int layer, const int32_t* const* srcs, const int* lens, int n);
+  void init_state(float* state);
+  // The decoder for `count` rows: tokens[i], state_cur_ rows → state_next_
+  // rows (row i of sentence row_sent_[i]), attention rows att_step_, logits
+  // rows (width columns) into `logits`: the step's operations (plan_) in turn.
+  void decode(int count, const int32_t* tokens, int t, float* logits);
+  void run_step_op(const StepOperation& op, int count, const int32_t* tokens, int t, float* logits);
+  void fill_x(int count, const float* fed, std::size_t stride, std::size_t width);
+  void attend_bahdanau(const float* q, int s, float* att, float* ctx);
+  void attend_luong(const float* h, int t, int s, float* att, float* ctx);
+  void gru_layer(int layer, int count);
+  // The output layer for `count` rows into consecutive logits blocks, one
+  // per run of rows of a sentence (rows × that sentence's vocabulary).
+  void output_layer(int count, float* logits);
+  void rows_product(const kernels::Matrix& w, const float* x, int count, const float* bias, float* y);
+
+  const ModelImpl& m_;
+  const ModelConfig& c_;
+  const std::unique_ptr<const CpuWeights> cw_;  // this engine's linear layers (cpu_weights.hpp)
+  const kernels::KernelTable& k_;
+  pthreadpool* const* pool_;
+  const int S_, K_, B_;
+  const ShortlistTable& table_;  // the shortlist selected from
+  const std::vector<EncoderOperation> encoder_plan_;  // the encoder (step_plan.hpp)
+  const std::vector<StepOperation> plan_;             // the decoder step
+  SentenceVocabularies vocab_;  // each sentence's target vocabulary, when the shortlist is on
+  PackedOutputRows packed_;     // the output layer's rows of those vocabularies
+  bool shortlist_room_;
+
+  bool nonfinite_ = false;  // a step met a NaN where it would become an index (damaged weights)
+
+  // Sizes.
+  int n_ = 0, d_ = 0, e_ = 0, a_ = 0, l_ = 0, V_ = 0;
+  int key_dim_ = 0;     // columns of the keys (0: none; dot uses the annotations)
+  int state_size_ = 0;  // floats per row: dec_layers * d (+ d for input feeding)
+  int gen_in_ = 0;      // generator input size (l or d)
+
+  // Buffers (see layout()).
+  float* enc_a_ = nullptr;   // [S, max(e, 2n)] layer input / output (ping-pong)
+  float* enc_b_ = nullptr;
+  float* gi_f_ = nullptr;    // [S, 3n]
+  float* gi_b_ = nullptr;
+  float* gh_ = nullptr;      // [3 max(n, d)]
+  float* h_ = nullptr;       // [max(n, d)]
+  // encode_layer_together's rows, one per sentence still running ([B, ...]).
+  float* enc_x_ = nullptr;   // [B, max(e, 2n)] inputs
+  float* enc_gi_ = nullptr;  // [B, 3n]
+  float* enc_gh_ = nullptr;  // [B, 3n]
+  float* enc_hq_ = nullptr;  // [B, n] previous states, gathered
+  float* enc_h_ = nullptr;   // [B, n] each sentence's state
+  int32_t* enc_rows_ = nullptr;  // [B] the sentence of each row
+  int32_t* enc_pos_ = nullptr;   // [B] its position
+  float* enc_all_ = nullptr;     // [B, S, 2n] the other layer's outputs (enc_layers > 1 only)
+  // Per sentence of the batch: annotations, attention keys, encdec context,
+  // source length; and the current sentence's (use_sentence).
+  float* ann_all_ = nullptr;    // [B, S, 2n]
+  float* keys_all_ = nullptr;   // [B, S, key_dim]
+  float* fixed_all_ = nullptr;  // [B, 2n]
+  int32_t* src_len_ = nullptr;  // [B]
+  int32_t* row_sent_ = nullptr; // [B K] the sentence of each row of the step
+  float* ann_ = nullptr;        // [S, 2n]
+  float* keys_buf_ = nullptr;   // [S, key_dim]
+  float* fixed_ctx_ = nullptr;  // [2n]
+  int8_t* xq_ = nullptr;        // quantized activations scratch (rows × cols of the widest product)
+  float* xs_ = nullptr;         // their per-row scales
+  float* state_cur_ = nullptr;  // [K, state_size]
+  float* state_next_ = nullptr;
+  float* q_ = nullptr;          // [max(a, d)]
+  // Per-row buffers of the decoder step ([K, ...]).
+  float* emb_all_ = nullptr;    // [K, e]
+  float* x_all_ = nullptr;      // [K, e + max(2n, d)] GRU stack input
+  float* gi_all_ = nullptr;     // [K, 3d]
+  float* gh_all_ = nullptr;     // [K, 3d]
+  float* hq_ = nullptr;         // [K, d] gathered states
+  float* hq2_ = nullptr;        // [K, d]
+  float* q_all_ = nullptr;      // [K, a] attention queries
+  float* ctx_all_ = nullptr;    // [K, 2n] contexts
+  float* u_all_ = nullptr;      // [K, 2l]
+  float* u2_all_ = nullptr;     // [K, 2l]
+  float* cat_ = nullptr;        // [K, 2n + d] luong's [c ; h] rows
+  float* gen_in_buf_ = nullptr; // [K, gen_in]
+  float* logits_ = nullptr;     // [K, V] blocks of rows × their sentence's vocabulary
+  float* att_step_ = nullptr;   // [K, S]
+};
+
+}  // namespace softalign::internal

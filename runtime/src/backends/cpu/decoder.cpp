@@ -1,0 +1,221 @@
+// One decoder step for every alive hypothesis: attention, GRU stack, output
+// features; then the output layer over all of them at once.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "backends/cpu/cpu_engine.hpp"
+
+namespace softalign::internal {
+
+// Y[i] = W X[i] (+ bias) for `count` rows of X (row stride W.cols), each
+// weight row read once for all of them. The same numbers as one matvec per
+// row: the same per-row quantization and the same accumulation order.
+void CpuEngine::rows_product(const kernels::Matrix& w, const float* x, int count, const float* bias, float* y) {
+  if (w.type == WeightType::kI8)
+    for (int r = 0; r < count; ++r)
+      xs_[r] = k_.quantize_i8(x + static_cast<std::size_t>(r) * w.cols, w.cols, xq_ + static_cast<std::size_t>(r) * w.cols);
+  kernels::matmat(k_, w, x, xq_, xs_, count, bias, y, w.rows);
+}
+
+// Row `layer` block of each hypothesis' state, gathered contiguously into dst.
+static void gather(const float* state, int count, int state_size, int offset, int width, float* dst) {
+  for (int i = 0; i < count; ++i)
+    std::memcpy(dst + static_cast<std::size_t>(i) * width, state + static_cast<std::size_t>(i) * state_size + offset,
+                sizeof(float) * width);
+}
+
+// GRU layer `layer` for `count` rows: layer 0 reads x (x_all_, or the
+// embeddings alone for luong without input feeding), layer k > 0 the new
+// states of layer k − 1; state_cur_ rows in, state_next_ rows out.
+void CpuEngine::gru_layer(int layer, int count) {
+  const GruWeights& g = m_.w.dec[layer];
+  const bool fed = c_.variant != Variant::kLuong || c_.input_feeding;
+  const float* x = fed ? x_all_ : emb_all_;
+  if (layer > 0) {
+    gather(state_next_, count, state_size_, (layer - 1) * d_, d_, hq_);
+    x = hq_;
+  }
+  rows_product(g.w_ih, x, count, g.b_ih, gi_all_);
+  gather(state_cur_, count, state_size_, layer * d_, d_, hq2_);
+  rows_product(g.w_hh, hq2_, count, g.b_hh, gh_all_);
+  for (int i = 0; i < count; ++i)
+    k_.gru_cell(gi_all_ + static_cast<std::size_t>(i) * 3 * d_, gh_all_ + static_cast<std::size_t>(i) * 3 * d_,
+                hq2_ + static_cast<std::size_t>(i) * d_, d_,
+                state_next_ + static_cast<std::size_t>(i) * state_size_ + layer * d_);
+}
+
+// Bahdanau: e_j = v_aᵀ tanh(W_a s + U_a h_j + b_a), α = softmax, c = Σ α_j h_j.
+void CpuEngine::attend_bahdanau(const float* q, int s, float* att, float* ctx) {
+  k_.additive_scores(q, keys_buf_, m_.w.att_v_a, s, a_, att);
+  k_.softmax(att, s);
+  k_.weighted_sum(att, ann_, s, 2 * n_, ctx);
+}
+
+// Luong: scores over the scope's window, softmax there (local-p: times the
+// Gaussian, not renormalised), zeros outside; c = Σ a_j h_j.
+void CpuEngine::attend_luong(const float* h, int t, int s, float* att, float* ctx) {
+  const Weights& w = m_.w;
+  int lo = 0, hi = s - 1;
+  double p = 0.0;
+  if (c_.scope == Scope::kLocalM || c_.scope == Scope::kLocalP) {
+    int centre;
+    if (c_.scope == Scope::kLocalM) {
+      centre = std::min(t, s - 1);
+    } else {
+      kernels::matvec(k_, w.att_W_p, h, nullptr, q_, xq_);
+      float z = 0.0f;
+      for (int i = 0; i < a_; ++i) z += w.att_v_p[i] * std::tanh(q_[i]);
+      const float sig = 1.0f / (1.0f + std::exp(-z));
+      p = static_cast<double>(static_cast<float>(s) * sig);
+      // Damaged weights (a NaN in W_p, v_p or their scales) give a NaN
+      // position: never an index. The search reports the fault.
+      if (!(p >= 0.0 && p <= static_cast<double>(s))) {
+        nonfinite_ = true;
+        p = 0.0;
+      }
+      centre = std::min(static_cast<int>(std::floor(p)), s - 1);
+    }
+    lo = std::max(centre - c_.window_d, 0);
+    hi = std::min(centre + c_.window_d, s - 1);
+  }
+  const int count = hi - lo + 1;
+  float* sc = att + lo;
+  switch (c_.score) {
+    case Score::kDot: k_.dot_scores(h, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, sc); break;
+    case Score::kGeneral: k_.dot_scores(h, keys_buf_ + static_cast<std::size_t>(lo) * d_, count, d_, sc); break;
+    case Score::kConcat:
+      kernels::matvec(k_, w.att_W_q, h, nullptr, q_, xq_);
+      k_.additive_scores(q_, keys_buf_ + static_cast<std::size_t>(lo) * a_, w.att_v_a, count, a_, sc);
+      break;
+    case Score::kLocation:
+      kernels::matvec(k_, w.att_W_loc.slice_rows(0, s), h, nullptr, sc, xq_);
+      break;
+    case Score::kNone: break;
+  }
+  k_.softmax(sc, count);
+  if (c_.scope == Scope::kLocalP) {
+    const float sigma = static_cast<float>(c_.window_d) / 2.0f;
+    const float pf = static_cast<float>(p);
+    for (int j = lo; j <= hi; ++j) {
+      const float dj = static_cast<float>(j) - pf;
+      att[j] *= std::exp(-(dj * dj) / (2.0f * sigma * sigma));
+    }
+  }
+  for (int j = 0; j < lo; ++j) att[j] = 0.0f;
+  for (int j = hi + 1; j < s; ++j) att[j] = 0.0f;
+  k_.weighted_sum(sc, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, ctx);
+}
+
+// The step's operations (step_plan.hpp) in order. The products with decoder
+// matrices run over all rows at once (rows_product); attention and the cells
+// per row.
+void CpuEngine::decode(int count, const int32_t* tokens, int t, float* logits) {
+  for (const StepOperation& op : plan_) run_step_op(op, count, tokens, t, logits);
+}
+
+void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* tokens, int t, float* logits) {
+  const Weights& w = m_.w;
+  const int top = (c_.dec_layers - 1) * d_;
+  const std::size_t n2 = 2 * static_cast<std::size_t>(n_);
+  switch (op.op) {
+    case StepOp::kInput:
+      for (int i = 0; i < count; ++i)
+        kernels::get_row(k_, w.tgt_emb, tokens[i], emb_all_ + static_cast<std::size_t>(i) * e_);
+      if (c_.variant == Variant::kEncDec) {  // the fixed context; no attention
+        for (int i = 0; i < count; ++i) {
+          const int s = use_sentence(row_sent_[i]);
+          std::memset(att_step_ + static_cast<std::size_t>(i) * S_, 0, sizeof(float) * s);
+          std::memcpy(ctx_all_ + i * n2, fixed_ctx_, sizeof(float) * n2);
+        }
+        fill_x(count, ctx_all_, n2, n2);
+      } else if (c_.variant == Variant::kLuong && c_.input_feeding) {  // h~_{t-1}, after the layers' states
+        fill_x(count, state_cur_ + static_cast<std::size_t>(c_.dec_layers) * d_, state_size_, d_);
+      }
+      break;
+    case StepOp::kQuery:
+      gather(state_cur_, count, state_size_, top, d_, hq_);
+      rows_product(w.att_W_a, hq_, count, nullptr, q_all_);
+      break;
+    case StepOp::kAttendAdditive:
+      for (int i = 0; i < count; ++i) {
+        const int s = use_sentence(row_sent_[i]);
+        attend_bahdanau(q_all_ + static_cast<std::size_t>(i) * a_, s, att_step_ + static_cast<std::size_t>(i) * S_,
+                        ctx_all_ + i * n2);
+      }
+      fill_x(count, ctx_all_, n2, n2);
+      break;
+    case StepOp::kGru:
+      gru_layer(op.layer, count);
+      break;
+    case StepOp::kAttendLuong: {
+      const std::size_t cat = n2 + d_;
+      for (int i = 0; i < count; ++i) {
+        const float* h = state_next_ + static_cast<std::size_t>(i) * state_size_ + top;
+        float* row = cat_ + i * cat;  // [c ; h]
+        const int s = use_sentence(row_sent_[i]);
+        attend_luong(h, t, s, att_step_ + static_cast<std::size_t>(i) * S_, row);
+        std::memcpy(row + n2, h, sizeof(float) * d_);
+      }
+      break;
+    }
+    case StepOp::kCombine:
+      for (int i = 0; i < count; ++i) {
+        float* row = gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_;
+        kernels::matvec(k_, w.dec_W_c, cat_ + i * (n2 + d_), nullptr, row, xq_);
+        for (int j = 0; j < d_; ++j) row[j] = std::tanh(row[j]);
+        if (c_.input_feeding)
+          std::memcpy(state_next_ + static_cast<std::size_t>(i) * state_size_ + c_.dec_layers * d_, row,
+                      sizeof(float) * d_);
+      }
+      break;
+    case StepOp::kMaxout: {
+      // u = U_o s + b_o + V_o E_y y + C_o c; t = maxout_2(u)
+      const std::size_t l2 = 2 * static_cast<std::size_t>(l_);
+      gather(state_next_, count, state_size_, top, d_, hq_);
+      rows_product(w.out_U_o, hq_, count, w.out_U_o_b, u_all_);
+      rows_product(w.out_V_o, emb_all_, count, nullptr, u2_all_);
+      for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
+      rows_product(w.out_C_o, ctx_all_, count, nullptr, u2_all_);
+      for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
+      for (int i = 0; i < count; ++i) k_.maxout2(u_all_ + i * l2, l_, gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_);
+      break;
+    }
+    case StepOp::kOutput:
+      output_layer(count, logits);
+      break;
+  }
+}
+
+// x_all_ rows = [E y ; fed row i] (fed: rows of `width` floats, `stride` apart).
+void CpuEngine::fill_x(int count, const float* fed, std::size_t stride, std::size_t width) {
+  const std::size_t in = static_cast<std::size_t>(e_) + width;
+  for (int i = 0; i < count; ++i) {
+    std::memcpy(x_all_ + i * in, emb_all_ + static_cast<std::size_t>(i) * e_, sizeof(float) * e_);
+    std::memcpy(x_all_ + i * in + e_, fed + i * stride, sizeof(float) * width);
+  }
+}
+
+void CpuEngine::output_layer(int count, float* logits) {
+  if (!vocab_.active()) {
+    cw_->generator.run(k_, gen_in_buf_, count, logits, xq_, xs_, *pool_);
+    return;
+  }
+  if (packed_.use_union(k_, vocab_, count, row_sent_)) {
+    packed_.union_output_layer(k_, vocab_, count, row_sent_, gen_in_buf_, logits, xq_, xs_, *pool_);
+    return;
+  }
+  std::size_t offset = 0;
+  for (int first = 0; first < count;) {
+    const int b = row_sent_[first];
+    int rows = 1;
+    while (first + rows < count && row_sent_[first + rows] == b) ++rows;
+    const int width = vocab_.width(b);
+    packed_.output_layer(k_, vocab_, cw_->generator, b, gen_in_buf_ + static_cast<std::size_t>(first) * gen_in_, rows,
+                            logits + offset, xq_, xs_, *pool_);
+    offset += static_cast<std::size_t>(rows) * width;
+    first += rows;
+  }
+}
+
+}  // namespace softalign::internal

@@ -1,0 +1,154 @@
+// The decoder engine: the seam between the search and the numbers.
+//
+// The search (BeamSearch, beam_search.hpp) keeps the beams: the history of kept candidates,
+// finished hypotheses, penalties and the n-best list. An engine computes:
+// it encodes a source, steps its rows (each row one hypothesis) and returns
+// the best candidates over all rows, reorders its rows after a beam step and
+// restricts the vocabulary to a shortlist. A backend is one implementation of
+// this class, running the model's planned operations (step_plan.hpp) with
+// its own implementation of each: CpuEngine (cpu_engine.hpp) and
+// VulkanEngine (vulkan/), chosen
+// in TranslatorImpl::choose_engine (prepare.cpp). Everything an engine needs
+// per sentence is created at prepare: translating allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/arena.hpp"
+#include "model/shortlist.hpp"
+#include "softalign/status.hpp"
+
+namespace softalign::internal {
+
+// The largest work a translator is prepared for.
+struct EngineLimits {
+  int max_source = 0;     // S: source tokens of one sentence, EOS included
+  int max_rows = 0;       // K: rows of one sentence (its beam)
+  int max_sentences = 1;  // B: sentences decoded together (rows: B * K)
+  bool shortlist = false; // room for the model's vocabulary shortlist
+};
+
+// The rows of one step, grouped by sentence: group g is `rows[g]` contiguous
+// rows of sentence `sentence[g]` (an index given to start()), and wants its
+// own `want[g]` best candidates. When `forced` is set, each group has one row
+// and its one candidate is column forced[g] whatever its score (a target
+// prefix; the search then uses the whole vocabulary, so a column is an id).
+struct StepGroups {
+  int count = 0;
+  const int32_t* sentence = nullptr;
+  const int32_t* rows = nullptr;
+  const int32_t* want = nullptr;
+  const int32_t* forced = nullptr;
+  // When set, row r (over all groups, in order) may not take the ids
+  // banned[r * banned_per_row + i] (-1: none): the search's repetition
+  // blocking. An engine that cannot honour it fails the step (fault()).
+  const int32_t* banned = nullptr;
+  int banned_per_row = 0;
+};
+
+// What Engine::greedy ran: for each of its `steps` steps s and each sentence
+// b that was alive at that step, the id it chose, its summed log-probability
+// (the row's before plus the id's log-softmax) and its attention row
+// (the sentence's length; zeros for encdec), at [s * sentences + b] and
+// [(s * sentences + b) * source]. Readable until the next call.
+struct GreedySteps {
+  const int32_t* tokens = nullptr;
+  const float* log_probs = nullptr;
+  const float* attention = nullptr;
+  int sentences = 0;  // B: the stride of a step
+  int source = 0;     // S: the stride of an attention row
+};
+
+// The dispatches and barriers a device engine records for a piece of work,
+// and the weight bytes it reads.
+struct RecordedCost {
+  int dispatches = 0, barriers = 0;
+  uint64_t weight_bytes = 0;
+};
+// A decoder step (ending in top-k), one of greedy()'s steps, a batch's encoder.
+struct DeviceCosts {
+  RecordedCost step, greedy, encoder;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual const char* name() const = 0;
+
+  // Lays the engine's host buffers out in the translator's arena (called
+  // twice: once to measure, once on the reserved memory).
+  virtual void layout(Arena& arena) = 0;
+
+  // The vocabulary of the coming steps: for each of the n sources (srcs[i],
+  // lens[i] ids) its own shortlist when `use`, else the whole vocabulary.
+  virtual void select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) = 0;
+
+  // Encodes n sources (EOS last) and starts one row per sentence from its
+  // bridge state: row i is sentence i.
+  virtual void start(const int32_t* const* srcs, const int* lens, int n) = 0;
+
+  // One decoder step (step t) for the rows of `groups`, fed tokens[r], whose
+  // running log-probabilities are row_logp[r]. For each group g, writes its
+  // best candidates over its sentence's vocabulary, best first (ties: the
+  // lower row, then the lower id), at idx/val + g * max_rows: flattened
+  // indices local_row * V + token id (V: the target vocabulary's size) and
+  // their totals (row_logp + log-softmax); got[g] is how many. Returns
+  // false when the scores are not finite (damaged weights). The step's
+  // attention rows stay readable through attention() until the next step.
+  virtual bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
+                    float* val, int32_t* got) = 0;
+  // The attention row (its sentence's length) that row `row` computed in the last step.
+  virtual const float* attention(int row) const = 0;
+  // Keeps the states that rows parents[0..n) reached in the last step as
+  // the rows 0..n of the next one.
+  virtual void reorder(const int32_t* parents, int n) = 0;
+
+  // The step of step() without the choice, for what chooses on the host (an
+  // ensemble's mean, ensemble_engine.hpp): each row's log-softmax over its
+  // sentence's vocabulary() into log_prob_rows(), one block per group (its
+  // rows × that sentence's width, row after row), readable until the next
+  // step; the attention rows as step()'s. False when the step failed
+  // (fault()) or met a NaN where it would become an index.
+  virtual bool log_probs(const StepGroups& groups, const int32_t* tokens, int t) = 0;
+  virtual const float* log_prob_rows() const = 0;
+  // The sentences' vocabularies select_vocab chose.
+  virtual const SentenceVocabularies& vocabulary() const = 0;
+
+  // Whether beam search over several sentences together is faster than one
+  // by one on this engine: the translator's batching rule asks it (greedy
+  // always batches). The CPU says no for int8 weights on kernels without
+  // int8 inputs in vector lanes (cpu_engine.hpp).
+  virtual bool batches_beams() const { return true; }
+
+  // Greedy search (beam 1) with the choice made where the numbers are: the
+  // most steps one greedy() call runs, 0 where the engine has no such path
+  // (the search then calls step() each step).
+  virtual int greedy_steps() const { return 0; }
+  // Runs `steps` greedy steps from step t for the rows of `groups` (one row
+  // a sentence, want 1, no forced or banned ids), fed tokens[r] with running
+  // log-probabilities row_logp[r], as step() would each step: each row takes
+  // its best id (step()'s order: ties to the lower id), a row that takes EOS
+  // or reaches t_max[its sentence] tokens ends, and the rows left go on, in
+  // order. Afterwards the rows are those of the last step, for reorder(). The
+  // results in *out; false as step() returns false.
+  virtual bool greedy(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t,
+                      const int* t_max, int steps, GreedySteps* out) {
+    (void)groups, (void)tokens, (void)row_logp, (void)t, (void)t_max, (void)steps, (void)out;
+    return false;
+  }
+
+  // Teacher forcing of sentence 0's one row: the step's raw logits over the
+  // whole vocabulary into `logits` (an ensemble: the mean of its members'
+  // log-softmax rows), then the row moves on. False when not finite.
+  virtual bool force_step(int32_t token, int t, float* logits) = 0;
+
+  // Why the last step or force_step returned false when it was not the
+  // scores (a device that failed); Ok when it was the scores.
+  virtual Status fault() const { return Status::Ok(); }
+
+  // What a device engine's recorded work costs (BackendInfo's counts). Zeros on the CPU.
+  virtual DeviceCosts costs() const { return {}; }
+};
+
+}  // namespace softalign::internal

@@ -1,0 +1,113 @@
+// Beam search (greedy is beam 1) over an Engine, exactly as
+// models/WEIGHTS_FORMAT.md "Search" describes: hypotheses, length and
+// coverage penalties, repetition blocking, forced target prefixes, n-best
+// lists; several sentences decoded together, each with its own beam. The
+// Engine (engine.hpp) computes the numbers, one model or an ensemble, on any
+// backend; the search never sees which. Allocation-free: every buffer is laid
+// out in the translator's arena.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/engine.hpp"
+#include "core/arena.hpp"
+#include "softalign/result.hpp"
+
+namespace softalign::internal {
+
+// The search parameters of one call, resolved and checked (TranslatorImpl::resolve).
+struct Search {
+  int beam = 1;
+  int nbest = 1;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+  float max_len_a = 0.0f;
+  float max_len_b = 0.0f;
+  bool shortlist = false;  // output layer over the model's shortlist (it has one)
+  int block_repeats = 0;   // SearchOptions::block_repeats
+  // The forced target prefix (SearchOptions::target_prefix_ids), checked
+  // against the vocabulary; its length against each source's max target
+  // length when translating.
+  const int32_t* prefix = nullptr;
+  int prefix_len = 0;
+};
+
+// What the buffers are sized for.
+struct SearchLimits {
+  int max_source = 0;     // S: source tokens, EOS included
+  int max_beam = 0;       // K
+  int max_target = 0;     // T: target tokens, EOS included
+  int max_sentences = 1;  // B: sentences decoded together
+  int vocab = 0;          // V: the target vocabulary
+  int bos_id = 0;
+  int eos_id = 0;
+};
+
+class BeamSearch {
+ public:
+  // Lays the buffers out (called twice: once to measure, once on the reserved memory).
+  void layout(Arena& arena, const SearchLimits& limits);
+  // Which target ids start a word ([V]: 1 when the piece starts with U+2581),
+  // for repetition blocking: filled by the caller after the real layout.
+  uint8_t* word_start() { return word_start_; }
+
+  // Decodes n sentences (n <= max_sentences) together: srcs[i], lens[i] ids
+  // (checked, EOS last), at most t_max[i] target tokens each (<= max_target,
+  // more than s.prefix_len). out[i] views sentence i's n-best list until the
+  // next call. False when a step failed (the engine's fault(), else non-finite
+  // scores).
+  bool run(Engine& engine, const int32_t* const* srcs, const int* lens, const int* t_max, int n, const Search& s,
+           NBestView* out);
+
+ private:
+  bool keep(int b, int t, int j, int32_t tok, int parent, float logp, const float* att, int src_len, int t_max,
+            int* next_alive);
+  // Fills banned_ for the alive rows of step t's groups (their history in hist_*).
+  void ban_repeats(int t, int groups, const Search& s);
+  // Sentence b's finished hypotheses: scores, the n-best order, the views.
+  void finish(int b, int src_len, const Search& s, NBestView* out);
+
+  struct Finished {
+    int step = 0;   // step of its last token
+    int index = 0;  // its index in that step's kept list
+    float log_prob = 0.0f;
+    double score = 0.0;
+  };
+
+  SearchLimits lim_;
+  // Per sentence (B of them): the history ([T, K] and [T, K, S]: every kept
+  // candidate's token, its parent's index in the step before, its attention
+  // row, its summed log-probability), finished hypotheses and the results.
+  int32_t* hist_tok_ = nullptr;     // [B, T, K]
+  int32_t* hist_parent_ = nullptr;  // [B, T, K]
+  float* hist_att_ = nullptr;       // [B, T, K, S]
+  float* hist_logp_ = nullptr;      // [B, T, K]
+  Finished* finished_ = nullptr;    // [B, K]
+  int32_t* out_ids_ = nullptr;      // [B, K, T]
+  float* out_att_ = nullptr;        // [B, K, T, S]
+  float* out_logp_ = nullptr;       // [B, K, T] each step's log-probability
+  HypothesisView* out_views_ = nullptr;  // [B, K]
+  int32_t* alive_count_ = nullptr;     // [B]
+  int32_t* finished_count_ = nullptr;  // [B]
+  // The alive rows of all sentences, sentence after sentence ([B K]).
+  int32_t* alive_idx_ = nullptr;    // history index of each alive hypothesis
+  int32_t* alive_idx_next_ = nullptr;
+  float* alive_logp_ = nullptr;
+  float* alive_logp_next_ = nullptr;
+  int32_t* alive_tok_ = nullptr;
+  int32_t* alive_parent_ = nullptr;  // the row each next alive hypothesis continues
+  // One step's groups ([B]) and their candidates ([B, K]).
+  int32_t* group_sent_ = nullptr;
+  int32_t* group_rows_ = nullptr;
+  int32_t* group_want_ = nullptr;
+  int32_t* group_got_ = nullptr;
+  int32_t* group_forced_ = nullptr;
+  int32_t* top_idx_ = nullptr;
+  float* top_val_ = nullptr;
+  double* coverage_ = nullptr;  // [S]
+  // Repetition blocking: each alive row's refused ids ([B K, kMaxBlockRepeats], -1 for none).
+  int32_t* banned_ = nullptr;
+  uint8_t* word_start_ = nullptr;  // [V]
+};
+
+}  // namespace softalign::internal
