@@ -255,7 +255,7 @@ void TranslatorImpl::layout(Arena& a) {
   limits.vocab = c->tgt_vocab;
   limits.bos_id = c->bos_id;
   limits.eos_id = c->eos_id;
-  search_.layout(a, limits);
+  search_.layout(a, limits, *k);
   const std::size_t b = B;
   src_len_ = a.take<int32_t>(b);
   t_max_ = a.take<int32_t>(b);

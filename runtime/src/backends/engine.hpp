@@ -1,10 +1,14 @@
 // The decoder engine: the seam between the search and the numbers.
 //
-// The search (BeamSearch, beam_search.hpp) keeps the beams: the history of kept candidates,
-// finished hypotheses, penalties and the n-best list. An engine computes:
-// it encodes a source, steps its rows (each row one hypothesis) and returns
-// the best candidates over all rows, reorders its rows after a beam step and
-// restricts the vocabulary to a shortlist. A backend is one implementation of
+// The search (search/, beam_search.hpp) keeps the beams and makes every
+// choice: the history of kept candidates, finished hypotheses, penalties,
+// the candidates of a step (top-k, a forced prefix, banned ids), the n-best
+// list, an ensemble's mean. An engine computes: it encodes a source, steps
+// its rows (each row one hypothesis) to their log-probabilities, reorders its
+// rows after a beam step and restricts the vocabulary to a shortlist. Where
+// the numbers are on a device, an engine may also offer each row's own best
+// candidates (row_candidates) or whole greedy steps (greedy): capabilities
+// the search may use. A backend is one implementation of
 // this class, running the model's planned operations (step_plan.hpp) with
 // its own implementation of each: CpuEngine (cpu_engine.hpp) and
 // VulkanEngine (vulkan/), chosen
@@ -45,6 +49,18 @@ struct StepGroups {
   // blocking. An engine that cannot honour it fails the step (fault()).
   const int32_t* banned = nullptr;
   int banned_per_row = 0;
+};
+
+// Each row's own best candidates, as Engine::row_candidates chose them: row
+// r's list at [r * stride, r * stride + want of its group), best first (ties:
+// the lower column), column -1 where it ended early; values are the row's
+// log-softmax; a column's id is ids[column] (ids null: the column is the id).
+// Readable until the next step.
+struct RowCandidates {
+  const int32_t* columns = nullptr;
+  const float* log_probs = nullptr;
+  const uint32_t* ids = nullptr;
+  int stride = 0;
 };
 
 // What Engine::greedy ran: for each of its `steps` steps s and each sentence
@@ -88,32 +104,33 @@ class Engine {
   // bridge state: row i is sentence i.
   virtual void start(const int32_t* const* srcs, const int* lens, int n) = 0;
 
-  // One decoder step (step t) for the rows of `groups`, fed tokens[r], whose
-  // running log-probabilities are row_logp[r]. For each group g, writes its
-  // best candidates over its sentence's vocabulary, best first (ties: the
-  // lower row, then the lower id), at idx/val + g * max_rows: flattened
-  // indices local_row * V + token id (V: the target vocabulary's size) and
-  // their totals (row_logp + log-softmax); got[g] is how many. Returns
-  // false when the scores are not finite (damaged weights). The step's
-  // attention rows stay readable through attention() until the next step.
-  virtual bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
-                    float* val, int32_t* got) = 0;
   // The attention row (its sentence's length) that row `row` computed in the last step.
   virtual const float* attention(int row) const = 0;
   // Keeps the states that rows parents[0..n) reached in the last step as
   // the rows 0..n of the next one.
   virtual void reorder(const int32_t* parents, int n) = 0;
 
-  // The step of step() without the choice, for what chooses on the host (an
-  // ensemble's mean, ensemble_engine.hpp): each row's log-softmax over its
-  // sentence's vocabulary() into log_prob_rows(), one block per group (its
-  // rows × that sentence's width, row after row), readable until the next
-  // step; the attention rows as step()'s. False when the step failed
-  // (fault()) or met a NaN where it would become an index.
+  // One decoder step (step t) for the rows of `groups`, fed tokens[r]: each
+  // row's log-softmax over its sentence's vocabulary() into log_prob_rows(),
+  // one block per group (its rows × that sentence's width, row after row),
+  // readable (and writable: the search adds its totals in place) until the
+  // next step. The step's attention rows stay readable through attention()
+  // until the next step. False when the step failed (fault()) or its scores
+  // are not finite (damaged weights).
   virtual bool log_probs(const StepGroups& groups, const int32_t* tokens, int t) = 0;
-  virtual const float* log_prob_rows() const = 0;
+  virtual float* log_prob_rows() = 0;
   // The sentences' vocabularies select_vocab chose.
   virtual const SentenceVocabularies& vocabulary() const = 0;
+
+  // A capability: the step of log_probs() with each row's own best want[g]
+  // candidates chosen where the numbers are (Vulkan's top-k), so the search
+  // reads those and not every row's scores. The search uses it for steps
+  // without a forced prefix or banned ids, when chooses_row_candidates().
+  virtual bool chooses_row_candidates() const { return false; }
+  virtual bool row_candidates(const StepGroups& groups, const int32_t* tokens, int t, RowCandidates* out) {
+    (void)groups, (void)tokens, (void)t, (void)out;
+    return false;
+  }
 
   // Whether beam search over several sentences together is faster than one
   // by one on this engine: the translator's batching rule asks it (greedy
@@ -123,15 +140,15 @@ class Engine {
 
   // Greedy search (beam 1) with the choice made where the numbers are: the
   // most steps one greedy() call runs, 0 where the engine has no such path
-  // (the search then calls step() each step).
+  // (the search then steps one at a time).
   virtual int greedy_steps() const { return 0; }
   // Runs `steps` greedy steps from step t for the rows of `groups` (one row
   // a sentence, want 1, no forced or banned ids), fed tokens[r] with running
-  // log-probabilities row_logp[r], as step() would each step: each row takes
-  // its best id (step()'s order: ties to the lower id), a row that takes EOS
+  // log-probabilities row_logp[r], as the search would each step: each row takes
+  // its best id (ties to the lower id), a row that takes EOS
   // or reaches t_max[its sentence] tokens ends, and the rows left go on, in
   // order. Afterwards the rows are those of the last step, for reorder(). The
-  // results in *out; false as step() returns false.
+  // results in *out; false as log_probs() returns false.
   virtual bool greedy(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t,
                       const int* t_max, int steps, GreedySteps* out) {
     (void)groups, (void)tokens, (void)row_logp, (void)t, (void)t_max, (void)steps, (void)out;

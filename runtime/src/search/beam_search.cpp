@@ -5,12 +5,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "search/candidates.hpp"
 #include "softalign/config.hpp"
 
 namespace softalign::internal {
 
-void BeamSearch::layout(Arena& a, const SearchLimits& limits) {
+void BeamSearch::layout(Arena& a, const SearchLimits& limits, const kernels::KernelTable& kernels) {
   lim_ = limits;
+  k_ = &kernels;
   const std::size_t s = limits.max_source, kk = limits.max_beam, t = limits.max_target, b = limits.max_sentences;
   hist_tok_ = a.take<int32_t>(b * t * kk);
   hist_parent_ = a.take<int32_t>(b * t * kk);
@@ -36,6 +38,7 @@ void BeamSearch::layout(Arena& a, const SearchLimits& limits) {
   group_forced_ = a.take<int32_t>(b);
   top_idx_ = a.take<int32_t>(b * kk);
   top_val_ = a.take<float>(b * kk);
+  heads_ = a.take<int32_t>(kk);
   coverage_ = a.take<double>(s);
   banned_ = a.take<int32_t>(b * kk * ConfigLimits::kMaxBlockRepeats);
   word_start_ = a.take<uint8_t>(static_cast<std::size_t>(limits.vocab));
@@ -84,7 +87,7 @@ bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens
     }
     // Greedy search where the engine chooses on its own: several steps a
     // call, as many as the longest sentence may still take, kept here as if
-    // each had been a step() (the engine ends the same rows).
+    // each had been a step of its own (the engine ends the same rows).
     const bool engine_greedy = beam == 1 && step_groups.banned == nullptr && !forcing && engine.greedy_steps() > 0;
     if (engine_greedy) {
       int steps = 1;
@@ -109,7 +112,7 @@ bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens
       engine.reorder(alive_parent_, next_alive);
       continue;
     }
-    if (!engine.step(step_groups, alive_tok_, alive_logp_, t, top_idx_, top_val_, group_got_)) return false;
+    if (!step(engine, step_groups, t)) return false;
     int next_alive = 0;
     for (int g = 0, first = 0; g < groups; first += group_rows_[g], ++g) {
       const int b = group_sent_[g];
@@ -129,6 +132,20 @@ bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens
   }
   for (int b = 0; b < n; ++b) finish(b, lens[b], sr, &out[b]);
   return true;
+}
+
+bool BeamSearch::step(Engine& engine, const StepGroups& groups, int t) {
+  const int K = lim_.max_beam;
+  if (groups.forced == nullptr && groups.banned == nullptr && engine.chooses_row_candidates()) {
+    RowCandidates rows;
+    const bool finite = engine.row_candidates(groups, alive_tok_, t, &rows);
+    if (!finite) return false;
+    return merge_row_candidates(rows, groups, alive_logp_, lim_.vocab, K, heads_, top_idx_, top_val_, group_got_);
+  }
+  const bool finite = engine.log_probs(groups, alive_tok_, t);
+  if (!finite) return false;
+  return pick_candidates(*k_, engine.log_prob_rows(), engine.vocabulary(), lim_.vocab, groups, alive_logp_, K, top_idx_,
+                         top_val_, group_got_);
 }
 
 // Candidate j of sentence b at step t: id `tok` after the step's row

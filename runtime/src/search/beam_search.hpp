@@ -11,6 +11,7 @@
 
 #include "backends/engine.hpp"
 #include "core/arena.hpp"
+#include "kernels/kernels.hpp"
 #include "softalign/result.hpp"
 
 namespace softalign::internal {
@@ -46,7 +47,8 @@ struct SearchLimits {
 class BeamSearch {
  public:
   // Lays the buffers out (called twice: once to measure, once on the reserved memory).
-  void layout(Arena& arena, const SearchLimits& limits);
+  // `kernels`: the table the search's own choices run on (top-k).
+  void layout(Arena& arena, const SearchLimits& limits, const kernels::KernelTable& kernels);
   // Which target ids start a word ([V]: 1 when the piece starts with U+2581),
   // for repetition blocking: filled by the caller after the real layout.
   uint8_t* word_start() { return word_start_; }
@@ -60,6 +62,10 @@ class BeamSearch {
            NBestView* out);
 
  private:
+  // Step t of the rows of `groups`: each group's candidates into top_idx_,
+  // top_val_, group_got_ (candidates.hpp), from the engine's rows or, where
+  // it offers them and nothing is forced or banned, its rows' own candidates.
+  bool step(Engine& engine, const StepGroups& groups, int t);
   bool keep(int b, int t, int j, int32_t tok, int parent, float logp, const float* att, int src_len, int t_max,
             int* next_alive);
   // Fills banned_ for the alive rows of step t's groups (their history in hist_*).
@@ -75,6 +81,7 @@ class BeamSearch {
   };
 
   SearchLimits lim_;
+  const kernels::KernelTable* k_ = nullptr;
   // Per sentence (B of them): the history ([T, K] and [T, K, S]: every kept
   // candidate's token, its parent's index in the step before, its attention
   // row, its summed log-probability), finished hypotheses and the results.
@@ -104,6 +111,7 @@ class BeamSearch {
   int32_t* group_forced_ = nullptr;
   int32_t* top_idx_ = nullptr;
   float* top_val_ = nullptr;
+  int32_t* heads_ = nullptr;  // [K] merge_row_candidates' cursor per row
   double* coverage_ = nullptr;  // [S]
   // Repetition blocking: each alive row's refused ids ([B K, kMaxBlockRepeats], -1 for none).
   int32_t* banned_ = nullptr;

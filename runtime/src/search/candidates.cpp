@@ -53,4 +53,41 @@ bool pick_candidates(const kernels::KernelTable& k, float* rows, const SentenceV
   return finite;
 }
 
+bool merge_row_candidates(const RowCandidates& rows, const StepGroups& groups, const float* row_logp, int vocab_size,
+                          int stride, int32_t* heads, int32_t* idx, float* val, int32_t* got) {
+  bool finite = true;
+  for (int g = 0, first = 0; g < groups.count; first += groups.rows[g], ++g) {
+    const int want = groups.want[g], nrows = groups.rows[g];
+    int32_t* gi = idx + static_cast<std::size_t>(g) * stride;
+    float* gv = val + static_cast<std::size_t>(g) * stride;
+    for (int r = 0; r < nrows; ++r) heads[r] = 0;
+    int count = 0;
+    while (count < want) {
+      int best_row = -1;
+      float best = 0.0f;
+      for (int r = 0; r < nrows; ++r) {
+        if (heads[r] >= want) continue;
+        const std::size_t at = static_cast<std::size_t>(first + r) * rows.stride + heads[r];
+        if (rows.columns[at] < 0) continue;
+        const float v = row_logp[first + r] + rows.log_probs[at];
+        if (best_row < 0 || v > best) {  // rows in order: an equal value keeps the lower row
+          best_row = r;
+          best = v;
+        }
+      }
+      if (best_row < 0) break;
+      const std::size_t at = static_cast<std::size_t>(first + best_row) * rows.stride + heads[best_row]++;
+      const int32_t column = rows.columns[at];
+      const int32_t id = rows.ids != nullptr ? static_cast<int32_t>(rows.ids[column]) : column;
+      gi[count] = best_row * vocab_size + id;
+      gv[count] = best;
+      if (!std::isfinite(best)) finite = false;
+      ++count;
+    }
+    got[g] = count;
+    if (count < 1) finite = false;
+  }
+  return finite;
+}
+
 }  // namespace softalign::internal

@@ -2,8 +2,6 @@
 
 #include <cstring>
 
-#include "search/candidates.hpp"
-
 namespace softalign::internal {
 
 Status check_ensemble(const std::vector<const ModelImpl*>& members) {
@@ -89,13 +87,6 @@ bool EnsembleEngine::log_probs(const StepGroups& groups, const int32_t* tokens, 
     mean(1, static_cast<std::size_t>(row_len_[r]), out, [&](std::size_t m) { return members_[m]->attention(r); });
   }
   return finite;
-}
-
-bool EnsembleEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t,
-                          int32_t* idx, float* val, int32_t* got) {
-  const bool finite = log_probs(groups, tokens, t);
-  if (!fault().ok()) return false;
-  return pick_candidates(k_, scores_, vocabulary(), V_, groups, row_logp, K_, idx, val, got) && finite;
 }
 
 // The members' steps and encoders, one after another (an ensemble chooses on the host: no greedy steps).

@@ -5,8 +5,8 @@
 // + member 1 + ..., divided by the number of members, in float32, as the
 // reference's torch.stack(...).mean(0)), and its attention rows are the mean
 // of the members' rows (what the coverage penalty and the soft alignment
-// then see). The candidates are chosen from the mean as a single engine
-// chooses them (candidates.hpp).
+// then see). The search chooses the candidates from the mean as from a
+// single engine's rows (candidates.hpp).
 //
 // Every member selects its vocabulary from the first member's shortlist (if
 // it has one), so all members' rows have the same columns; the shortlist is
@@ -39,8 +39,6 @@ class EnsembleEngine final : public Engine {
   void layout(Arena& arena) override;
   void select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
   void start(const int32_t* const* srcs, const int* lens, int n) override;
-  bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx, float* val,
-            int32_t* got) override;
   const float* attention(int row) const override { return att_ + static_cast<std::size_t>(row) * S_; }
   void reorder(const int32_t* parents, int n) override;
   // `logits` receives the mean of the members' log-softmax rows (the scores
@@ -48,7 +46,7 @@ class EnsembleEngine final : public Engine {
   bool force_step(int32_t token, int t, float* logits) override;
   // The mean rows (an ensemble of ensembles is not built, but nothing stops it).
   bool log_probs(const StepGroups& groups, const int32_t* tokens, int t) override;
-  const float* log_prob_rows() const override { return scores_; }
+  float* log_prob_rows() override { return scores_; }
   const SentenceVocabularies& vocabulary() const override { return members_[0]->vocabulary(); }
   bool batches_beams() const override;  // when every member's does
   Status fault() const override;

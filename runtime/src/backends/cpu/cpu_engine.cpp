@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "search/candidates.hpp"
 
 namespace softalign::internal {
 
@@ -111,13 +110,6 @@ bool CpuEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t
     for (int i = 0; i < groups.rows[g]; ++i, offset += width) k_.log_softmax(logits_ + offset, width, logits_ + offset);
   }
   return !nonfinite_;
-}
-
-bool CpuEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
-                     float* val, int32_t* got) {
-  const bool finite = log_probs(groups, tokens, t);
-  // Candidate totals: logp of the row + log_softmax of its logits.
-  return pick_candidates(k_, logits_, vocab_, V_, groups, row_logp, K_, idx, val, got) && finite;
 }
 
 void CpuEngine::reorder(const int32_t* parents, int n) {

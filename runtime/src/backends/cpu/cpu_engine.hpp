@@ -31,13 +31,11 @@ class CpuEngine final : public Engine {
   void layout(Arena& arena) override;
   void select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
   void start(const int32_t* const* srcs, const int* lens, int n) override;
-  bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx, float* val,
-            int32_t* got) override;
   const float* attention(int row) const override { return att_step_ + static_cast<std::size_t>(row) * S_; }
   void reorder(const int32_t* parents, int n) override;
   bool force_step(int32_t token, int t, float* logits) override;
   bool log_probs(const StepGroups& groups, const int32_t* tokens, int t) override;
-  const float* log_prob_rows() const override { return logits_; }
+  float* log_prob_rows() override { return logits_; }
   const SentenceVocabularies& vocabulary() const override { return vocab_; }
   // Beams of 32 sentences together ran at 0.97x the sentences/s of one by one
   // for int8 weights on kernels that do not take int8 inputs in vector lanes

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <string>
 
-#include "search/candidates.hpp"
 
 namespace softalign::internal::vk {
 
@@ -166,7 +165,6 @@ void VulkanEngine::plan() {
 }
 
 void VulkanEngine::layout(Arena& arena) {
-  heads_ = arena.take<int32_t>(K_);
   length_slots_ = arena.take<uint32_t>(S_ + 1);
   vocab_.layout(arena, shortlist_room_, static_cast<int>(V_), static_cast<int>(B_));
   if (shortlist_room_) union_pos_ = arena.take<int32_t>(V_);
@@ -810,59 +808,19 @@ bool VulkanEngine::log_probs(const StepGroups& groups, const int32_t* tokens, in
   return finite;
 }
 
-bool VulkanEngine::step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx,
-                        float* val, int32_t* got) {
-  // The device returns each row's best candidates, not the score of any
-  // given piece, nor with any piece left out: a forced target prefix and
-  // repetition blocking choose on the host, from every row's scores.
-  if (groups.forced != nullptr || groups.banned != nullptr) {
-    const bool finite = log_probs(groups, tokens, t);
-    if (!fault_.ok()) return false;
-    return pick_candidates(k_, host_rows_, vocab_, static_cast<int>(V_), groups, row_logp, static_cast<int>(K_), idx,
-                           val, got) &&
-           finite;
-  }
+// Each row's best want[g] candidates from the device's top-k (the search
+// merges each group's rows, candidates.hpp).
+bool VulkanEngine::row_candidates(const StepGroups& groups, const int32_t* tokens, int t, RowCandidates* out) {
   narrow_union(groups);
   const uint32_t rows = write_step_inputs(groups, tokens, t, false);
   if (!run_step(step_cbs_[bucket_index(rows)])) return false;
-
   bool finite = !position_fault(rows);
   for (uint32_t i = 0; i < rows; ++i)
     if (!std::isfinite(io_f_[io_lse_ + i])) finite = false;
-  // Each group's best over its rows' candidates (each row's list is sorted):
-  // a merge, ties to the lower row, then the lower column, as the CPU's top-k.
-  const int32_t* cand_idx = reinterpret_cast<const int32_t*>(io_u_ + io_idx_);
-  const float* cand_val = io_f_ + io_val_;
-  for (int g = 0, first = 0; g < groups.count; first += groups.rows[g], ++g) {
-    const int want = groups.want[g], nrows = groups.rows[g];
-    int32_t* gi = idx + static_cast<std::size_t>(g) * K_;
-    float* gv = val + static_cast<std::size_t>(g) * K_;
-    for (int r = 0; r < nrows; ++r) heads_[r] = 0;
-    int count = 0;
-    while (count < want) {
-      int best_row = -1;
-      float best = 0.0f;
-      for (int r = 0; r < nrows; ++r) {
-        if (heads_[r] >= want) continue;
-        const std::size_t at = static_cast<std::size_t>(first + r) * K_ + heads_[r];
-        if (cand_idx[at] < 0) continue;
-        const float v = row_logp[first + r] + cand_val[at];
-        if (best_row < 0 || v > best) {  // rows in order: an equal value keeps the lower row
-          best_row = r;
-          best = v;
-        }
-      }
-      if (best_row < 0) break;
-      const std::size_t at = static_cast<std::size_t>(first + best_row) * K_ + heads_[best_row]++;
-      // The engine's candidates: local row * V + vocabulary id (engine.hpp).
-      gi[count] = best_row * static_cast<int32_t>(V_) + static_cast<int32_t>(io_u_[io_vocab_ids_ + cand_idx[at]]);
-      gv[count] = best;
-      if (!std::isfinite(best)) finite = false;
-      ++count;
-    }
-    got[g] = count;
-    if (count < 1) finite = false;
-  }
+  out->columns = reinterpret_cast<const int32_t*>(io_u_ + io_idx_);
+  out->log_probs = io_f_ + io_val_;
+  out->ids = io_u_ + io_vocab_ids_;
+  out->stride = static_cast<int>(K_);
   return finite;
 }
 

@@ -9,8 +9,8 @@
 // positions only), then its recurrence in one dispatch for both directions
 // (a workgroup per tile of sentences loops over the positions, as long as
 // its sentences run); the keys and bridge; a decoder step over all the rows of a batch ending in
-// log-softmax + top-k (the host reads want candidates per row, never the
-// vocabulary); and a teacher-forced step that copies the logits out. Counts
+// log-softmax + top-k (row_candidates: the host reads want candidates per
+// row, never the vocabulary, and the search merges them); and a teacher-forced step that copies the logits out. Counts
 // (sentences, rows) and ids travel in the I/O block, so one recording serves
 // every step; workgroups past the counts return at once.
 //
@@ -38,8 +38,8 @@
 // the size of the CPU engine's logits), and
 // log_probs() makes them the rows' log-softmax over their own vocabularies
 // (the logit minus the device's log-sum-exp). An ensemble of Vulkan members
-// averages those (ensemble_engine.hpp); a step with a forced target prefix
-// or repetition blocking is chosen from them as on the CPU (candidates.hpp).
+// averages those (ensemble_engine.hpp); the search chooses a step with a
+// forced target prefix or repetition blocking from them as from the CPU's.
 //
 // Variants: every one the CPU runs — bahdanau, luong (dot, general, concat,
 // location scores; global, local-m, local-p scopes; input feeding; any number
@@ -86,8 +86,8 @@ class VulkanEngine final : public Engine {
   void layout(Arena& arena) override;
   void select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
   void start(const int32_t* const* srcs, const int* lens, int n) override;
-  bool step(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, int32_t* idx, float* val,
-            int32_t* got) override;
+  bool chooses_row_candidates() const override { return true; }
+  bool row_candidates(const StepGroups& groups, const int32_t* tokens, int t, RowCandidates* out) override;
   const float* attention(int row) const override;
   void reorder(const int32_t* parents, int n) override;
   bool force_step(int32_t token, int t, float* logits) override;
@@ -95,7 +95,7 @@ class VulkanEngine final : public Engine {
   int greedy_steps() const override { return static_cast<int>(kGreedySteps); }
   bool greedy(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, const int* t_max,
               int steps, GreedySteps* out) override;
-  const float* log_prob_rows() const override { return host_rows_; }
+  float* log_prob_rows() override { return host_rows_; }
   const SentenceVocabularies& vocabulary() const override { return vocab_; }
   Status fault() const override { return fault_; }
   DeviceCosts costs() const override { return costs_; }
@@ -280,7 +280,6 @@ class VulkanEngine final : public Engine {
   Status fault_;  // a submission failed: every later step of the sentence reports it
   Status record_fault_;  // a pipeline init() recorded could not be made
 
-  int32_t* heads_ = nullptr;  // [K] merge cursor per row of a group (arena)
   uint32_t* length_slots_ = nullptr;  // [S + 1] start() orders the sentences by length with it (arena)
   bool shortlist_room_ = false;  // prepared with the shortlist and the model has one
   bool identity_vocab_ = false;  // io_vocab_ids_ holds 0..V-1
