@@ -206,7 +206,7 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
 #if SOFTALIGN_HAVE_VULKAN
     for (const ModelImpl* mi : impls) {
       std::unique_ptr<Engine> e;
-      vs = make_vulkan_engine(*mi, *k, limits, asked == Backend::kVulkan, &m->shortlist, &e, &backend.device);
+      vs = make_vulkan_engine(mi->plan, m->shortlist, *k, limits, asked == Backend::kVulkan, &e, &backend.device);
       if (!vs.ok()) break;
       engines.push_back(std::move(e));
     }
@@ -237,9 +237,9 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
   std::vector<std::unique_ptr<Engine>> engines;
   for (const ModelImpl* mi : impls) {
     auto cw = std::make_unique<CpuWeights>();
-    Status st = build_cpu_weights(*mi, cw.get());
+    Status st = build_cpu_weights(mi->plan, cw.get());
     if (!st.ok()) return st;
-    engines.push_back(std::make_unique<CpuEngine>(*mi, std::move(cw), *k, &pool, limits, &m->shortlist));
+    engines.push_back(std::make_unique<CpuEngine>(mi->plan, m->shortlist, std::move(cw), *k, &pool, limits));
   }
   one_engine(std::move(engines));
   return Status::Ok();

@@ -9,7 +9,7 @@
 // the numbers are on a device, an engine may also offer each row's own best
 // candidates (row_candidates) or whole greedy steps (greedy): capabilities
 // the search may use. A backend is one implementation of
-// this class, running the model's planned operations (step_plan.hpp) with
+// this class, running the model's planned operations (ops.hpp) with
 // its own implementation of each: CpuEngine (cpu_engine.hpp) and
 // VulkanEngine (vulkan/), chosen
 // in TranslatorImpl::choose_engine (prepare.cpp). Everything an engine needs
@@ -19,8 +19,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/shortlist.hpp"
 #include "core/arena.hpp"
-#include "model/shortlist.hpp"
 #include "softalign/status.hpp"
 
 namespace softalign::internal {

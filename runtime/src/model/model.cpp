@@ -19,6 +19,7 @@
 #include "core/guard.hpp"
 #include "model/embedded_spm.hpp"
 #include "model/model_impl.hpp"
+#include "model/step_plan.hpp"
 #include "softalign_format.h"
 
 namespace softalign {
@@ -334,6 +335,7 @@ Status load_impl(std::unique_ptr<Storage> storage, std::unique_ptr<ModelImpl>* o
   }
   st = bind_weights(*m, impl.get());
   if (!st.ok()) return st;
+  impl->plan = plan_model(impl->config, impl->w, impl->weight_type);
   impl->shortlist = view_shortlist(*m);
   impl->confidence = read_confidence(*m);
   auto bytes = [](const flatbuffers::Vector<uint8_t>* v) {

@@ -12,8 +12,8 @@
 #include <cstdint>
 
 #include "backends/engine.hpp"
+#include "backends/shortlist.hpp"
 #include "kernels/kernels.hpp"
-#include "model/shortlist.hpp"
 
 namespace softalign::internal {
 

@@ -9,30 +9,29 @@
 
 namespace softalign::internal {
 
-CpuEngine::CpuEngine(const ModelImpl& model, std::unique_ptr<const CpuWeights> weights, const kernels::KernelTable& kernels,
-                     pthreadpool* const* pool, const EngineLimits& limits, const ShortlistTable* shortlist)
-    : m_(model),
-      c_(model.config),
+CpuEngine::CpuEngine(const Plan& plan, const ShortlistTable& shortlist, std::unique_ptr<const CpuWeights> weights,
+                     const kernels::KernelTable& kernels, pthreadpool* const* pool, const EngineLimits& limits)
+    : plan_(plan),
+      shapes_(plan.shapes),
+      src_emb_(*plan.find(EncoderOp::kEmbed)->matrix),
+      output_(*plan.find(StepOp::kOutput)),
       cw_(std::move(weights)),
       k_(kernels),
       pool_(pool),
       S_(limits.max_source),
       K_(limits.max_rows),
       B_(limits.max_sentences),
-      table_(shortlist != nullptr ? *shortlist : model.shortlist),
-      encoder_plan_(plan_encoder(model.config)),
-      plan_(plan_decoder_step(model.config)),
+      table_(shortlist),
       shortlist_room_(limits.shortlist && table_.present()) {
-  n_ = c_.enc_hidden;
-  d_ = c_.dec_hidden;
-  e_ = c_.emb_size;
-  a_ = c_.att_hidden;
-  l_ = c_.maxout_size;
-  V_ = c_.tgt_vocab;
-  const bool luong = c_.variant == Variant::kLuong;
-  state_size_ = decoder_state_size(c_);
-  gen_in_ = luong ? d_ : l_;
-  key_dim_ = attention_key_dim(c_);
+  n_ = shapes_.enc_hidden;
+  d_ = shapes_.dec_hidden;
+  e_ = shapes_.emb;
+  a_ = shapes_.att_hidden;
+  l_ = shapes_.maxout;
+  V_ = shapes_.vocab;
+  state_size_ = shapes_.state_size;
+  gen_in_ = shapes_.output_in;
+  key_dim_ = shapes_.key_dim;
 }
 
 void CpuEngine::layout(Arena& a) {
@@ -53,7 +52,7 @@ void CpuEngine::layout(Arena& a) {
     enc_h_ = a.take<float>(b * n_);
     enc_rows_ = a.take<int32_t>(b);
     enc_pos_ = a.take<int32_t>(b);
-    if (c_.enc_layers > 1) enc_all_ = a.take<float>(b * s * 2 * n_);
+    if (shapes_.enc_layers > 1) enc_all_ = a.take<float>(b * s * 2 * n_);
   }
   ann_all_ = a.take<float>(b * s * 2 * n_);
   keys_all_ = a.take<float>(b * s * std::max(key_dim_, 1));
@@ -81,12 +80,12 @@ void CpuEngine::layout(Arena& a) {
   gen_in_buf_ = a.take<float>(kk * gen_in_);
   logits_ = a.take<float>(kk * V_);
   vocab_.layout(a, shortlist_room_, V_, B_);
-  packed_.layout(a, shortlist_room_, m_.w.gen_w, m_.w.gen_b, B_);
+  packed_.layout(a, shortlist_room_, *output_.matrix, output_.bias, B_);
   att_step_ = a.take<float>(kk * s);
 }
 
 void CpuEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
-  vocab_.select(table_, use, srcs, lens, n, c_.eos_id);
+  vocab_.select(table_, use, srcs, lens, n, shapes_.eos_id);
   packed_.pack(vocab_, n, k_.i8_lanes_min_inputs > 0);
 }
 

@@ -1,6 +1,7 @@
 // The CPU engine: the decoder engine (engine.hpp) on the kernel table of
-// this CPU (kernels/), with the model's weights as the file maps them and
-// every working buffer in the translator's arena.
+// this CPU (kernels/): the model's plan (ops.hpp), each kind of operation
+// implemented here from the operation alone, over the weights as the file
+// maps them, every working buffer in the translator's arena.
 #pragma once
 
 #include <memory>
@@ -10,9 +11,9 @@
 #include "backends/cpu/cpu_weights.hpp"
 #include "backends/cpu/linear.hpp"
 #include "backends/engine.hpp"
+#include "backends/ops.hpp"
+#include "backends/shortlist.hpp"
 #include "kernels/kernels.hpp"
-#include "model/model_impl.hpp"
-#include "model/step_plan.hpp"
 
 struct pthreadpool;
 
@@ -20,12 +21,13 @@ namespace softalign::internal {
 
 class CpuEngine final : public Engine {
  public:
-  // `pool` points at the translator's thread pool (null: one thread); it is
-  // read at each call, since translate_batch lends the pool to its workers.
-  // `shortlist`: the vocabulary shortlist to select from (null: the model's;
-  // an ensemble's members all use their first member's).
-  CpuEngine(const ModelImpl& model, std::unique_ptr<const CpuWeights> weights, const kernels::KernelTable& kernels,
-            pthreadpool* const* pool, const EngineLimits& limits, const ShortlistTable* shortlist = nullptr);
+  // `plan`: the model's (it outlives the engine). `pool` points at the
+  // translator's thread pool (null: one thread); it is read at each call,
+  // since translate_batch lends the pool to its workers. `shortlist`: the
+  // vocabulary shortlist to select from (the model's; an ensemble's members
+  // all use their first member's).
+  CpuEngine(const Plan& plan, const ShortlistTable& shortlist, std::unique_ptr<const CpuWeights> weights,
+            const kernels::KernelTable& kernels, pthreadpool* const* pool, const EngineLimits& limits);
 
   const char* name() const override { return "cpu"; }
   void layout(Arena& arena) override;
@@ -42,41 +44,43 @@ class CpuEngine final : public Engine {
   // (AVX2, NEON; shipped en→fr, its shortlist on and off), where AVX-512
   // VNNI's lanes ran them 1.10x with the shortlist and 1.38x without, and f32
   // weights 1.8-1.9x on either (tests/bench/README.md, "One engine").
-  bool batches_beams() const override { return m_.weight_type != WeightType::kI8 || k_.i8_lanes_min_inputs > 0; }
+  bool batches_beams() const override {
+    return shapes_.weight_type != WeightType::kI8 || k_.i8_lanes_min_inputs > 0;
+  }
 
  private:
   // Points ann_, keys_buf_ and fixed_ctx_ at sentence b's; returns its length.
   int use_sentence(int b);
-  // The encoder's operations (encoder_plan_) for n sources.
+  // The encoder's operations (plan_.encoder) for n sources.
   void run_encoder_op(const EncoderOperation& op, const int32_t* const* srcs, const int* lens, int n);
-  // Layer `layer` of one source of s tokens (its annotations into sentence 0's ann_ after the last).
-  void encode_layer(int layer, int s);
-  // Layer `layer` of sentences 0..n together (the last into ann_all_).
-  void encode_layer_together(int layer, const int32_t* const* srcs, const int* lens, int n);
-  void init_state(float* state);
+  // Layer op.layer of one source of s tokens (its annotations into sentence 0's ann_ after the last).
+  void encode_layer(const EncoderOperation& op, int s);
+  // Layer op.layer of sentences 0..n together (the last into ann_all_).
+  void encode_layer_together(const EncoderOperation& op, const int32_t* const* srcs, const int* lens, int n);
+  void init_state(const EncoderOperation& bridge, float* state);
   // The decoder for `count` rows: tokens[i], state_cur_ rows → state_next_
   // rows (row i of sentence row_sent_[i]), attention rows att_step_, logits
-  // rows (width columns) into `logits`: the step's operations (plan_) in turn.
+  // rows (width columns) into `logits`: the step's operations (plan_.step) in turn.
   void decode(int count, const int32_t* tokens, int t, float* logits);
   void run_step_op(const StepOperation& op, int count, const int32_t* tokens, int t, float* logits);
   void fill_x(int count, const float* fed, std::size_t stride, std::size_t width);
-  void attend_bahdanau(const float* q, int s, float* att, float* ctx);
-  void attend_luong(const float* h, int t, int s, float* att, float* ctx);
-  void gru_layer(int layer, int count);
+  void attend_additive(const StepOperation& op, const float* q, int s, float* att, float* ctx);
+  void attend_with_state(const StepOperation& op, const float* h, int t, int s, float* att, float* ctx);
+  void gru_layer(const StepOperation& op, int count);
   // The output layer for `count` rows into consecutive logits blocks, one
   // per run of rows of a sentence (rows × that sentence's vocabulary).
   void output_layer(int count, float* logits);
   void rows_product(const kernels::Matrix& w, const float* x, int count, const float* bias, float* y);
 
-  const ModelImpl& m_;
-  const ModelConfig& c_;
+  const Plan& plan_;        // the encoder's and the step's operations (ops.hpp)
+  const PlanShapes& shapes_;
+  const Matrix& src_emb_;   // the encoder's kEmbed matrix (a batch's layer 0 reads it position by position)
+  const StepOperation& output_;  // the step's kOutput
   const std::unique_ptr<const CpuWeights> cw_;  // this engine's linear layers (cpu_weights.hpp)
   const kernels::KernelTable& k_;
   pthreadpool* const* pool_;
   const int S_, K_, B_;
   const ShortlistTable& table_;  // the shortlist selected from
-  const std::vector<EncoderOperation> encoder_plan_;  // the encoder (step_plan.hpp)
-  const std::vector<StepOperation> plan_;             // the decoder step
   SentenceVocabularies vocab_;  // each sentence's target vocabulary, when the shortlist is on
   PackedOutputRows packed_;     // the output layer's rows of those vocabularies
   bool shortlist_room_;

@@ -19,9 +19,9 @@
 #include <cstdint>
 
 #include "backends/cpu/linear.hpp"
+#include "backends/shortlist.hpp"
 #include "core/arena.hpp"
 #include "kernels/kernels.hpp"
-#include "model/shortlist.hpp"
 
 struct pthreadpool;
 

@@ -1,8 +1,5 @@
 #include "backends/cpu/cpu_weights.hpp"
 
-#include "model/model_impl.hpp"
-#include "model/step_plan.hpp"
-
 namespace softalign::internal {
 
 namespace {
@@ -18,21 +15,21 @@ constexpr bool kXnnpackOutput = false;
 
 }  // namespace
 
-Status build_cpu_weights(const ModelImpl& m, CpuWeights* cw) {
-  const ModelConfig& c = m.config;
-  const Weights& w = m.w;
+Status build_cpu_weights(const Plan& plan, CpuWeights* cw) {
   Status st;
-  for (int layer = 0; layer < c.enc_layers; ++layer) {
-    cw->enc_proj_fwd.push_back(std::make_unique<Linear>());
-    cw->enc_proj_bwd.push_back(std::make_unique<Linear>());
-    st = cw->enc_proj_fwd.back()->init(w.enc_fwd[layer].w_ih, w.enc_fwd[layer].b_ih, kXnnpack);
-    if (st.ok()) st = cw->enc_proj_bwd.back()->init(w.enc_bwd[layer].w_ih, w.enc_bwd[layer].b_ih, kXnnpack);
+  for (const EncoderOperation& op : plan.encoder) {
+    if (op.op == EncoderOp::kLayer) {
+      cw->enc_proj_fwd.push_back(std::make_unique<Linear>());
+      cw->enc_proj_bwd.push_back(std::make_unique<Linear>());
+      st = cw->enc_proj_fwd.back()->init(op.forward->w_ih, op.forward->b_ih, kXnnpack);
+      if (st.ok()) st = cw->enc_proj_bwd.back()->init(op.backward->w_ih, op.backward->b_ih, kXnnpack);
+    } else if (op.op == EncoderOp::kKeys) {
+      st = cw->keys.init(*op.matrix, op.bias, kXnnpack);
+    }
     if (!st.ok()) return st;
   }
-  if (attention_key_dim(c) > 0)
-    st = cw->keys.init(key_matrix(c, w), key_bias(c, w, static_cast<const float*>(nullptr)), kXnnpack);
-  if (st.ok()) st = cw->generator.init(w.gen_w, w.gen_b, kXnnpackOutput);
-  return st;
+  const StepOperation& output = *plan.find(StepOp::kOutput);
+  return cw->generator.init(*output.matrix, output.bias, kXnnpackOutput);
 }
 
 }  // namespace softalign::internal

@@ -12,11 +12,10 @@
 #include <vector>
 
 #include "backends/cpu/linear.hpp"
+#include "backends/ops.hpp"
 #include "softalign/status.hpp"
 
 namespace softalign::internal {
-
-struct ModelImpl;
 
 struct CpuWeights {
   std::vector<std::unique_ptr<Linear>> enc_proj_fwd, enc_proj_bwd;  // per encoder layer: W_ih x + b_ih
@@ -24,7 +23,9 @@ struct CpuWeights {
   Linear generator;  // the output layer over the whole vocabulary
 };
 
-// Builds `model`'s CpuWeights into *out (empty); an error if XNNPACK fails.
-Status build_cpu_weights(const ModelImpl& model, CpuWeights* out);
+// Builds the CpuWeights of a model's plan into *out (empty): the linear layers
+// of its encoder layers (their input projections), of its kKeys and of its
+// kOutput; an error if XNNPACK fails.
+Status build_cpu_weights(const Plan& plan, CpuWeights* out);
 
 }  // namespace softalign::internal

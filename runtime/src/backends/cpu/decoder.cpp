@@ -25,13 +25,13 @@ static void gather(const float* state, int count, int state_size, int offset, in
                 sizeof(float) * width);
 }
 
-// GRU layer `layer` for `count` rows: layer 0 reads x (x_all_, or the
-// embeddings alone for luong without input feeding), layer k > 0 the new
-// states of layer k − 1; state_cur_ rows in, state_next_ rows out.
-void CpuEngine::gru_layer(int layer, int count) {
-  const GruWeights& g = m_.w.dec[layer];
-  const bool fed = c_.variant != Variant::kLuong || c_.input_feeding;
-  const float* x = fed ? x_all_ : emb_all_;
+// GRU layer op.layer for `count` rows: layer 0 reads x (x_all_, or the
+// embeddings alone: op.gru_input), layer k > 0 the new states of layer k − 1;
+// state_cur_ rows in, state_next_ rows out.
+void CpuEngine::gru_layer(const StepOperation& op, int count) {
+  const int layer = op.layer;
+  const GruWeights& g = *op.gru;
+  const float* x = op.gru_input == GruInput::kRow ? x_all_ : emb_all_;
   if (layer > 0) {
     gather(state_next_, count, state_size_, (layer - 1) * d_, d_, hq_);
     x = hq_;
@@ -45,27 +45,27 @@ void CpuEngine::gru_layer(int layer, int count) {
                 state_next_ + static_cast<std::size_t>(i) * state_size_ + layer * d_);
 }
 
-// Bahdanau: e_j = v_aᵀ tanh(W_a s + U_a h_j + b_a), α = softmax, c = Σ α_j h_j.
-void CpuEngine::attend_bahdanau(const float* q, int s, float* att, float* ctx) {
-  k_.additive_scores(q, keys_buf_, m_.w.att_v_a, s, a_, att);
+// Additive attention: e_j = vᵀ tanh(q + key_j), α = softmax, c = Σ α_j h_j.
+void CpuEngine::attend_additive(const StepOperation& op, const float* q, int s, float* att, float* ctx) {
+  k_.additive_scores(q, keys_buf_, op.vector, s, a_, att);
   k_.softmax(att, s);
   k_.weighted_sum(att, ann_, s, 2 * n_, ctx);
 }
 
-// Luong: scores over the scope's window, softmax there (local-p: times the
-// Gaussian, not renormalised), zeros outside; c = Σ a_j h_j.
-void CpuEngine::attend_luong(const float* h, int t, int s, float* att, float* ctx) {
-  const Weights& w = m_.w;
+// Attention with the new state: scores over the window, softmax there
+// (Window::kPredicted: times the Gaussian, not renormalised), zeros outside;
+// c = Σ a_j h_j.
+void CpuEngine::attend_with_state(const StepOperation& op, const float* h, int t, int s, float* att, float* ctx) {
   int lo = 0, hi = s - 1;
   double p = 0.0;
-  if (c_.scope == Scope::kLocalM || c_.scope == Scope::kLocalP) {
+  if (op.window != Window::kAll) {
     int centre;
-    if (c_.scope == Scope::kLocalM) {
+    if (op.window == Window::kAtStep) {
       centre = std::min(t, s - 1);
     } else {
-      kernels::matvec(k_, w.att_W_p, h, nullptr, q_, xq_);
+      kernels::matvec(k_, *op.position, h, nullptr, q_, xq_);
       float z = 0.0f;
-      for (int i = 0; i < a_; ++i) z += w.att_v_p[i] * std::tanh(q_[i]);
+      for (int i = 0; i < a_; ++i) z += op.position_vector[i] * std::tanh(q_[i]);
       const float sig = 1.0f / (1.0f + std::exp(-z));
       p = static_cast<double>(static_cast<float>(s) * sig);
       // Damaged weights (a NaN in W_p, v_p or their scales) give a NaN
@@ -76,26 +76,27 @@ void CpuEngine::attend_luong(const float* h, int t, int s, float* att, float* ct
       }
       centre = std::min(static_cast<int>(std::floor(p)), s - 1);
     }
-    lo = std::max(centre - c_.window_d, 0);
-    hi = std::min(centre + c_.window_d, s - 1);
+    lo = std::max(centre - op.window_d, 0);
+    hi = std::min(centre + op.window_d, s - 1);
   }
   const int count = hi - lo + 1;
   float* sc = att + lo;
-  switch (c_.score) {
-    case Score::kDot: k_.dot_scores(h, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, sc); break;
-    case Score::kGeneral: k_.dot_scores(h, keys_buf_ + static_cast<std::size_t>(lo) * d_, count, d_, sc); break;
-    case Score::kConcat:
-      kernels::matvec(k_, w.att_W_q, h, nullptr, q_, xq_);
-      k_.additive_scores(q_, keys_buf_ + static_cast<std::size_t>(lo) * a_, w.att_v_a, count, a_, sc);
+  switch (op.scores) {
+    case Scores::kDot: k_.dot_scores(h, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, sc); break;
+    case Scores::kDotKeys:
+      k_.dot_scores(h, keys_buf_ + static_cast<std::size_t>(lo) * key_dim_, count, key_dim_, sc);
       break;
-    case Score::kLocation:
-      kernels::matvec(k_, w.att_W_loc.slice_rows(0, s), h, nullptr, sc, xq_);
+    case Scores::kAdditive:
+      kernels::matvec(k_, *op.matrix, h, nullptr, q_, xq_);
+      k_.additive_scores(q_, keys_buf_ + static_cast<std::size_t>(lo) * key_dim_, op.vector, count, key_dim_, sc);
       break;
-    case Score::kNone: break;
+    case Scores::kPosition:
+      kernels::matvec(k_, op.matrix->slice_rows(0, s), h, nullptr, sc, xq_);
+      break;
   }
   k_.softmax(sc, count);
-  if (c_.scope == Scope::kLocalP) {
-    const float sigma = static_cast<float>(c_.window_d) / 2.0f;
+  if (op.window == Window::kPredicted) {
+    const float sigma = static_cast<float>(op.window_d) / 2.0f;
     const float pf = static_cast<float>(p);
     for (int j = lo; j <= hi; ++j) {
       const float dj = static_cast<float>(j) - pf;
@@ -107,54 +108,55 @@ void CpuEngine::attend_luong(const float* h, int t, int s, float* att, float* ct
   k_.weighted_sum(sc, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, ctx);
 }
 
-// The step's operations (step_plan.hpp) in order. The products with decoder
+// The step's operations (ops.hpp) in order. The products with decoder
 // matrices run over all rows at once (rows_product); attention and the cells
 // per row.
 void CpuEngine::decode(int count, const int32_t* tokens, int t, float* logits) {
-  for (const StepOperation& op : plan_) run_step_op(op, count, tokens, t, logits);
+  for (const StepOperation& op : plan_.step) run_step_op(op, count, tokens, t, logits);
 }
 
 void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* tokens, int t, float* logits) {
-  const Weights& w = m_.w;
-  const int top = (c_.dec_layers - 1) * d_;
+  const int top = (shapes_.dec_layers - 1) * d_;
   const std::size_t n2 = 2 * static_cast<std::size_t>(n_);
   switch (op.op) {
     case StepOp::kInput:
       for (int i = 0; i < count; ++i)
-        kernels::get_row(k_, w.tgt_emb, tokens[i], emb_all_ + static_cast<std::size_t>(i) * e_);
-      if (c_.variant == Variant::kEncDec) {  // the fixed context; no attention
+        kernels::get_row(k_, *op.matrix, tokens[i], emb_all_ + static_cast<std::size_t>(i) * e_);
+      if (op.zero_attention)
+        for (int i = 0; i < count; ++i)
+          std::memset(att_step_ + static_cast<std::size_t>(i) * S_, 0, sizeof(float) * use_sentence(row_sent_[i]));
+      if (op.fed == FedInput::kFixedContext) {
         for (int i = 0; i < count; ++i) {
-          const int s = use_sentence(row_sent_[i]);
-          std::memset(att_step_ + static_cast<std::size_t>(i) * S_, 0, sizeof(float) * s);
+          use_sentence(row_sent_[i]);
           std::memcpy(ctx_all_ + i * n2, fixed_ctx_, sizeof(float) * n2);
         }
         fill_x(count, ctx_all_, n2, n2);
-      } else if (c_.variant == Variant::kLuong && c_.input_feeding) {  // h~_{t-1}, after the layers' states
-        fill_x(count, state_cur_ + static_cast<std::size_t>(c_.dec_layers) * d_, state_size_, d_);
+      } else if (op.fed == FedInput::kAttentional) {  // h~_{t-1}, after the layers' states
+        fill_x(count, state_cur_ + static_cast<std::size_t>(shapes_.dec_layers) * d_, state_size_, d_);
       }
       break;
     case StepOp::kQuery:
       gather(state_cur_, count, state_size_, top, d_, hq_);
-      rows_product(w.att_W_a, hq_, count, nullptr, q_all_);
+      rows_product(*op.matrix, hq_, count, nullptr, q_all_);
       break;
     case StepOp::kAttendAdditive:
       for (int i = 0; i < count; ++i) {
         const int s = use_sentence(row_sent_[i]);
-        attend_bahdanau(q_all_ + static_cast<std::size_t>(i) * a_, s, att_step_ + static_cast<std::size_t>(i) * S_,
+        attend_additive(op, q_all_ + static_cast<std::size_t>(i) * a_, s, att_step_ + static_cast<std::size_t>(i) * S_,
                         ctx_all_ + i * n2);
       }
       fill_x(count, ctx_all_, n2, n2);
       break;
     case StepOp::kGru:
-      gru_layer(op.layer, count);
+      gru_layer(op, count);
       break;
-    case StepOp::kAttendLuong: {
+    case StepOp::kAttendWithState: {
       const std::size_t cat = n2 + d_;
       for (int i = 0; i < count; ++i) {
         const float* h = state_next_ + static_cast<std::size_t>(i) * state_size_ + top;
         float* row = cat_ + i * cat;  // [c ; h]
         const int s = use_sentence(row_sent_[i]);
-        attend_luong(h, t, s, att_step_ + static_cast<std::size_t>(i) * S_, row);
+        attend_with_state(op, h, t, s, att_step_ + static_cast<std::size_t>(i) * S_, row);
         std::memcpy(row + n2, h, sizeof(float) * d_);
       }
       break;
@@ -162,10 +164,10 @@ void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* t
     case StepOp::kCombine:
       for (int i = 0; i < count; ++i) {
         float* row = gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_;
-        kernels::matvec(k_, w.dec_W_c, cat_ + i * (n2 + d_), nullptr, row, xq_);
+        kernels::matvec(k_, *op.matrix, cat_ + i * (n2 + d_), nullptr, row, xq_);
         for (int j = 0; j < d_; ++j) row[j] = std::tanh(row[j]);
-        if (c_.input_feeding)
-          std::memcpy(state_next_ + static_cast<std::size_t>(i) * state_size_ + c_.dec_layers * d_, row,
+        if (op.feed_back)
+          std::memcpy(state_next_ + static_cast<std::size_t>(i) * state_size_ + shapes_.dec_layers * d_, row,
                       sizeof(float) * d_);
       }
       break;
@@ -173,10 +175,10 @@ void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* t
       // u = U_o s + b_o + V_o E_y y + C_o c; t = maxout_2(u)
       const std::size_t l2 = 2 * static_cast<std::size_t>(l_);
       gather(state_next_, count, state_size_, top, d_, hq_);
-      rows_product(w.out_U_o, hq_, count, w.out_U_o_b, u_all_);
-      rows_product(w.out_V_o, emb_all_, count, nullptr, u2_all_);
+      rows_product(*op.from_state, hq_, count, op.bias, u_all_);
+      rows_product(*op.from_embedding, emb_all_, count, nullptr, u2_all_);
       for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
-      rows_product(w.out_C_o, ctx_all_, count, nullptr, u2_all_);
+      rows_product(*op.from_context, ctx_all_, count, nullptr, u2_all_);
       for (std::size_t j = 0; j < count * l2; ++j) u_all_[j] += u2_all_[j];
       for (int i = 0; i < count; ++i) k_.maxout2(u_all_ + i * l2, l_, gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_);
       break;

@@ -8,11 +8,11 @@
 
 namespace softalign::internal {
 
-// The encoder's operations (step_plan.hpp) in order, for n sources.
+// The encoder's operations (ops.hpp) in order, for n sources.
 void CpuEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   nonfinite_ = false;
   for (int b = 0; b < n; ++b) src_len_[b] = lens[b];
-  for (const EncoderOperation& op : encoder_plan_) run_encoder_op(op, srcs, lens, n);
+  for (const EncoderOperation& op : plan_.encoder) run_encoder_op(op, srcs, lens, n);
 }
 
 void CpuEngine::run_encoder_op(const EncoderOperation& op, const int32_t* const* srcs, const int* lens, int n) {
@@ -22,13 +22,13 @@ void CpuEngine::run_encoder_op(const EncoderOperation& op, const int32_t* const*
       // batch's layer 0 takes each position's row as it steps there.
       if (n == 1)
         for (int j = 0; j < lens[0]; ++j)
-          kernels::get_row(k_, m_.w.src_emb, srcs[0][j], enc_a_ + static_cast<std::size_t>(j) * e_);
+          kernels::get_row(k_, *op.matrix, srcs[0][j], enc_a_ + static_cast<std::size_t>(j) * e_);
       break;
     case EncoderOp::kLayer:
       if (n == 1)
-        encode_layer(op.layer, lens[0]);
+        encode_layer(op, lens[0]);
       else
-        encode_layer_together(op.layer, srcs, lens, n);
+        encode_layer_together(op, srcs, lens, n);
       break;
     case EncoderOp::kKeys:
       for (int b = 0; b < n; ++b) {
@@ -46,7 +46,7 @@ void CpuEngine::run_encoder_op(const EncoderOperation& op, const int32_t* const*
     case EncoderOp::kBridge:
       for (int b = 0; b < n; ++b) {
         use_sentence(b);
-        init_state(state_cur_ + static_cast<std::size_t>(b) * state_size_);
+        init_state(op, state_cur_ + static_cast<std::size_t>(b) * state_size_);
       }
       break;
   }
@@ -55,13 +55,14 @@ void CpuEngine::run_encoder_op(const EncoderOperation& op, const int32_t* const*
 // One source's layer: its input projections over all positions at once, then
 // each direction's recurrence. Layers ping-pong between enc_a_ and enc_b_;
 // the last one's rows are copied into the sentence's annotations.
-void CpuEngine::encode_layer(int layer, int s) {
+void CpuEngine::encode_layer(const EncoderOperation& op, int s) {
+  const int layer = op.layer;
   const float* in = layer % 2 == 0 ? enc_a_ : enc_b_;
   float* out = layer % 2 == 0 ? enc_b_ : enc_a_;
   cw_->enc_proj_fwd[layer]->run(k_, in, s, gi_f_, xq_, xs_, *pool_);
   cw_->enc_proj_bwd[layer]->run(k_, in, s, gi_b_, xq_, xs_, *pool_);
   for (int dir = 0; dir < 2; ++dir) {
-    const GruWeights& g = dir == 0 ? m_.w.enc_fwd[layer] : m_.w.enc_bwd[layer];
+    const GruWeights& g = dir == 0 ? *op.forward : *op.backward;
     const float* gi = dir == 0 ? gi_f_ : gi_b_;
     std::memset(h_, 0, sizeof(float) * n_);
     for (int step = 0; step < s; ++step) {
@@ -71,7 +72,7 @@ void CpuEngine::encode_layer(int layer, int s) {
       std::memcpy(out + static_cast<std::size_t>(j) * 2 * n_ + dir * n_, h_, sizeof(float) * n_);
     }
   }
-  if (layer == c_.enc_layers - 1) {
+  if (layer == shapes_.enc_layers - 1) {
     use_sentence(0);
     std::memcpy(ann_, out, sizeof(float) * s * 2 * n_);  // this sentence's annotations [s, 2n]
   }
@@ -85,16 +86,16 @@ void CpuEngine::encode_layer(int layer, int s) {
 // alone). Layer outputs go straight to the sentences' annotations
 // (ann_all_); a deeper encoder ping-pongs with enc_all_ so that the last
 // layer lands there.
-void CpuEngine::encode_layer_together(int layer, const int32_t* const* srcs, const int* lens, int n) {
-  const Weights& w = m_.w;
+void CpuEngine::encode_layer_together(const EncoderOperation& op, const int32_t* const* srcs, const int* lens, int n) {
+  const int layer = op.layer;
   const std::size_t per_sentence = static_cast<std::size_t>(S_) * 2 * n_;
   int longest = 0;
   for (int b = 0; b < n; ++b) longest = std::max(longest, lens[b]);
-  float* out = (c_.enc_layers - 1 - layer) % 2 == 0 ? ann_all_ : enc_all_;
+  float* out = (shapes_.enc_layers - 1 - layer) % 2 == 0 ? ann_all_ : enc_all_;
   const float* in = layer == 0 ? nullptr : (out == ann_all_ ? enc_all_ : ann_all_);
   const int in_width = layer == 0 ? e_ : 2 * n_;
   for (int dir = 0; dir < 2; ++dir) {
-    const GruWeights& g = dir == 0 ? w.enc_fwd[layer] : w.enc_bwd[layer];
+    const GruWeights& g = dir == 0 ? *op.forward : *op.backward;
     const Linear& proj = dir == 0 ? *cw_->enc_proj_fwd[layer] : *cw_->enc_proj_bwd[layer];
     std::memset(enc_h_, 0, sizeof(float) * n * n_);
     for (int step = 0; step < longest; ++step) {
@@ -104,7 +105,7 @@ void CpuEngine::encode_layer_together(int layer, const int32_t* const* srcs, con
         const int j = dir == 0 ? step : lens[b] - 1 - step;
         float* x = enc_x_ + static_cast<std::size_t>(count) * in_width;
         if (layer == 0)
-          kernels::get_row(k_, w.src_emb, srcs[b][j], x);
+          kernels::get_row(k_, src_emb_, srcs[b][j], x);
         else
           std::memcpy(x, in + b * per_sentence + static_cast<std::size_t>(j) * 2 * n_, sizeof(float) * in_width);
         std::memcpy(enc_hq_ + static_cast<std::size_t>(count) * n_, enc_h_ + static_cast<std::size_t>(b) * n_,
@@ -126,12 +127,12 @@ void CpuEngine::encode_layer_together(int layer, const int32_t* const* srcs, con
   }
 }
 
-// s_0 = tanh(W_bridge x + b) for every decoder layer, x = ←h_0 (encdec: the
-// fixed context); the input-feeding h̃_{-1} = 0 (use_sentence's buffers).
-void CpuEngine::init_state(float* state) {
-  const float* x = c_.variant == Variant::kEncDec ? fixed_ctx_ : ann_ + n_;
-  kernels::matvec(k_, m_.w.bridge_w, x, m_.w.bridge_b, state, xq_);
-  const int ld = c_.dec_layers * d_;
+// s_0 = tanh(W_bridge x + b) for every decoder layer, x = ←h_0 or the
+// fixed context (bridge.bridge_input); a fed-back h̃_{-1} = 0 (use_sentence's buffers).
+void CpuEngine::init_state(const EncoderOperation& bridge, float* state) {
+  const float* x = bridge.bridge_input == BridgeInput::kFixedContext ? fixed_ctx_ : ann_ + n_;
+  kernels::matvec(k_, *bridge.matrix, x, bridge.bias, state, xq_);
+  const int ld = shapes_.dec_layers * d_;
   for (int i = 0; i < ld; ++i) state[i] = std::tanh(state[i]);
   for (int i = ld; i < state_size_; ++i) state[i] = 0.0f;
 }

@@ -12,9 +12,8 @@ Status unsupported(const std::string& why) { return Status(StatusCode::kUnsuppor
 
 }  // namespace
 
-Status make_vulkan_engine(const ModelImpl& model, const kernels::KernelTable& kernels, const EngineLimits& limits,
-                          bool asked, const ShortlistTable* shortlist, std::unique_ptr<Engine>* out,
-                          std::string* device) {
+Status make_vulkan_engine(const Plan& plan, const ShortlistTable& shortlist, const kernels::KernelTable& kernels,
+                          const EngineLimits& limits, bool asked, std::unique_ptr<Engine>* out, std::string* device) {
   if (!asked && !vk::gpu_device_node_present())
     return unsupported("no GPU device node (/dev/dri/renderD*, /dev/nvidia0, /dev/kgsl-3d0, /dev/mali0): the Vulkan "
                        "drivers are not loaded");
@@ -30,9 +29,9 @@ Status make_vulkan_engine(const ModelImpl& model, const kernels::KernelTable& ke
   if (dev->integer_dot) *device += ", int8 dot products";
   if (dev->subgroup_sums) *device += ", subgroup sums";
   std::shared_ptr<const vk::VulkanWeights> weights;
-  st = vulkan_weights(model, dev, &weights);
+  st = vulkan_weights(plan, dev, &weights);
   if (!st.ok()) return st;
-  auto engine = std::make_unique<vk::VulkanEngine>(model, *dev, std::move(weights), kernels, limits, shortlist);
+  auto engine = std::make_unique<vk::VulkanEngine>(plan, shortlist, *dev, std::move(weights), kernels, limits);
   st = engine->init();
   if (!st.ok()) return st;
   *out = std::move(engine);

@@ -6,18 +6,18 @@
 #include <string>
 
 #include "backends/engine.hpp"
+#include "backends/ops.hpp"
+#include "backends/shortlist.hpp"
 #include "kernels/kernels.hpp"
-#include "model/model_impl.hpp"
 
 namespace softalign::internal {
 
 // `asked`: backend = vulkan (any Vulkan device will do, a CPU device such
 // as lavapipe included); otherwise backend = auto, which takes only a real
 // GPU (integrated or discrete). On success *device describes the device.
-// `kernels`: the host's (steps chosen on the host); `shortlist`: the table
-// to select from (VulkanEngine's).
-Status make_vulkan_engine(const ModelImpl& model, const kernels::KernelTable& kernels, const EngineLimits& limits,
-                          bool asked, const ShortlistTable* shortlist, std::unique_ptr<Engine>* out,
-                          std::string* device);
+// `plan`, `shortlist`: the model's plan and the table to select from
+// (VulkanEngine's); `kernels`: the host's (steps chosen on the host).
+Status make_vulkan_engine(const Plan& plan, const ShortlistTable& shortlist, const kernels::KernelTable& kernels,
+                          const EngineLimits& limits, bool asked, std::unique_ptr<Engine>* out, std::string* device);
 
 }  // namespace softalign::internal

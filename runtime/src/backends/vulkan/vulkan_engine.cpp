@@ -32,15 +32,13 @@ uint32_t output_groups(uint32_t outputs, uint32_t rows, uint32_t per = 1) {
 
 }  // namespace
 
-VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, std::shared_ptr<const VulkanWeights> weights,
-                           const kernels::KernelTable& kernels, const EngineLimits& limits,
-                           const ShortlistTable* shortlist)
-    : m_(model),
-      c_(model.config),
+VulkanEngine::VulkanEngine(const Plan& model_plan, const ShortlistTable& shortlist, Device& device,
+                           std::shared_ptr<const VulkanWeights> weights, const kernels::KernelTable& kernels,
+                           const EngineLimits& limits)
+    : plan_(model_plan),
+      shapes_(model_plan.shapes),
       k_(kernels),
-      table_(shortlist != nullptr ? *shortlist : model.shortlist),
-      encoder_plan_(plan_encoder(model.config)),
-      plan_(plan_decoder_step(model.config)),
+      table_(shortlist),
       dev_(device),
       api_(device.api),
       weights_(std::move(weights)),
@@ -50,18 +48,24 @@ VulkanEngine::VulkanEngine(const ModelImpl& model, Device& device, std::shared_p
       B_(static_cast<uint32_t>(limits.max_sentences)),
       R_(static_cast<uint32_t>(limits.max_rows) * static_cast<uint32_t>(limits.max_sentences)),
       shortlist_room_(limits.shortlist && table_.present()) {
-  n_ = c_.enc_hidden;
-  d_ = c_.dec_hidden;
-  e_ = c_.emb_size;
-  a_ = c_.att_hidden;
-  l_ = c_.maxout_size;
-  V_ = c_.tgt_vocab;
-  const bool luong = c_.variant == Variant::kLuong;
-  state_ = static_cast<uint32_t>(decoder_state_size(c_));
-  // A step's GRU input row: [E y ; c] (bahdanau, encdec), [E y ; h~] (luong
-  // with input feeding), E y (luong).
-  xw_ = luong ? e_ + (c_.input_feeding ? d_ : 0) : e_ + 2 * n_;
-  key_dim_ = static_cast<uint32_t>(attention_key_dim(c_));
+  n_ = static_cast<uint32_t>(shapes_.enc_hidden);
+  d_ = static_cast<uint32_t>(shapes_.dec_hidden);
+  e_ = static_cast<uint32_t>(shapes_.emb);
+  a_ = static_cast<uint32_t>(shapes_.att_hidden);
+  l_ = static_cast<uint32_t>(shapes_.maxout);
+  V_ = static_cast<uint32_t>(shapes_.vocab);
+  state_ = static_cast<uint32_t>(shapes_.state_size);
+  // A step's GRU input row: [E y ; fed] (ops.hpp, FedInput).
+  xw_ = e_ + static_cast<uint32_t>(shapes_.fed);
+  key_dim_ = static_cast<uint32_t>(shapes_.key_dim);
+  q_width_ = std::max(a_, 1u);
+  for (const StepOperation& op : plan_.step) {
+    if (op.op == StepOp::kInput) zero_attention_ = op.zero_attention;
+    if (op.op == StepOp::kCombine) feed_back_ = op.feed_back;
+    if (op.op != StepOp::kAttendWithState) continue;
+    if (op.scores == Scores::kPosition) q_width_ = std::max(q_width_, static_cast<uint32_t>(op.matrix->rows));
+    predicted_window_ = op.window == Window::kPredicted;
+  }
   plan();
 }
 
@@ -96,24 +100,22 @@ void VulkanEngine::plan() {
   gi_b_ = take(bs * 3 * n_);
   h_ = take(uint64_t{4} * B_ * n_);  // [direction][step parity][sentence][n]
   // The last layer's output are the annotations (ping-pong: layer 0 writes enc_b_).
-  ann_ = c_.enc_layers % 2 == 1 ? enc_b_ : enc_a_;
+  ann_ = shapes_.enc_layers % 2 == 1 ? enc_b_ : enc_a_;
   keys_ = take(bs * std::max(key_dim_, 1u));
   fixed_ = take(uint64_t{B_} * 2 * n_);
   state_cur_ = take(uint64_t{R_} * state_);
   state_next_ = take(uint64_t{R_} * state_);
   x_ = take(uint64_t{R_} * xw_);
   // Per row: attention queries (bahdanau W_a s, concat W_q h, location W_loc h), local-p's W_p h.
-  const uint32_t q_width = std::max({a_, static_cast<uint32_t>(w_.att_W_loc.rows), 1u});
-  q_ = take(uint64_t{R_} * q_width);
+  q_ = take(uint64_t{R_} * q_width_);
   qp_ = take(uint64_t{R_} * std::max(a_, 1u));
   cat_ = take(uint64_t{R_} * (2 * n_ + d_));
   t_ = take(uint64_t{R_} * std::max(l_, d_));
   logits_ = take(uint64_t{R_} * V_);
   act_words_ = at;
   // The output layer's input: luong's h~ (in the state when it is fed back), else t.
-  const bool fed_back = c_.variant == Variant::kLuong && c_.input_feeding;
-  gen_in_ = fed_back ? state_next_ + c_.dec_layers * d_ : t_;
-  gen_ld_ = fed_back ? state_ : c_.variant == Variant::kLuong ? d_ : l_;
+  gen_in_ = feed_back_ ? state_next_ + static_cast<uint32_t>(shapes_.dec_layers) * d_ : t_;
+  gen_ld_ = feed_back_ ? state_ : static_cast<uint32_t>(shapes_.output_in);
 
   at = 0;
   io_sentences_ = take(1);
@@ -125,7 +127,7 @@ void VulkanEngine::plan() {
   io_positions_ = take(bs);
   io_order_ = take(B_);
   io_live_ = take(S_);
-  position_grids_room_ = 2 + 2 * static_cast<uint32_t>(c_.enc_layers);  // embeddings, 2 products a layer, keys
+  position_grids_room_ = 2 + 2 * static_cast<uint32_t>(shapes_.enc_layers);  // embeddings, 2 products a layer, keys
   io_position_grids_ = take(3 * position_grids_room_);
   io_tokens_ = take(R_);
   io_row_sent_ = take(R_);
@@ -283,10 +285,10 @@ Status VulkanEngine::init() {
     res = api_.vkEndCommandBuffer(cb);
     return res == VK_SUCCESS ? Status::Ok() : vk_error("vkEndCommandBuffer", res);
   };
-  // The encoder's operations (step_plan.hpp), in one command buffer.
+  // The encoder's operations (ops.hpp), in one command buffer.
   counting_ = &costs_.encoder;
   Status st2 = record(encoder_cb_, [&] {
-    for (const EncoderOperation& op : encoder_plan_) record_encoder_op(encoder_cb_, op);
+    for (const EncoderOperation& op : plan_.encoder) record_encoder_op(encoder_cb_, op);
   });
   counting_ = nullptr;
   for (std::size_t b = 0; b < buckets && st2.ok(); ++b) {
@@ -320,7 +322,7 @@ Status VulkanEngine::init() {
     copy_io(greedy_in_cb_, true, io_rows_, io_t_ + 1);
     copy_io(greedy_in_cb_, true, io_tokens_, io_status_ + 1);
   });
-  const uint32_t greedy_end = c_.variant == Variant::kEncDec ? io_greedy_att_ : io_greedy_end_;
+  const uint32_t greedy_end = zero_attention_ ? io_greedy_att_ : io_greedy_end_;
   if (st2.ok()) st2 = record(greedy_out_cb_, [&] { copy_io(greedy_out_cb_, false, io_status_, greedy_end); });
   if (st2.ok()) st2 = record(vocab_cb_, [&] { copy_io(vocab_cb_, true, io_width_, static_cast<uint32_t>(io_words_)); });
   if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, StepEnd::kForced, 1); });
@@ -483,11 +485,12 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
 
 // The encoder's inputs (counts, lengths, ids, positions) to the device;
 // layer 0's input: the source embeddings, [b * S + j] rows.
-void VulkanEngine::record_embeddings(VkCommandBuffer cb) {
+void VulkanEngine::record_embeddings(VkCommandBuffer cb, const EncoderOperation& op) {
   copy_io(cb, true, 0, io_tokens_);
   const uint32_t bs = B_ * S_;
-  const uint32_t p[] = {w_.src_emb.data, w_.src_emb.scales, e_, enc_a_, e_, bs, io_enc_rows_, io_src_, io_positions_};
-  dispatch_grid(cb, Kernel::kEmbed, {{w_.src_emb.type}}, p, sizeof p / 4, GridBy::kPositions, groups_of(e_, 64), 1);
+  const MatrixRef& emb = w_.matrix(op.matrix);
+  const uint32_t p[] = {emb.data, emb.scales, e_, enc_a_, e_, bs, io_enc_rows_, io_src_, io_positions_};
+  dispatch_grid(cb, Kernel::kEmbed, {{emb.type}}, p, sizeof p / 4, GridBy::kPositions, groups_of(e_, 64), 1);
 }
 
 // Layers ping-pong between enc_a_ and enc_b_: layer k reads one, writes the other.
@@ -499,13 +502,14 @@ static void layer_buffers(int layer, uint32_t a, uint32_t b, uint32_t* in, uint3
 // A layer: its input projections over the batch's positions, then its
 // recurrence in one dispatch (gru_encoder_layer.comp: a workgroup per tile
 // of sentences and direction, looping over the positions).
-void VulkanEngine::record_layer(VkCommandBuffer cb, int layer) {
+void VulkanEngine::record_layer(VkCommandBuffer cb, const EncoderOperation& op) {
+  const int layer = op.layer;
   const uint32_t bs = B_ * S_;
   uint32_t in, out;
   layer_buffers(layer, enc_a_, enc_b_, &in, &out);
   const uint32_t in_dim = layer == 0 ? e_ : 2 * n_;
-  const GruRef& f = w_.enc_fwd[layer];
-  const GruRef& b = w_.enc_bwd[layer];
+  const GruRef& f = w_.gru(op.forward);
+  const GruRef& b = w_.gru(op.backward);
   product(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, 3 * n_, 0, true);  // the batch's positions
   product(cb, b.w_ih, b.b_ih, in, in_dim, bs, io_enc_rows_, gi_b_, 3 * n_, 0, true);
   const uint32_t p[] = {n_,          S_,     io_live_, io_order_, io_lens_, f.w_hh.data, f.w_hh.scales, f.b_hh,
@@ -522,14 +526,13 @@ void VulkanEngine::record_encoder_op(VkCommandBuffer cb, const EncoderOperation&
   const uint32_t bs = B_ * S_;
   switch (op.op) {
     case EncoderOp::kEmbed:
-      record_embeddings(cb);
+      record_embeddings(cb, op);
       break;
     case EncoderOp::kLayer:
-      record_layer(cb, op.layer);
+      record_layer(cb, op);
       break;
     case EncoderOp::kKeys:
-      product(cb, key_matrix(c_, w_), key_bias(c_, w_, kNone), ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0,
-              true);
+      product(cb, w_.matrix(op.matrix), w_.vector(op.bias), ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0, true);
       break;
     case EncoderOp::kFixedContext: {
       const uint32_t p[] = {ann_, n_, S_, fixed_, B_, io_sentences_, io_lens_};
@@ -537,45 +540,48 @@ void VulkanEngine::record_encoder_op(VkCommandBuffer cb, const EncoderOperation&
       break;
     }
     case EncoderOp::kBridge:
-      fill_zero(cb, state_next_, B_ * state_);  // input feeding's h~_{-1} = 0
-      if (c_.variant == Variant::kEncDec)  // x = the fixed context
-        product(cb, w_.bridge_w, w_.bridge_b, fixed_, 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+      fill_zero(cb, state_next_, B_ * state_);  // a fed-back h~_{-1} = 0
+      if (op.bridge_input == BridgeInput::kFixedContext)
+        product(cb, w_.matrix(op.matrix), w_.vector(op.bias), fixed_, 2 * n_, B_, io_sentences_, state_next_, state_, 2);
       else  // x = the backward state at the first position
-        product(cb, w_.bridge_w, w_.bridge_b, ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_, state_, 2);
+        product(cb, w_.matrix(op.matrix), w_.vector(op.bias), ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_,
+                state_, 2);
       break;
   }
 }
 
-// One operation of the step (step_plan.hpp) as dispatches: each row's
+// One operation of the step (ops.hpp) as dispatches: each row's
 // inputs by step_input, products by product.comp (several terms, bias,
 // activation fused), the attention and the GRU cell by their kernels.
 void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
-  const uint32_t top = (c_.dec_layers - 1) * d_;
+  const uint32_t top = static_cast<uint32_t>(shapes_.dec_layers - 1) * d_;
   switch (op.op) {
     case StepOp::kInput: {  // state_cur = state_next[parents]; x = [E y ; the fed input]
       uint32_t feed = 0, feed_off = 0, feed_ld = 0, feed_cols = 0;
-      if (c_.variant == Variant::kEncDec) {  // the sentence's fixed context
+      if (op.fed == FedInput::kFixedContext) {  // the sentence's fixed context
         feed = 1, feed_off = fixed_, feed_ld = 2 * n_, feed_cols = 2 * n_;
-      } else if (c_.variant == Variant::kLuong && c_.input_feeding) {  // the parent row's h~ (after the layers' states)
-        feed = 2, feed_off = state_next_ + c_.dec_layers * d_, feed_ld = state_, feed_cols = d_;
+      } else if (op.fed == FedInput::kAttentional) {  // the parent row's h~ (after the layers' states)
+        feed = 2, feed_off = state_next_ + static_cast<uint32_t>(shapes_.dec_layers) * d_, feed_ld = state_, feed_cols = d_;
       }
-      const uint32_t p[] = {state_next_, state_cur_, state_, io_parents_, w_.tgt_emb.data, w_.tgt_emb.scales, e_,
-                            x_,          xw_,        rec_rows_,     io_rows_,    io_tokens_,      io_row_sent_,      feed,
-                            feed_off,    feed_ld,    feed_cols, io_t_,    io_want_};
-      dispatch(cb, Kernel::kStepInput, {{w_.tgt_emb.type, rec_from_device_ ? 1u : 0u}}, p, sizeof p / 4, groups_of(state_ + e_ + feed_cols, 64), rec_rows_, 1, {RowsIn::kY, 1});
+      const MatrixRef& emb = w_.matrix(op.matrix);
+      const uint32_t p[] = {state_next_, state_cur_, state_,   io_parents_, emb.data,     emb.scales, e_,
+                            x_,          xw_,        rec_rows_, io_rows_,   io_tokens_,   io_row_sent_, feed,
+                            feed_off,    feed_ld,    feed_cols, io_t_,      io_want_};
+      dispatch(cb, Kernel::kStepInput, {{emb.type, rec_from_device_ ? 1u : 0u}}, p, sizeof p / 4,
+               groups_of(state_ + e_ + feed_cols, 64), rec_rows_, 1, {RowsIn::kY, 1});
       break;
     }
     case StepOp::kQuery:
-      product(cb, w_.att_W_a, kNone, state_cur_ + top, state_, rec_rows_, io_rows_, q_, a_, 0);
+      product(cb, w_.matrix(op.matrix), kNone, state_cur_ + top, state_, rec_rows_, io_rows_, q_, a_, 0);
       break;
     case StepOp::kAttendAdditive: {  // the context into x[:, e:]
-      const uint32_t p[] = {q_, keys_, w_.att_v_a, ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, rec_rows_, io_rows_,
-                            io_row_sent_, io_lens_};
+      const uint32_t p[] = {q_, keys_, w_.vector(op.vector), ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, rec_rows_,
+                            io_rows_, io_row_sent_, io_lens_};
       dispatch(cb, Kernel::kAttendAdditive, {}, p, sizeof p / 4, rec_rows_, 1, 1, {RowsIn::kX, 1});
       break;
     }
-    case StepOp::kGru: {  // layer 0 reads x, layer k the new state of layer k - 1
-      const GruRef& g = w_.dec[op.layer];
+    case StepOp::kGru: {  // layer 0 reads x (E y alone where that is all x holds), layer k the new state of layer k - 1
+      const GruRef& g = w_.gru(op.gru);
       const uint32_t lo = static_cast<uint32_t>(op.layer) * d_;
       const uint32_t x_off = op.layer == 0 ? x_ : state_next_ + lo - d_, ldx = op.layer == 0 ? xw_ : state_;
       const uint32_t p[] = {d_,     rec_rows_,          io_rows_,      g.w_ih.data,     g.w_ih.scales, x_off,
@@ -586,42 +592,42 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
       if (counting_ != nullptr) counting_->weight_bytes += g.w_ih.bytes + g.w_hh.bytes;
       break;
     }
-    case StepOp::kAttendLuong: {  // with the new top state h, writing [c ; h]
+    case StepOp::kAttendWithState: {  // with the new top state h, writing [c ; h]
       const uint32_t h = state_next_ + top, cat = 2 * n_ + d_;
       uint32_t ldq = 0;
-      if (c_.score == Score::kConcat) {
-        ldq = a_;
-        product(cb, w_.att_W_q, kNone, h, state_, rec_rows_, io_rows_, q_, ldq, 0);
-      } else if (c_.score == Score::kLocation) {
-        ldq = static_cast<uint32_t>(w_.att_W_loc.rows);
-        product(cb, w_.att_W_loc, kNone, h, state_, rec_rows_, io_rows_, q_, ldq, 0);
+      if (op.scores == Scores::kAdditive || op.scores == Scores::kPosition) {  // the query: W_q h, or W_loc h
+        ldq = op.scores == Scores::kAdditive ? a_ : static_cast<uint32_t>(op.matrix->rows);
+        product(cb, w_.matrix(op.matrix), kNone, h, state_, rec_rows_, io_rows_, q_, ldq, 0);
       }
-      if (c_.scope == Scope::kLocalP) product(cb, w_.att_W_p, kNone, h, state_, rec_rows_, io_rows_, qp_, a_, 0);
-      const uint32_t score = c_.score == Score::kDot       ? 1
-                             : c_.score == Score::kGeneral ? 2
-                             : c_.score == Score::kConcat  ? 3
-                                                           : 4;
-      const uint32_t scope = c_.scope == Scope::kLocalM ? 1 : c_.scope == Scope::kLocalP ? 2 : 0;
-      const uint32_t keys = c_.score == Score::kDot ? ann_ : keys_;
-      const uint32_t key_dim = c_.score == Score::kDot ? 2 * n_ : key_dim_;
-      const uint32_t p[] = {score, scope, static_cast<uint32_t>(c_.window_d), io_t_, h, state_, d_, q_, ldq, qp_,
-                            keys, key_dim, w_.att_v_a, w_.att_v_p, a_, ann_, 2 * n_, S_, io_att_, cat_, cat, rec_rows_,
-                            io_rows_, io_row_sent_, io_lens_, io_fault_};
+      if (op.window == Window::kPredicted)
+        product(cb, w_.matrix(op.position), kNone, h, state_, rec_rows_, io_rows_, qp_, a_, 0);
+      // attend_luong.comp's selectors.
+      const uint32_t score = op.scores == Scores::kDot       ? 1
+                             : op.scores == Scores::kDotKeys ? 2
+                             : op.scores == Scores::kAdditive ? 3
+                                                              : 4;
+      const uint32_t window = op.window == Window::kAtStep ? 1 : op.window == Window::kPredicted ? 2 : 0;
+      const uint32_t keys = op.scores == Scores::kDot ? ann_ : keys_;
+      const uint32_t key_dim = op.scores == Scores::kDot ? 2 * n_ : key_dim_;
+      const uint32_t p[] = {score, window, static_cast<uint32_t>(op.window_d), io_t_, h, state_, d_, q_, ldq, qp_,
+                            keys, key_dim, w_.vector(op.vector), w_.vector(op.position_vector), a_, ann_, 2 * n_, S_,
+                            io_att_, cat_, cat, rec_rows_, io_rows_, io_row_sent_, io_lens_, io_fault_};
       dispatch(cb, Kernel::kAttendLuong, {}, p, sizeof p / 4, rec_rows_, 1, 1, {RowsIn::kX, 1});
       break;
     }
     case StepOp::kCombine:  // h~ = tanh(W_c [c ; h]) into the state when it is fed back, else into t
-      product(cb, w_.dec_W_c, kNone, cat_, 2 * n_ + d_, rec_rows_, io_rows_, gen_in_, gen_ld_, 2);
+      product(cb, w_.matrix(op.matrix), kNone, cat_, 2 * n_ + d_, rec_rows_, io_rows_, gen_in_, gen_ld_, 2);
       break;
     case StepOp::kMaxout: {  // t = maxout(U_o s + b_o + V_o E y + C_o c), the terms summed in the CPU engine's order
-      const Term terms[] = {
-          {&w_.out_U_o, state_next_ + top, state_}, {&w_.out_V_o, x_, xw_}, {&w_.out_C_o, x_ + e_, xw_}};
-      product(cb, terms, 3, w_.out_U_o_b, rec_rows_, io_rows_, t_, l_, 4);
+      const Term terms[] = {{&w_.matrix(op.from_state), state_next_ + top, state_},
+                            {&w_.matrix(op.from_embedding), x_, xw_},
+                            {&w_.matrix(op.from_context), x_ + e_, xw_}};
+      product(cb, terms, 3, w_.vector(op.bias), rec_rows_, io_rows_, t_, l_, 4);
       break;
     }
     case StepOp::kOutput: {
-      const Term gen{&w_.gen_w, gen_in_, gen_ld_};
-      product(cb, &gen, 1, w_.gen_b, rec_rows_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
+      const Term gen{&w_.matrix(op.matrix), gen_in_, gen_ld_};
+      product(cb, &gen, 1, w_.vector(op.bias), rec_rows_, io_rows_, logits_, V_, 0, io_vocab_ids_, io_width_);
       break;
     }
   }
@@ -629,7 +635,7 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
 
 void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with, uint32_t rows, uint32_t slot) {
   rec_rows_ = rows;
-  for (const StepOperation& op : plan_) record_step_op(cb, op);
+  for (const StepOperation& op : plan_.step) record_step_op(cb, op);
   if (end_with == StepEnd::kForced) {  // row 0's logits to the host
     VkBufferCopy copy{uint64_t{logits_} * 4, uint64_t{io_logits_} * 4, uint64_t{V_} * 4};
     api_.vkCmdCopyBuffer(cb, act_.buffer, io_.buffer, 1, &copy);
@@ -639,12 +645,11 @@ void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with, uint32_t ro
     dispatch(cb, Kernel::kTopk, {}, p, sizeof p / 4, rec_rows_, 1, 1, {RowsIn::kX, 1});
   }
   if (end_with == StepEnd::kGreedy) {  // the choice and the next step's rows; greedy_out_cb_ copies the results
-    const bool local_p = c_.variant == Variant::kLuong && c_.scope == Scope::kLocalP;
     const uint32_t p[] = {io_rows_,       io_t_,       io_tokens_,    io_row_sent_,
                           io_parents_,    io_row_logp_, io_t_max_,    io_status_,
                           io_idx_,        io_val_,     io_lse_,       K_,
-                          io_vocab_ids_,  local_p ? io_fault_ : kNone, static_cast<uint32_t>(c_.eos_id),
-                          c_.variant == Variant::kEncDec ? kNone : io_att_, S_, io_greedy_tok_, io_greedy_logp_,
+                          io_vocab_ids_,  predicted_window_ ? io_fault_ : kNone, static_cast<uint32_t>(shapes_.eos_id),
+                          zero_attention_ ? kNone : io_att_, S_, io_greedy_tok_, io_greedy_logp_,
                           io_greedy_att_, B_,          slot,        io_rows_grids_, io_rows_grid_per_,
                           static_cast<uint32_t>(rows_grids_.size()), io_lens_};
     dispatch(cb, Kernel::kGreedy, {}, p, sizeof p / 4, 1, 1);
@@ -657,7 +662,7 @@ void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with, uint32_t ro
   // The results to the host (each row's candidates, lse, fault flag and attention
   // row); record() ends with the barrier that makes them visible to it.
   // encdec has no attention: its rows stay the zeros the host's block starts with.
-  const uint32_t end = c_.variant == Variant::kEncDec ? io_att_ : io_logits_;
+  const uint32_t end = zero_attention_ ? io_att_ : io_logits_;
   const VkBufferCopy back{uint64_t{io_idx_} * 4, uint64_t{io_idx_} * 4, uint64_t{end - io_idx_} * 4};
   api_.vkCmdCopyBuffer(cb, ctl_.buffer, io_.buffer, 1, &back);
 }
@@ -685,7 +690,7 @@ bool VulkanEngine::run_step(VkCommandBuffer cb) {
 void VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
   vocab_dirty_ = true;
   io_u_[io_mask_on_] = 0;
-  vocab_.select(table_, use && shortlist_room_, srcs, lens, n, c_.eos_id);
+  vocab_.select(table_, use && shortlist_room_, srcs, lens, n, shapes_.eos_id);
   if (!vocab_.active()) {
     if (!identity_vocab_)
       for (uint32_t v = 0; v < V_; ++v) io_u_[io_vocab_ids_ + v] = v;
@@ -767,7 +772,7 @@ void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
 
 // A local-p position that was not a number (damaged weights) in the last step.
 bool VulkanEngine::position_fault(uint32_t rows) const {
-  if (c_.variant != Variant::kLuong || c_.scope != Scope::kLocalP) return false;
+  if (!predicted_window_) return false;
   for (uint32_t i = 0; i < rows; ++i)
     if (io_u_[io_fault_ + i] != 0) return true;
   return false;

@@ -3,7 +3,7 @@
 // (vulkan_weights.hpp, laid out for the products); everything per sentence —
 // the device buffers, the host-visible I/O block, the descriptor set and the
 // command buffers — is made at prepare. The command buffers are recorded
-// once, from the model's plans (step_plan.hpp: record_encoder_op,
+// once, from the model's plan (ops.hpp: record_encoder_op,
 // record_step_op), and resubmitted: the encoder (all sentences of a batch at
 // once) — the embeddings; per layer its input projections (the batch's
 // positions only), then its recurrence in one dispatch for both directions
@@ -50,10 +50,10 @@
 #include <vector>
 
 #include "backends/engine.hpp"
+#include "backends/ops.hpp"
+#include "backends/shortlist.hpp"
 #include "backends/vulkan/vulkan_weights.hpp"
 #include "kernels/kernels.hpp"
-#include "model/model_impl.hpp"
-#include "model/step_plan.hpp"
 
 namespace softalign::internal::vk {
 
@@ -67,13 +67,13 @@ struct RowsIn {
 
 class VulkanEngine final : public Engine {
  public:
-  // `kernels`: the host's, for steps chosen on the host; `shortlist`: the
-  // table to select from (null: the model's; an ensemble's members all use
-  // their first member's).
-  // `weights`: the Model's upload (vulkan_weights.hpp), held as long as the engine.
-  VulkanEngine(const ModelImpl& model, Device& device, std::shared_ptr<const VulkanWeights> weights,
-               const kernels::KernelTable& kernels, const EngineLimits& limits,
-               const ShortlistTable* shortlist = nullptr);
+  // `plan`: the model's (it outlives the engine); `shortlist`: the table to
+  // select from (the model's; an ensemble's members all use their first
+  // member's); `weights`: the plan's upload (vulkan_weights.hpp), held as
+  // long as the engine; `kernels`: the host's, for steps chosen on the host.
+  VulkanEngine(const Plan& plan, const ShortlistTable& shortlist, Device& device,
+               std::shared_ptr<const VulkanWeights> weights, const kernels::KernelTable& kernels,
+               const EngineLimits& limits);
   ~VulkanEngine() override;
   VulkanEngine(const VulkanEngine&) = delete;
   VulkanEngine& operator=(const VulkanEngine&) = delete;
@@ -108,8 +108,8 @@ class VulkanEngine final : public Engine {
   static constexpr uint32_t kGreedySteps = 8;
   static constexpr uint32_t kMaxStepDispatches = 16;  // room for a greedy step's grids
   // The encoder's operations: the embeddings, a layer, the keys and the bridge.
-  void record_embeddings(VkCommandBuffer cb);
-  void record_layer(VkCommandBuffer cb, int layer);
+  void record_embeddings(VkCommandBuffer cb, const EncoderOperation& op);
+  void record_layer(VkCommandBuffer cb, const EncoderOperation& op);
   void record_encoder_op(VkCommandBuffer cb, const EncoderOperation& op);
   // A decoder step over at most `rows` rows, ending in: top-k (kTopk); top-k
   // and every row's logits copied to rows_ (kRows); row 0's logits to the I/O
@@ -189,12 +189,10 @@ class VulkanEngine final : public Engine {
   bool run(const VkCommandBuffer* cbs, uint32_t count);
   bool position_fault(uint32_t rows) const;
 
-  const ModelImpl& m_;
-  const ModelConfig& c_;
+  const Plan& plan_;  // the encoder's and the step's operations (ops.hpp)
+  const PlanShapes& shapes_;
   const kernels::KernelTable& k_;
   const ShortlistTable& table_;  // the shortlist selected from
-  const std::vector<EncoderOperation> encoder_plan_;  // the encoder (step_plan.hpp)
-  const std::vector<StepOperation> plan_;             // the decoder step
   Device& dev_;
   const Api& api_;
   const std::shared_ptr<const VulkanWeights> weights_;
@@ -204,6 +202,10 @@ class VulkanEngine final : public Engine {
   uint32_t state_ = 0;    // floats per row: dec_layers * d (+ d for input feeding's h~)
   uint32_t xw_ = 0;       // the GRU stack's input row
   uint32_t key_dim_ = 0;  // columns of the keys (0: none)
+  uint32_t q_width_ = 0;  // columns of a row's attention query (W_a s, W_q h, W_loc h)
+  bool zero_attention_ = false;  // the step attends nowhere (kInput): no attention rows
+  bool predicted_window_ = false;  // a Window::kPredicted attention: its position may fault
+  bool feed_back_ = false;         // kCombine writes h~ into the state
 
   // Device buffer (act), in words.
   uint32_t enc_a_ = 0, enc_b_ = 0, gi_f_ = 0, gi_b_ = 0, h_ = 0;

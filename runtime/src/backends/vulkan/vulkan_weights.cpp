@@ -7,7 +7,6 @@
 #include <string>
 #include <unordered_map>
 
-#include "model/model_impl.hpp"
 
 namespace softalign::internal {
 
@@ -15,6 +14,23 @@ namespace vk {
 
 VulkanWeights::~VulkanWeights() {
   if (device != nullptr) device->destroy_buffer(&buffer);
+}
+
+const MatrixRef& VulkanWeights::matrix(const Matrix* m) const {
+  static const MatrixRef none;
+  const auto it = matrices.find(m);
+  return it == matrices.end() ? none : it->second;
+}
+
+uint32_t VulkanWeights::vector(const float* v) const {
+  const auto it = vectors.find(v);
+  return it == vectors.end() ? kNone : it->second;
+}
+
+const GruRef& VulkanWeights::gru(const GruWeights* g) const {
+  static const GruRef none;
+  const auto it = grus.find(g);
+  return it == grus.end() ? none : it->second;
 }
 
 namespace {
@@ -90,33 +106,59 @@ class Packer {
   }
 };
 
-Status build(const ModelImpl& m, Device* device, VulkanWeights* vw) {
-  const Weights& w = m.w;
-  const ModelConfig& c = m.config;
+// Each tensor once, in the layout its operation reads it in: embeddings as
+// stored (rows looked up), every other matrix as the products read it.
+class Uploads {
+ public:
+  Uploads(Packer& p, VulkanWeights* vw) : p_(p), vw_(vw) {}
+  void embedding(const Matrix* m) {
+    if (m != nullptr && !vw_->matrices.count(m)) vw_->matrices[m] = p_.matrix(*m);
+  }
+  void product(const Matrix* m) {
+    if (m != nullptr && !vw_->matrices.count(m)) vw_->matrices[m] = p_.product_matrix(*m);
+  }
+  void vector(const float* v, int n) {
+    if (v != nullptr && !vw_->vectors.count(v)) vw_->vectors[v] = p_.vector(v, n);
+  }
+  void gru(const GruWeights* g) {
+    if (g != nullptr && !vw_->grus.count(g)) vw_->grus[g] = p_.gru(*g);
+  }
+
+ private:
+  Packer& p_;
+  VulkanWeights* vw_;
+};
+
+Status build(const Plan& plan, Device* device, VulkanWeights* vw) {
+  const PlanShapes& sh = plan.shapes;
   Packer p;
-  vw->src_emb = p.matrix(w.src_emb);
-  vw->tgt_emb = p.matrix(w.tgt_emb);
-  for (const GruWeights& g : w.enc_fwd) vw->enc_fwd.push_back(p.gru(g));
-  for (const GruWeights& g : w.enc_bwd) vw->enc_bwd.push_back(p.gru(g));
-  for (const GruWeights& g : w.dec) vw->dec.push_back(p.gru(g));
-  vw->bridge_w = p.product_matrix(w.bridge_w);
-  vw->bridge_b = p.vector(w.bridge_b, w.bridge_w.rows);
-  vw->att_W_a = p.product_matrix(w.att_W_a);
-  vw->att_U_a = p.product_matrix(w.att_U_a);
-  vw->att_U_a_b = p.vector(w.att_U_a_b, c.att_hidden);
-  vw->att_v_a = p.vector(w.att_v_a, c.att_hidden);
-  vw->att_W_q = p.product_matrix(w.att_W_q);
-  vw->att_W_k = p.product_matrix(w.att_W_k);
-  vw->att_W_loc = p.product_matrix(w.att_W_loc);
-  vw->att_W_p = p.product_matrix(w.att_W_p);
-  vw->att_v_p = p.vector(w.att_v_p, c.att_hidden);
-  vw->dec_W_c = p.product_matrix(w.dec_W_c);
-  vw->out_U_o = p.product_matrix(w.out_U_o);
-  vw->out_U_o_b = p.vector(w.out_U_o_b, w.out_U_o.rows);
-  vw->out_V_o = p.product_matrix(w.out_V_o);
-  vw->out_C_o = p.product_matrix(w.out_C_o);
-  vw->gen_w = p.product_matrix(w.gen_w);
-  vw->gen_b = p.vector(w.gen_b, w.gen_w.rows);
+  Uploads up(p, vw);
+  for (const EncoderOperation& op : plan.encoder) {
+    if (op.op == EncoderOp::kEmbed) {
+      up.embedding(op.matrix);
+    } else {
+      up.product(op.matrix);
+      up.vector(op.bias, op.matrix != nullptr ? op.matrix->rows : 0);
+    }
+    up.gru(op.forward);
+    up.gru(op.backward);
+  }
+  for (const StepOperation& op : plan.step) {
+    if (op.op == StepOp::kInput) {
+      up.embedding(op.matrix);
+    } else {
+      up.product(op.matrix);
+    }
+    up.vector(op.vector, sh.att_hidden);
+    up.gru(op.gru);
+    up.product(op.position);
+    up.vector(op.position_vector, sh.att_hidden);
+    up.product(op.from_state);
+    up.product(op.from_embedding);
+    up.product(op.from_context);
+    const Matrix* biased = op.op == StepOp::kMaxout ? op.from_state : op.matrix;
+    up.vector(op.bias, biased != nullptr ? biased->rows : 0);
+  }
   const VkDeviceSize bytes = p.image.size();
   if (p.too_large || bytes > device->properties.limits.maxStorageBufferRange)
     return Status(StatusCode::kUnsupported,
@@ -135,22 +177,23 @@ Status build(const ModelImpl& m, Device* device, VulkanWeights* vw) {
 
 }  // namespace vk
 
-Status vulkan_weights(const ModelImpl& model, vk::Device* device, std::shared_ptr<const vk::VulkanWeights>* out) {
-  // Keyed by the Model's address: while a translator holds an upload it holds
-  // its Model too, so an address is not reused for another Model meanwhile.
+Status vulkan_weights(const Plan& plan, vk::Device* device, std::shared_ptr<const vk::VulkanWeights>* out) {
+  // Keyed by the plan's address (the Model's): while a translator holds an
+  // upload it holds its Model too, so an address is not reused for another
+  // model meanwhile.
   static std::mutex mu;
-  static std::unordered_map<const ModelImpl*, std::weak_ptr<const vk::VulkanWeights>> uploads;
+  static std::unordered_map<const Plan*, std::weak_ptr<const vk::VulkanWeights>> uploads;
   std::lock_guard<std::mutex> lock(mu);
   for (auto it = uploads.begin(); it != uploads.end();)  // the uploads no translator holds any more
     it = it->second.expired() ? uploads.erase(it) : std::next(it);
-  if (auto held = uploads[&model].lock()) {
+  if (auto held = uploads[&plan].lock()) {
     *out = std::move(held);
     return Status::Ok();
   }
   auto vw = std::make_shared<vk::VulkanWeights>();
-  Status st = vk::build(model, device, vw.get());
+  Status st = vk::build(plan, device, vw.get());
   if (!st.ok()) return st;
-  uploads[&model] = vw;
+  uploads[&plan] = vw;
   *out = std::move(vw);
   return Status::Ok();
 }

@@ -1,21 +1,21 @@
 // What the Vulkan backend makes of a model's weights: one device buffer with
-// every tensor in its stored precision (f32; f16; int8 + per-row scales) and
-// the f32 vectors (biases, v_a), uploaded once per Model on the first Vulkan
-// prepare and shared by every Translator on it. The backend keeps them, not
-// the Model: a registry keyed by the Model holds them while a translator does,
-// so the device memory goes with the last Vulkan translator of a Model.
+// every tensor the plan's operations name (ops.hpp) in its stored precision
+// (f32; f16; int8 + per-row scales) and the f32 vectors (biases, v_a),
+// uploaded once per model on the first Vulkan prepare and shared by every
+// Translator on it. The backend keeps them, not the Model: a registry keyed
+// by the model's weights holds them while a translator does, so the device
+// memory goes with the last Vulkan translator of a model.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <vector>
+#include <unordered_map>
 
+#include "backends/ops.hpp"
 #include "backends/vulkan/vulkan_device.hpp"
 #include "softalign/status.hpp"
 
 namespace softalign::internal {
-
-struct ModelImpl;
 
 namespace vk {
 
@@ -38,20 +38,25 @@ struct GruRef {
 
 struct VulkanWeights {
   ~VulkanWeights();
+  // The device copies of the tensors an operation names, by the host
+  // tensor's address (an empty ref or kNone for null).
+  const MatrixRef& matrix(const Matrix* m) const;
+  uint32_t vector(const float* v) const;
+  const GruRef& gru(const GruWeights* g) const;
+
   Device* device = nullptr;
   Buffer buffer;
-  MatrixRef src_emb, tgt_emb, bridge_w, att_W_a, att_U_a, out_U_o, out_V_o, out_C_o, gen_w;
-  MatrixRef att_W_q, att_W_k, att_W_loc, att_W_p, dec_W_c;  // luong
-  uint32_t bridge_b = kNone, att_U_a_b = kNone, att_v_a = kNone, att_v_p = kNone, out_U_o_b = kNone, gen_b = kNone;
-  std::vector<GruRef> enc_fwd, enc_bwd, dec;
+  std::unordered_map<const Matrix*, MatrixRef> matrices;
+  std::unordered_map<const float*, uint32_t> vectors;
+  std::unordered_map<const GruWeights*, GruRef> grus;
 };
 
 }  // namespace vk
 
-// The model's weights on `device`: the upload a living translator of this
-// Model already holds, else a new one (thread-safe); an error (the reason)
-// if the upload failed, e.g. for lack of device memory. The caller keeps
-// *out as long as it uses them.
-Status vulkan_weights(const ModelImpl& model, vk::Device* device, std::shared_ptr<const vk::VulkanWeights>* out);
+// The weights the operations of `plan` name, on `device`: the upload a living
+// translator of this model already holds, else a new one (thread-safe); an
+// error (the reason) if the upload failed, e.g. for lack of device memory.
+// The caller keeps *out as long as it uses them.
+Status vulkan_weights(const Plan& plan, vk::Device* device, std::shared_ptr<const vk::VulkanWeights>* out);
 
 }  // namespace softalign::internal

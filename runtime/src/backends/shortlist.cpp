@@ -1,4 +1,4 @@
-#include "model/shortlist.hpp"
+#include "backends/shortlist.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,0 +1,171 @@
+// The op interface: the model as a plan of operations, each carrying its
+// operands — its kind, its weights, its inputs, and the parameters that say
+// what it computes (which scores, which window, what the GRU reads). The
+// plan is made once per model from its config (model/step_plan.hpp, the only
+// place that reads the variant, score and scope); an engine implements each
+// kind of operation from the operation alone and never reads the config
+// (as ggml's backends implement ops and ncnn's layers run per backend).
+//
+// The buffers an operation reads and writes are the engine's, named here by
+// their role: the annotations h_j ([S, 2n] a source), the keys ([S,
+// key_dim]), the fixed context c ([2n]), each row's decoder state ([state
+// size]: every layer's s, then h~ where it is fed back), the GRU input row
+// [E y ; fed], the attention row and context, the output layer's input.
+#pragma once
+
+#include <vector>
+
+#include "backends/weights.hpp"
+
+namespace softalign::internal {
+
+// The sizes of a planned model (floats of each buffer's row).
+struct PlanShapes {
+  int emb = 0;         // e: the embeddings (source and target)
+  int enc_hidden = 0;  // n: one encoder direction; the annotations are 2n
+  int dec_hidden = 0;  // d
+  int att_hidden = 0;  // a: additive attention's hidden size, local-p's position layer
+  int maxout = 0;      // l: the maxout's output
+  int vocab = 0;       // V: the target vocabulary
+  int enc_layers = 0;
+  int dec_layers = 0;
+  int key_dim = 0;     // columns of the attention keys (0: the plan has no kKeys)
+  int state_size = 0;  // floats of decoder state a row carries
+  int fed = 0;         // columns after E y in the GRU input row (0, 2n or d: kInput's FedInput)
+  int output_in = 0;   // the output layer's input (l after kMaxout, d after kCombine)
+  int eos_id = 0;
+  WeightType weight_type = WeightType::kF32;  // the stored precision of the matrices
+};
+
+enum class EncoderOp {
+  // The source embeddings E x_j (matrix: E_src).
+  kEmbed,
+  // Bidirectional GRU layer `layer` over the positions of each source:
+  // →h_j = GRU(x_j, →h_{j-1}), ←h_j = GRU(x_j, ←h_{j+1}) from zero states, x
+  // the embeddings (layer 0) or the layer below's [→h_j ; ←h_j]; the last
+  // layer's rows are the annotations h_j (forward, backward: the directions).
+  kLayer,
+  // The attention keys, once per source: matrix h_j (+ bias), key_dim columns.
+  kKeys,
+  // The fixed context c = [→h_{S-1} ; ←h_0].
+  kFixedContext,
+  // Each decoder layer's initial state s_0 = tanh(matrix x + bias), x as
+  // bridge_input says; the rest of the state (a fed-back h~) zeros.
+  kBridge,
+};
+
+// What the bridge reads.
+enum class BridgeInput {
+  kBackwardFirst,  // ←h_0: the backward direction at the first position
+  kFixedContext,   // c (kFixedContext ran before)
+};
+
+struct EncoderOperation {
+  EncoderOp op;
+  int layer = 0;                          // kLayer
+  const Matrix* matrix = nullptr;         // kEmbed, kKeys, kBridge
+  const float* bias = nullptr;            // kKeys (none: null), kBridge
+  const GruWeights* forward = nullptr;    // kLayer
+  const GruWeights* backward = nullptr;   // kLayer
+  BridgeInput bridge_input = BridgeInput::kBackwardFirst;  // kBridge
+};
+
+enum class StepOp {
+  // The rows' inputs: E y_{t-1} for each row's last token (matrix: E_tgt),
+  // and the GRU input row [E y ; fed] (FedInput). With zero_attention, the
+  // step attends nowhere: each row's attention row is zeros. (Where a row's
+  // previous state is gathered from its parent is the backend's.)
+  kInput,
+  // The query q = matrix s_{t-1} (the top layer's previous state).
+  kQuery,
+  // Additive attention with the query: e_j = vectorᵀ tanh(q + key_j),
+  // α = softmax(e), c = Σ_j α_j h_j; then the GRU input row [E y ; c].
+  kAttendAdditive,
+  // GRU layer `layer` (gru): s_t = GRU(x, s_{t-1}); x is layer 0's
+  // gru_input, a higher layer's the new state of the layer below.
+  kGru,
+  // Attention with the new top state h: the scores over the window, a
+  // softmax there (Window::kPredicted: times the Gaussian), zeros outside,
+  // c = Σ_j a_j h_j; the row [c ; h].
+  kAttendWithState,
+  // h~ = tanh(matrix [c ; h]), the output layer's input; with feed_back
+  // also the next step's fed input (the state's last d floats).
+  kCombine,
+  // t = maxout_2(from_state s_t + bias + from_embedding E y_{t-1} +
+  // from_context c), the output layer's input.
+  kMaxout,
+  // logits = matrix x + bias over the vocabulary, or over each sentence's
+  // shortlist; x the output layer's input.
+  kOutput,
+};
+
+// What follows E y in the GRU input row.
+enum class FedInput {
+  kNone,           // nothing (the row is E y)
+  kFixedContext,   // c, the same every step
+  kAttentional,    // h~_{t-1}: the state's last d floats (zeros at the first step)
+  kAttention,      // c of this step's kAttendAdditive, which writes it
+};
+
+// What GRU layer 0 reads.
+enum class GruInput {
+  kRow,        // the GRU input row [E y ; fed]
+  kEmbedding,  // E y alone
+};
+
+// kAttendWithState's score of source position j for the state h.
+enum class Scores {
+  kDot,       // hᵀ h_j
+  kDotKeys,   // hᵀ key_j
+  kAdditive,  // vectorᵀ tanh(matrix h + key_j)
+  kPosition,  // (matrix h)_j: one weight row per source position
+};
+
+// kAttendWithState's window [p - D, p + D] ∩ the source.
+enum class Window {
+  kAll,        // the whole source
+  kAtStep,     // p = min(t, S - 1)
+  kPredicted,  // p = S sigmoid(vectorᵀ tanh(position h)) (position_vector), times exp(-(j - p)² / (2 (D/2)²));
+               // a position that is not a number (damaged weights) is a fault of the step
+};
+
+struct StepOperation {
+  StepOp op;
+  int layer = 0;                       // kGru
+  const Matrix* matrix = nullptr;      // kInput, kQuery, kAttendWithState (kAdditive, kPosition), kCombine, kOutput
+  const float* bias = nullptr;         // kMaxout, kOutput
+  const float* vector = nullptr;       // kAttendAdditive, kAttendWithState (kAdditive)
+  FedInput fed = FedInput::kNone;      // kInput
+  bool zero_attention = false;         // kInput
+  const GruWeights* gru = nullptr;     // kGru
+  GruInput gru_input = GruInput::kRow; // kGru, layer 0
+  Scores scores = Scores::kDot;        // kAttendWithState
+  Window window = Window::kAll;        // kAttendWithState
+  int window_d = 0;                    // kAttendWithState: D
+  const Matrix* position = nullptr;    // kAttendWithState, Window::kPredicted: W_p
+  const float* position_vector = nullptr;  // kAttendWithState, Window::kPredicted: v_p
+  bool feed_back = false;              // kCombine
+  const Matrix* from_state = nullptr;      // kMaxout
+  const Matrix* from_embedding = nullptr;  // kMaxout
+  const Matrix* from_context = nullptr;    // kMaxout
+};
+
+// A model's plan: its sizes, the encoder's operations and one decoder step's, in order.
+struct Plan {
+  PlanShapes shapes;
+  std::vector<EncoderOperation> encoder;
+  std::vector<StepOperation> step;
+  // The step's operation of this kind (the first), or null.
+  const StepOperation* find(StepOp op) const {
+    for (const StepOperation& s : step)
+      if (s.op == op) return &s;
+    return nullptr;
+  }
+  const EncoderOperation* find(EncoderOp op) const {
+    for (const EncoderOperation& e : encoder)
+      if (e.op == op) return &e;
+    return nullptr;
+  }
+};
+
+}  // namespace softalign::internal
