@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "api/device_costs.hpp"
 #include "backends/cpu/linear.hpp"
 #include "model/model_impl.hpp"
 #include "softalign/softalign.hpp"
@@ -155,6 +156,7 @@ int step_bound(const std::shared_ptr<const Model>& model, const std::string& ker
   const std::size_t bytes = step_bytes(internal::ModelAccess::impl(*model), s);
   const double bw = read_bandwidth(bytes);
   const double bound_ms = static_cast<double>(bytes) / bw * 1e3;
+  const internal::DeviceCostReport& costs = internal::device_costs(*tr);
   nlohmann::json j = {{"kernels", tr->kernels_name()},
 {"step_ms", step_ms}, {"step_bytes", bytes},
                       {"bandwidth_gb_s", bw / 1e9}, {"bound_ms", bound_ms}, {"ratio", step_ms / bound_ms}};
@@ -295,17 +297,18 @@ int main(int argc, char** argv) {
     std::ofstream out(output);
     for (const std::string& h : hyps) out << h << '\n';
   }
+  const internal::DeviceCostReport& costs = internal::device_costs(*tr);
   nlohmann::json j = {{"kernels", tr->kernels_name()},
                       {"backend", tr->backend_info().name},
                       {"device", tr->backend_info().device},
-                      {"step_dispatches", tr->backend_info().step_dispatches},
-                      {"step_barriers", tr->backend_info().step_barriers},
-                      {"greedy_step_dispatches", tr->backend_info().greedy_step_dispatches},
-                      {"greedy_step_barriers", tr->backend_info().greedy_step_barriers},
-                      {"greedy_steps_per_submit", tr->backend_info().greedy_steps_per_submit},
-                      {"encoder_dispatches", tr->backend_info().encoder_dispatches},
-                      {"encoder_barriers", tr->backend_info().encoder_barriers},
-                      {"step_weight_mib", static_cast<double>(tr->backend_info().step_weight_bytes) / (1 << 20)},
+                      {"step_dispatches", costs.step_dispatches},
+                      {"step_barriers", costs.step_barriers},
+                      {"greedy_step_dispatches", costs.greedy_step_dispatches},
+                      {"greedy_step_barriers", costs.greedy_step_barriers},
+                      {"greedy_steps_per_submit", costs.greedy_steps_per_submit},
+                      {"encoder_dispatches", costs.encoder_dispatches},
+                      {"encoder_barriers", costs.encoder_barriers},
+                      {"step_weight_mib", static_cast<double>(costs.step_weight_bytes) / (1 << 20)},
                       {"step_ms", step_ms},
                       {"sentences", lines.size()},
                       {"tokens", tokens},

@@ -23,6 +23,7 @@
 
 #include "damaged_file.hpp"
 #include "golden_util.hpp"
+#include "api/device_costs.hpp"
 #include "backends/vulkan/vulkan_device.hpp"
 
 using namespace softalign;
@@ -378,7 +379,7 @@ TEST_CASE("vulkan: beam and batch limits at odd sizes") {
 }
 
 // Greedy search chooses on the device, several steps a submission
-// (BackendInfo::greedy_steps_per_submit): the sentences of a batch end at
+// (DeviceCostReport::greedy_steps_per_submit): the sentences of a batch end at
 // different steps, by EOS or at their max length (cut within a submission's
 // steps, at its last and just after it), and each gets the CPU's ids,
 // log-probabilities and attention rows, for every variant that differs in
@@ -398,7 +399,7 @@ TEST_CASE("vulkan: greedy search on the device ends each sentence where the CPU 
     std::unique_ptr<Translator> cpu, gpu;
     REQUIRE(prepare(model, Backend::kCpu, &cpu, 1, batch).ok());
     REQUIRE(prepare(model, Backend::kVulkan, &gpu, 1, batch).ok());
-    const int per_submit = gpu->backend_info().greedy_steps_per_submit;
+    const int per_submit = internal::device_costs(*gpu).greedy_steps_per_submit;
     REQUIRE(per_submit > 1);
     double worst = 0;
     for (const int max_len : {1, 2, per_submit - 1, per_submit, per_submit + 1, 2 * per_submit + 1, 64}) {

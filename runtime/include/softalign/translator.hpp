@@ -32,6 +32,7 @@ namespace softalign {
 
 namespace internal {
 class TranslatorImpl;
+struct TranslatorAccess;
 }
 
 // The backend a Translator computes on, chosen at prepare and kept for its
@@ -43,21 +44,8 @@ struct BackendInfo {
   // Why this backend, e.g. "backend=auto: no Vulkan driver (vkCreateInstance:
   // VK_ERROR_INCOMPATIBLE_DRIVER)", "backend=cpu", "backend=vulkan".
   std::string reason;
-  // What one decoder step costs on a device (0 on the CPU): the dispatches and
-  // barriers recorded for it, and the bytes of weights it reads (at most: the
-  // output layer reads only the shortlist's rows).
-  int step_dispatches = 0;
-  int step_barriers = 0;
-  uint64_t step_weight_bytes = 0;
-  // Greedy search (beam 1) on a device chooses each row's next id there and
-  // runs up to greedy_steps_per_submit steps a submission (0: each step's
-  // choice is made on the host); its step's dispatches and barriers.
-  int greedy_steps_per_submit = 0;
-  int greedy_step_dispatches = 0;
-  int greedy_step_barriers = 0;
-  // A batch's encoder, every layer and position: its dispatches and barriers.
-  int encoder_dispatches = 0;
-  int encoder_barriers = 0;
+  // What a device step costs (dispatches, barriers, weight bytes) is not
+  // public: the benchmark and the tests read it (runtime/src/api/device_costs.hpp).
 };
 
 class Translator {
@@ -147,6 +135,8 @@ class Translator {
   SOFTALIGN_API const BackendInfo& backend_info() const;
 
  private:
+  // internal::TranslatorAccess (runtime/src/api/device_costs.hpp); not public API.
+  friend struct internal::TranslatorAccess;
   explicit Translator(std::unique_ptr<internal::TranslatorImpl> impl);
   std::unique_ptr<internal::TranslatorImpl> impl_;
 };

@@ -219,14 +219,14 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
       backend.name = "vulkan";
       backend.reason = asked == Backend::kVulkan ? "backend=vulkan" : "backend=auto: a Vulkan GPU";
       const DeviceCosts costs = engine_->costs();
-      backend.step_dispatches = costs.step.dispatches;
-      backend.step_barriers = costs.step.barriers;
-      backend.step_weight_bytes = costs.step.weight_bytes;
-      backend.greedy_step_dispatches = costs.greedy.dispatches;
-      backend.greedy_step_barriers = costs.greedy.barriers;
-      backend.greedy_steps_per_submit = engine_->greedy_steps();
-      backend.encoder_dispatches = costs.encoder.dispatches;
-      backend.encoder_barriers = costs.encoder.barriers;
+      device_costs.step_dispatches = costs.step.dispatches;
+      device_costs.step_barriers = costs.step.barriers;
+      device_costs.step_weight_bytes = costs.step.weight_bytes;
+      device_costs.greedy_step_dispatches = costs.greedy.dispatches;
+      device_costs.greedy_step_barriers = costs.greedy.barriers;
+      device_costs.greedy_steps_per_submit = engine_->greedy_steps();
+      device_costs.encoder_dispatches = costs.encoder.dispatches;
+      device_costs.encoder_barriers = costs.encoder.barriers;
       return Status::Ok();
     }
     if (asked == Backend::kVulkan)

@@ -63,6 +63,12 @@ int Translator::max_target_tokens() const { return impl_->T; }
 const char* Translator::kernels_name() const { return impl_->k->name; }
 const BackendInfo& Translator::backend_info() const { return impl_->backend; }
 
+namespace internal {
+const DeviceCostReport& TranslatorAccess::device_costs(const Translator& translator) {
+  return translator.impl_->device_costs;
+}
+}  // namespace internal
+
 namespace {
 // The unset fields of `call` take the prepared options.
 SearchOptions merge(const SearchOptions& call, const SearchOptions& prepared) {

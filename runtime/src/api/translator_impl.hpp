@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "api/device_costs.hpp"
 #include "api/worker_pool.hpp"
 #include "backends/engine.hpp"
 #include "core/arena.hpp"
@@ -55,6 +56,7 @@ class TranslatorImpl {
   int T = 0;  // max target tokens (EOS included) for a source of S tokens
   int B = 1;  // max sentences decoded together
   BackendInfo backend;  // the engine's backend and why
+  DeviceCostReport device_costs;  // what its device steps cost (device_costs.hpp)
   Arena arena;
   // threads > 1: the other translators of translate_batch (one thread each,
   // the same model and options), made at prepare, and the threads that run them.
