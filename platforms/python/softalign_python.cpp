@@ -287,6 +287,11 @@ PYBIND11_MODULE(softalign, m) {
       "The (source, target) terms of a glossary in TSV text (\"source<TAB>target\" lines; '#' lines and blank "
       "ones skipped), for Translator(glossary=...); a bad line raises softalign.Error naming it.");
 
+  m.def(
+      "option_defaults",
+      [] { return py::module_::import("json").attr("loads")(softalign::options_json(softalign::TranslatorOptions())); },
+      "Every Translator option and its default, as a dict (None: the model's), from the library's one table.");
+
   py::class_<softalign::Hypothesis>(m, "Hypothesis")
       .def_readonly("text", &softalign::Hypothesis::text)
       .def_readonly("pieces", &softalign::Hypothesis::pieces)
@@ -438,32 +443,24 @@ PYBIND11_MODULE(softalign, m) {
 
   py::class_<PyTranslator>(m, "Translator",
                            "A model prepared for a beam size and a source length (its memory is reserved once).")
-      .def(py::init([](const py::object& model, std::optional<int> beam, std::optional<int> nbest,
-                       std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
-                       std::optional<float> max_len_b, int threads, int max_source_tokens, bool use_shortlist,
-                       const std::string& kernels, bool split_long_input, bool replace_invalid_utf8,
-                       bool copy_through, const std::string& device, int max_batch, std::size_t max_line_bytes,
-                       std::optional<int> block_repeats, bool repair_placeholders, const py::object& glossary) {
+      .def(py::init([](const py::object& model, const py::kwargs& options) {
              auto pt = std::make_unique<PyTranslator>();
              pt->models = models_of(model);
+             // The options the caller gave, as JSON, to the library's one
+             // table of names, types and defaults (softalign.option_defaults()).
+             // The glossary's text is taken as text_of takes it (lone surrogates kept).
+             py::dict given;
+             py::object glossary;
+             for (const auto& [name, value] : options) {
+               if (py::str(name).cast<std::string>() == "glossary")
+                 glossary = py::reinterpret_borrow<py::object>(value);
+               else
+                 given[name] = value;
+             }
              softalign::TranslatorOptions o;
-             o.search = search_options(beam, nbest, alpha, beta, max_len_a, max_len_b, block_repeats);
-             o.threads = threads;
-             o.max_source_tokens = max_source_tokens;
-             o.use_shortlist = use_shortlist;
-             o.kernels = kernels;
-             if (!softalign::backend_from_name(device, &o.backend))
-               check(softalign::Status(softalign::StatusCode::kInvalidArgument,
-                                       "device must be \"auto\", \"cpu\" or \"vulkan\", got \"" + device + "\""));
-             o.long_input = split_long_input ? softalign::LongInputPolicy::kSplit
-                                             : softalign::LongInputPolicy::kError;
-             o.invalid_utf8 = replace_invalid_utf8 ? softalign::InvalidUtf8Policy::kReplace
-                                                   : softalign::InvalidUtf8Policy::kError;
-             o.copy_through = copy_through;
-             o.repair_placeholders = repair_placeholders;
-             o.glossary = glossary_of(glossary);
-             o.max_batch = max_batch;
-             if (max_line_bytes != 0) o.max_line_bytes = max_line_bytes;
+             const std::string json = py::module_::import("json").attr("dumps")(given).cast<std::string>();
+             check(softalign::parse_options_json(json, &o));
+             if (glossary) o.glossary = glossary_of(glossary);
              softalign::Status st;
              {
                py::gil_scoped_release release;
@@ -472,30 +469,15 @@ PYBIND11_MODULE(softalign, m) {
              check(st);
              return pt;
            }),
-           py::arg("model"), py::kw_only(), py::arg("beam") = py::none(), py::arg("nbest") = py::none(),
-           py::arg("alpha") = py::none(), py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(),
-           py::arg("max_len_b") = py::none(), py::arg("threads") = 1, py::arg("max_source_tokens") = 0,
-           py::arg("use_shortlist") = true, py::arg("kernels") = "", py::arg("split_long_input") = true,
-           py::arg("replace_invalid_utf8") = false, py::arg("copy_through") = true, py::arg("device") = "cpu",
-           py::arg("max_batch") = 1, py::arg("max_line_bytes") = 0, py::arg("block_repeats") = py::none(),
-           py::arg("repair_placeholders") = true,
-           py::arg("glossary") = py::list(),
+           py::arg("model"),
            "model: a Model, or a list of Models sharing the target vocabulary (an ensemble: their log-probabilities "
-           "averaged at each step). Unset search options take the (first) model's defaults; beam and the max_len_* "
-           "fix the memory reserved. device: \"cpu\" (the default), \"auto\" (a Vulkan GPU if there is one, else "
-           "the CPU) or \"vulkan\". max_batch: how many sentences of a list are decoded together (1: one by one). "
-           "split_long_input: a source longer than max_source_tokens pieces (0: the model's) is split at sentence "
-           "ends, else clause punctuation, else in halves, and the parts' translations joined (the default, as "
-           "in C++, C and the CLI); False: it is an input_too_long error. replace_invalid_utf8: a lone surrogate or a "
-           "NUL in a text (or an invalid byte of bytes) becomes U+FFFD instead of an invalid_utf8 error. max_line_bytes: the longest text one "
-           "translation takes, in bytes (0: the default, 1 MiB); a longer one is an input_too_long error. "
-           "block_repeats: refuse a word or words of up to this many target pieces repeated back to back "
-           "(0: off; None: the model's default). repair_placeholders: every placeholder of the source "
-           "(formats such as %s, %1$d, %(name)s, %1; braces such as {0}; markup tags and entities) comes out "
-           "exactly once, tags nested as in the source (the default); Hypothesis.placeholders_repaired says "
-           "when the model's own text had to change. glossary: (source, target) term pairs that must come out as "
-           "given (a source term matches whole words, its first letter's case ignored; softalign.read_glossary "
-           "reads a TSV file); Result.glossary_matches lists the occurrences.")
+           "averaged at each step). The options are keywords, named as in softalign.option_defaults() (which "
+           "gives each one's default) and docs/api.md: beam, nbest, alpha, beta, max_len_a, max_len_b, "
+           "block_repeats (None: the model's), max_source_tokens, split_long_input, replace_invalid_utf8, "
+           "copy_through, repair_placeholders, glossary ((source, target) pairs; softalign.read_glossary reads a "
+           "TSV file), max_batch (sentences of a list decoded together), threads, device (\"cpu\", \"auto\" or "
+           "\"vulkan\"), use_shortlist, kernels, max_arena_bytes, max_line_bytes. An unknown option or a value "
+           "of the wrong type raises softalign.Error (invalid_argument), as a value out of range does.")
       .def(
           "translate",
           [](PyTranslator& pt, py::object input, std::optional<int> beam, std::optional<float> alpha,

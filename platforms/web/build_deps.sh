@@ -6,8 +6,9 @@
 #     by version and sha256; 0.1.97's sdist has no C++ source, 0.1.99's does),
 #     compiled by Debian's emscripten (-fexceptions, no threads) into a static
 #     library, its headers beside it;
-#   - FlatBuffers, FP16, SIMDe and doctest: header-only, copied from Debian's
-#     packages (libflatbuffers-dev, libfp16-dev, libsimde-dev, doctest-dev),
+#   - FlatBuffers, FP16, SIMDe, doctest and nlohmann-json: header-only, copied from Debian's
+#     packages (libflatbuffers-dev, libfp16-dev, libsimde-dev, doctest-dev,
+#     nlohmann-json3-dev),
 #     with a small CMake package for FlatBuffers whose flatc is the host's
 #     /usr/bin/flatc.
 # Idempotent: a second run with everything in place does nothing.
@@ -30,6 +31,7 @@ cp -a /usr/include/flatbuffers "$prefix/include/"
 cp -a /usr/include/fp16.h /usr/include/fp16 "$prefix/include/"
 cp -a /usr/include/simde "$prefix/include/"        # libsimde-dev: the wasm_simd kernel set
 cp -a /usr/include/doctest "$prefix/include/"      # doctest-dev: the kernel tests under node
+cp -a /usr/include/nlohmann "$prefix/include/"     # nlohmann-json3-dev: the options and results as JSON
 cat > "$prefix/lib/cmake/flatbuffers/FlatBuffersConfig.cmake" <<'CFG'
 # Written by platforms/web/build_deps.sh: Debian's FlatBuffers headers (copied
 # beside this file) and the host's flatc, for the WebAssembly build.

@@ -14,35 +14,50 @@ export class SoftalignError extends Error {
   readonly detail: string;
 }
 
-/** A translator's options, fixed when it is made; omitted ones take the model's defaults. */
+/**
+ * A translator's options, fixed when it is made: the library's options (softalign.h,
+ * softalign_translator_create_json) in camelCase. Only those given are passed; an omitted one
+ * takes the library's default (the search options: the model's). An unknown name or a value of
+ * the wrong type (a NaN included) is invalid_argument, as a value out of range is.
+ */
 export interface TranslatorOptions {
-  /** Beam size >= 1 (1 is greedy); 0: the model's default. */
+  /** Beam size >= 1 (1 is greedy). */
   beam?: number;
-  /** Hypotheses per sentence, 1..beam; 0: the model's default. */
+  /** Hypotheses per sentence, 1..beam. */
   nbest?: number;
   /** Results carry the attention matrix and Pharaoh alignments. */
   alignment?: boolean;
   /** The longest source in pieces (EOS included); 0: the model's. */
   maxSourceTokens?: number;
-  /** URLs, paths, identifiers and code come out unchanged (default true). */
+  /** URLs, paths, identifiers and code come out unchanged. */
   copyThrough?: boolean;
-  /** The model's vocabulary shortlist, if it has one (default true). */
+  /** Every placeholder of the source (%s, {0}, <b>, &amp;) comes out exactly once. */
+  repairPlaceholders?: boolean;
+  /** Terms that must come out as given: [source, target] pairs, or TSV text. */
+  glossary?: [string, string][] | string;
+  /** The model's vocabulary shortlist, if it has one. */
   useShortlist?: boolean;
-  /** Split a source longer than maxSourceTokens (default true); false: input_too_long. */
+  /** Split a source longer than maxSourceTokens; false: input_too_long. */
   splitLongInput?: boolean;
   /**
-   * A lone surrogate or a NUL in a text is not text: rejected with invalid_utf8 (the default), or
-   * with true replaced by U+FFFD, one each (docs/guarantees.md).
+   * A lone surrogate or a NUL in a text is not text: rejected with invalid_utf8, or with true
+   * replaced by U+FFFD, one each (docs/guarantees.md).
    */
   replaceInvalidUtf8?: boolean;
-  /** Refuse repeats of up to this many pieces; -1: the model's. */
+  /** Refuse repeats of up to this many pieces, 0 (off) to 8. */
   blockRepeats?: number;
-  /** Length and coverage penalties, max length floor(a * S + b); negative: the model's; NaN: invalid_argument. */
+  /** Length and coverage penalties, max length floor(a * S + b), each >= 0. */
   alpha?: number;
   beta?: number;
   maxLenA?: number;
   maxLenB?: number;
-  /** '' (the default): the best kernel set; 'ref': the reference kernels. */
+  /** Sentences of an array decoded together. */
+  maxBatch?: number;
+  /** The longest text one translation takes, in UTF-8 bytes. */
+  maxLineBytes?: number;
+  /** The most working memory the translator may reserve, in bytes. */
+  maxArenaBytes?: number;
+  /** '': the best kernel set; 'ref': the reference kernels. */
   kernels?: string;
 }
 
@@ -77,6 +92,8 @@ export interface Hypothesis {
   logProb: number;
   /** How far to trust the text, in [0, 1] (docs/api.md, "Confidence"). */
   confidence: number;
+  /** The model's own text lacked a placeholder of the source, or held another (repairPlaceholders). */
+  placeholdersRepaired: boolean;
   ids: number[];
   pieces: string[];
   /** With options.alignment only. */
@@ -89,6 +106,10 @@ export interface Hypothesis {
 
 export interface TranslationResult {
   sourcePieces: string[];
+  /** Copied-through spans of the source, [begin, end) UTF-8 bytes. */
+  protectedSpans: [number, number][];
+  /** The glossary terms' occurrences in the source, the same way. */
+  glossaryMatches: [number, number][];
   /** The n-best hypotheses, best first. */
   hypotheses: Hypothesis[];
 }
@@ -107,7 +128,7 @@ export class Translator {
   /** The library's version, e.g. "0.1.0". */
   static version(): Promise<string>;
   readonly info: ModelInfo;
-  readonly options: Required<TranslatorOptions>;
+  readonly options: Required<TranslatorOptions> & Record<string, unknown>;
   translate(text: string, options?: TranslateOptions): Promise<string>;
   translate(texts: string[], options?: TranslateOptions): Promise<string[]>;
   translateDetailed(text: string, options?: TranslateOptions): Promise<TranslationResult>;
@@ -143,7 +164,7 @@ export class WorkerTranslator {
   static startWorker(workerUrl?: string | URL): Worker;
   static create(modelBytes: ModelBytes, options?: TranslatorOptions, worker?: WorkerOptions): Promise<WorkerTranslator>;
   readonly info: ModelInfo;
-  readonly options: Required<TranslatorOptions>;
+  readonly options: Required<TranslatorOptions> & Record<string, unknown>;
   translate(text: string, options?: TranslateOptions): Promise<string>;
   translate(texts: string[], options?: TranslateOptions): Promise<string[]>;
   translateDetailed(text: string, options?: TranslateOptions): Promise<TranslationResult>;

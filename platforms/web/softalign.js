@@ -101,19 +101,55 @@ function cString(M, s) {
   return p;
 }
 
-const DEFAULTS = {
-  beam: 0,                  // 0: the model's default (1 is greedy)
-  nbest: 0,                 // hypotheses per sentence, 1..beam; 0: the model's default
-  alignment: false,         // results carry the attention matrix and Pharaoh alignments
-  maxSourceTokens: 0,       // 0: the model's
-  copyThrough: true,        // URLs, paths, identifiers copied through untranslated
-  useShortlist: true,
-  replaceInvalidUtf8: false,
-  splitLongInput: true,
-  blockRepeats: -1,         // -1: the model's
-  alpha: -1, beta: -1, maxLenA: -1, maxLenB: -1,  // negative: the model's
-  kernels: '',              // '' : the best available ("ref": the reference kernels)
-};
+// Options and results cross as the library's JSON: its option names are
+// snake_case (max_len_a), this API's camelCase (maxLenA); only the options
+// given are passed, the library holds every default (softalign.h:
+// softalign_option_defaults_json) and refuses an unknown name or a value of
+// the wrong type (invalid_argument).
+const snakeCase = (k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const camelCase = (k) => k.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+
+/** The options given, as the library's JSON (NaN and Infinity as strings: refused, not null). */
+function optionsJson(options) {
+  const o = {};
+  for (const [k, v] of Object.entries(options)) o[snakeCase(k)] = v;
+  return JSON.stringify(o, (k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
+}
+
+/** The library's JSON object with camelCase keys. */
+function camelKeys(o) {
+  const out = {};
+  for (const [k, v] of Object.entries(o)) out[camelCase(k)] = v;
+  return out;
+}
+
+/**
+ * A result as this API gives it, from the library's JSON (softalign_result_json):
+ * { sourcePieces, protectedSpans, glossaryMatches, hypotheses: [{ text, score,
+ * logProb, confidence, placeholdersRepaired, ids, pieces, alignment?: { rows,
+ * cols, weights: Float32Array }, pharaoh?, pharaohWords? }] }.
+ */
+function fromLibrary(r) {
+  if (r.failed !== undefined) return r;
+  const hypotheses = r.hypotheses.map((h) => {
+    const out = {
+      text: h.text, score: h.score, logProb: h.log_prob, confidence: h.confidence,
+      placeholdersRepaired: h.placeholders_repaired, ids: h.ids, pieces: h.pieces,
+    };
+    if (h.attention) {
+      const rows = h.attention.length;
+      const cols = rows > 0 ? h.attention[0].length : 0;
+      out.alignment = { rows, cols, weights: Float32Array.from(h.attention.flat()) };
+      out.pharaoh = h.alignment;
+      out.pharaohWords = h.word_alignment;
+    }
+    return out;
+  });
+  return {
+    sourcePieces: r.source_pieces, protectedSpans: r.protected_spans, glossaryMatches: r.glossary_matches,
+    hypotheses,
+  };
+}
 
 export class Translator {
   /** @private use Translator.create */
@@ -123,7 +159,7 @@ export class Translator {
     this._tr = translator;
     this._bytes = bytesPtr;
     this.info = info;         // the model's name, languages, variant, weight type, vocabularies, ...
-    this.options = options;   // the options the translator was made with
+    this.options = options;   // the options as prepared (every one; the model's defaults filled in)
   }
 
   /**
@@ -134,14 +170,13 @@ export class Translator {
   static async create(modelBytes, options = {}) {
     if (typeof Blob !== 'undefined' && modelBytes instanceof Blob) modelBytes = await modelBytes.arrayBuffer();
     const bytes = toUint8(modelBytes);
-    const o = { ...DEFAULTS, ...options };
-    for (const k of Object.keys(options))
-      if (!(k in DEFAULTS)) throw new SoftalignError('invalid_argument', `unknown option "${k}"`);
+    if (options === null || typeof options !== 'object' || Array.isArray(options))
+      throw new SoftalignError('invalid_argument', 'options must be an object');
     const M = await core();
     const out = M._sa_web_alloc(8);
     const data = M._sa_web_alloc(bytes.length);
     let model = 0;
-    let kernels = 0;
+    let json = 0;
     try {
       if (data === 0) throw new SoftalignError('resource_exhausted', `no memory for a ${bytes.length}-byte model`);
       M.HEAPU8.set(bytes, data);
@@ -150,18 +185,18 @@ export class Translator {
       const infoPtr = M._sa_web_model_info(model);
       const info = JSON.parse(M.UTF8ToString(infoPtr));
       M._sa_web_free(infoPtr);
-      kernels = cString(M, String(o.kernels));
-      check(M, M._sa_web_translator_create(model, o.beam | 0, o.nbest | 0, o.alignment ? 1 : 0,
-        o.maxSourceTokens | 0, o.copyThrough ? 1 : 0, o.useShortlist ? 1 : 0, o.replaceInvalidUtf8 ? 1 : 0,
-        o.splitLongInput ? 1 : 0, o.blockRepeats | 0, +o.alpha, +o.beta, +o.maxLenA, +o.maxLenB, kernels, out));
+      json = cString(M, optionsJson(options));
+      check(M, M._sa_web_translator_create(model, json, out));
       const tr = M.getValue(out, 'i32');
-      return new Translator(M, model, tr, data, info, o);
+      // The options as prepared: every one, the model's defaults filled in.
+      const used = camelKeys(JSON.parse(M.UTF8ToString(M._softalign_translator_options_json(tr))));
+      return new Translator(M, model, tr, data, info, used);
     } catch (e) {
       if (model !== 0) M._softalign_model_free(model);
       M._sa_web_free(data);
       throw e;
     } finally {
-      M._sa_web_free(kernels);
+      M._sa_web_free(json);
       M._sa_web_free(out);
     }
   }
@@ -228,10 +263,7 @@ export class Translator {
       const json = M.getValue(out, 'i32');
       const results = JSON.parse(M.UTF8ToString(json));
       M._sa_web_free(json);
-      for (const r of results)
-        for (const h of r.hypotheses ?? [])
-          if (h.alignment) h.alignment.weights = Float32Array.from(h.alignment.weights);
-      return results;
+      return results.map(fromLibrary);
     } finally {
       for (const p of ptrs) M._sa_web_free(p);
       M._sa_web_free(array);

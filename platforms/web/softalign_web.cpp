@@ -1,13 +1,12 @@
 // The WebAssembly module's glue: a few plain-C functions over the C API
-// (softalign.h) that the JS API (softalign.js) calls. Results come back as
-// one JSON string (the hypotheses, their pieces, scores and alignments), so
-// the JS side never reads the library's structs. No exception crosses here:
+// (softalign.h) that the JS API (softalign.js) calls. Options go in and
+// results come back as JSON, the library's own (softalign_translator_create_json,
+// softalign_result_json), so the JS side never reads the library's structs. No exception crosses here:
 // everything below calls the C API, whose guard turns them into statuses.
 #include <softalign/softalign.h>
 
 #include <emscripten/emscripten.h>
 
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -40,64 +39,11 @@ void put_string(std::string& out, const char* s) {
   out += '"';
 }
 
-void put_float(std::string& out, float v) {
-  if (!std::isfinite(v)) {
-    out += "null";
-    return;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
-  out += buf;
-}
-
+// A result's JSON (the library's writer), or a bad_alloc.
 void put_result(std::string& out, const softalign_result* r) {
-  out += "{\"sourcePieces\":[";
-  const size_t sn = softalign_result_source_count(r);
-  for (size_t k = 0; k < sn; ++k) {
-    if (k) out += ',';
-    put_string(out, softalign_result_source_piece(r, k));
-  }
-  out += "],\"hypotheses\":[";
-  const size_t n = softalign_result_count(r);
-  for (size_t h = 0; h < n; ++h) {
-    if (h) out += ',';
-    out += "{\"text\":";
-    put_string(out, softalign_result_text(r, h));
-    out += ",\"score\":";
-    put_float(out, softalign_result_score(r, h));
-    out += ",\"logProb\":";
-    put_float(out, softalign_result_log_prob(r, h));
-    out += ",\"confidence\":";
-    put_float(out, softalign_result_confidence(r, h));
-    size_t count = 0;
-    const int32_t* ids = softalign_result_ids(r, h, &count);
-    out += ",\"ids\":[";
-    for (size_t k = 0; k < count; ++k) {
-      if (k) out += ',';
-      out += std::to_string(ids[k]);
-    }
-    out += "],\"pieces\":[";
-    for (size_t k = 0; k < count; ++k) {
-      if (k) out += ',';
-      put_string(out, softalign_result_piece(r, h, k));
-    }
-    out += ']';
-    size_t rows = 0, cols = 0;
-    const float* a = softalign_result_alignment(r, h, &rows, &cols);
-    if (a != nullptr) {
-      out += ",\"alignment\":{\"rows\":" + std::to_string(rows) + ",\"cols\":" + std::to_string(cols) + ",\"weights\":[";
-      for (size_t i = 0; i < rows * cols; ++i) {
-        if (i) out += ',';
-        put_float(out, a[i]);
-      }
-      out += "]},\"pharaoh\":";
-      put_string(out, softalign_result_pharaoh(r, h));
-      out += ",\"pharaohWords\":";
-      put_string(out, softalign_result_pharaoh_words(r, h));
-    }
-    out += '}';
-  }
-  out += "]}";
+  const char* json = softalign_result_json(r);
+  if (json == nullptr) throw std::bad_alloc();
+  out += json;
 }
 
 char* to_heap(const std::string& s) {
@@ -141,32 +87,11 @@ EMSCRIPTEN_KEEPALIVE char* sa_web_model_info(const softalign_model* m) {
   return to_heap(out);
 }
 
-// Options as numbers (the JS side fills every one; negative floats and 0 ints
-// mean the model's defaults, as in softalign_translator_options).
-EMSCRIPTEN_KEEPALIVE int sa_web_translator_create(const softalign_model* m, int beam, int nbest, int alignment,
-                                                  int max_source_tokens, int copy_through, int use_shortlist,
-                                                  int replace_invalid_utf8, int split_long_input,
-                                                  int block_repeats, float alpha, float beta, float max_len_a,
-                                                  float max_len_b, const char* kernels,
+// The options the JS side was given, as JSON (softalign_translator_create_json:
+// the library's names, types, checks and defaults).
+EMSCRIPTEN_KEEPALIVE int sa_web_translator_create(const softalign_model* m, const char* options_json,
                                                   softalign_translator** out) {
-  softalign_translator_options o;
-  softalign_translator_options_default(&o);
-  o.beam = beam;
-  o.nbest = nbest;
-  o.alignment = alignment;
-  o.max_source_tokens = max_source_tokens;
-  o.copy_through = copy_through;
-  o.use_shortlist = use_shortlist;
-  o.replace_invalid_utf8 = replace_invalid_utf8;
-  o.split_long_input = split_long_input;
-  o.block_repeats = block_repeats;
-  o.alpha = alpha;
-  o.beta = beta;
-  o.max_len_a = max_len_a;
-  o.max_len_b = max_len_b;
-  o.kernels = (kernels != nullptr && kernels[0] != '\0') ? kernels : nullptr;
-  o.threads = 1;  // no threads in this build
-  return softalign_translator_create(m, &o, out);
+  return softalign_translator_create_json(&m, 1, options_json, out);
 }
 
 // Translates count texts (count == 1 with a prefix: softalign_translate_prefix).

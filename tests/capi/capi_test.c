@@ -500,6 +500,60 @@ static void test_options(const softalign_model* m) {
   CHECK(strlen(softalign_last_error()) > 0);
 }
 
+/* The options as JSON (one table in the library) and the result as JSON. */
+static void test_json(const softalign_model* m) {
+  const char* defaults = softalign_option_defaults_json();
+  CHECK(defaults != NULL && defaults[0] == '{');
+  CHECK(defaults != NULL && strstr(defaults, "\"beam\":null") != NULL);
+  CHECK(defaults != NULL && strstr(defaults, "\"threads\":1") != NULL);
+  CHECK(defaults != NULL && strstr(defaults, "\"device\":\"cpu\"") != NULL);
+
+  /* The same translator as the struct's, and the same translation. */
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  o.beam = 2;
+  o.alignment = 1;
+  softalign_translator *a = NULL, *b = NULL;
+  CHECK(softalign_translator_create(m, &o, &a) == SOFTALIGN_OK);
+  CHECK(softalign_translator_create_json(&m, 1, "{\"beam\": 2, \"alignment\": true}", &b) == SOFTALIGN_OK);
+  const char* prepared = softalign_translator_options_json(b);
+  CHECK(prepared != NULL && strstr(prepared, "\"beam\":2") != NULL);
+  softalign_result *ra = NULL, *rb = NULL;
+  CHECK(softalign_translate(a, "hello world", &ra) == SOFTALIGN_OK);
+  CHECK(softalign_translate(b, "hello world", &rb) == SOFTALIGN_OK);
+  const char* ja = softalign_result_json(ra);
+  const char* jb = softalign_result_json(rb);
+  CHECK(ja != NULL && jb != NULL && strcmp(ja, jb) == 0);
+  CHECK(ja != NULL && strncmp(ja, "{\"glossary_matches\":", 20) == 0);
+  CHECK(ja != NULL && strstr(ja, "\"attention\":[[") != NULL);
+  CHECK(ja == softalign_result_json(ra)); /* written once, kept by the result */
+  CHECK(softalign_result_pharaoh(rb, 0) != NULL);
+  softalign_result_free(ra);
+  softalign_result_free(rb);
+  softalign_translator_free(a);
+  softalign_translator_free(b);
+  CHECK(softalign_result_json(NULL) == NULL);
+  CHECK(softalign_translator_options_json(NULL) == NULL);
+
+  /* NULL or {}: the defaults. Bad JSON, an unknown name, a wrong type: invalid_argument. */
+  CHECK(softalign_translator_create_json(&m, 1, NULL, &a) == SOFTALIGN_OK);
+  softalign_translator_free(a);
+  CHECK(softalign_translator_create_json(&m, 1, "{}", &a) == SOFTALIGN_OK);
+  softalign_translator_free(a);
+  a = (softalign_translator*)&a;
+  CHECK(softalign_translator_create_json(&m, 1, "{\"beam\": ", &a) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(a == NULL);
+  CHECK(softalign_translator_create_json(&m, 1, "{\"bogus\": 1}", &a) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(error_mentions("bogus"));
+  CHECK(softalign_translator_create_json(&m, 1, "{\"beam\": \"4\"}", &a) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(error_mentions("beam"));
+  CHECK(softalign_translator_create_json(&m, 1, "{\"beam\": 0}", &a) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_translator_create_json(&m, 1, "{\"alpha\": \"NaN\"}", &a) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_translator_create_json(&m, 1, "[1]", &a) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_translator_create_json(NULL, 1, "{}", &a) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_translator_create_json(&m, 1, "{}", NULL) == SOFTALIGN_INVALID_ARGUMENT);
+}
+
 /* Every golden search: translate, translate_ids and translate_batch agree with golden.json. */
 static void test_searches(const softalign_model* m, const golden_data* g) {
   for (int k = 0; k < g->n_searches; ++k) {
@@ -1253,6 +1307,7 @@ int main(int argc, char** argv) {
   test_info(m, &g);
   test_encode(m, &g);
   test_options(m);
+  test_json(m);
   test_searches(m, &g);
   test_ensemble_and_prefix(argv[1], m, &g);
   test_bad_input(m, &g);

@@ -231,55 +231,16 @@ JNIEXPORT jobjectArray JNICALL Java_org_softalign_Native_modelInfo(JNIEnv* env, 
   return out;
 }
 
-JNIEXPORT jlong JNICALL Java_org_softalign_Native_translatorCreate(JNIEnv* env, jclass, jlong model,
-                                                                  jintArray ints, jfloatArray floats,
-                                                                  jlongArray longs, jbyteArray kernels,
-                                                                  jbyteArray device) {
+// The options as the JSON object TranslatorOptions wrote (only those set): the library's one
+// table reads them (softalign_translator_create_json).
+JNIEXPORT jlong JNICALL Java_org_softalign_Native_translatorCreateJson(JNIEnv* env, jclass, jlong model,
+                                                                      jbyteArray json) {
   const auto* m = handle<const softalign_model>(env, model, "softalign: the model is closed");
   if (m == nullptr) return 0;
-  if (ints == nullptr || floats == nullptr || longs == nullptr) {
-    throw_null(env, "options");
-    return 0;
-  }
-  if (env->GetArrayLength(ints) != 10 || env->GetArrayLength(floats) != 4 || env->GetArrayLength(longs) != 2) {
-    throw_invalid_argument(env, "invalid_argument: option arrays of the wrong length (binding mismatch)");
-    return 0;
-  }
-  jint i[10];
-  jfloat f[4];
-  jlong l[2];
-  env->GetIntArrayRegion(ints, 0, 10, i);
-  env->GetFloatArrayRegion(floats, 0, 4, f);
-  env->GetLongArrayRegion(longs, 0, 2, l);
-  std::string k, d;
-  if (kernels != nullptr && !c_string(env, kernels, "kernels", &k)) return 0;
-  if (device != nullptr && !c_string(env, device, "device", &d)) return 0;
-  if (l[0] < 0 || l[1] < 0) {
-    throw_invalid_argument(env, "invalid_argument: maxArenaBytes and maxLineBytes must be >= 0");
-    return 0;
-  }
-  softalign_translator_options o;
-  softalign_translator_options_default(&o);
-  o.max_source_tokens = i[0];
-  o.beam = i[1];
-  o.nbest = i[2];
-  o.alignment = i[3];
-  o.threads = i[4];
-  o.split_long_input = i[5];
-  o.replace_invalid_utf8 = i[6];
-  o.use_shortlist = i[7];
-  o.copy_through = i[8];
-  o.block_repeats = i[9];
-  o.alpha = f[0];
-  o.beta = f[1];
-  o.max_len_a = f[2];
-  o.max_len_b = f[3];
-  o.max_arena_bytes = static_cast<uint64_t>(l[0]);
-  o.max_line_bytes = static_cast<uint64_t>(l[1]);
-  o.kernels = kernels != nullptr ? k.c_str() : nullptr;
-  o.device = device != nullptr ? d.c_str() : nullptr;
+  std::string options;
+  if (!c_string(env, json, "options", &options)) return 0;
   softalign_translator* t = nullptr;
-  if (!check(env, softalign_translator_create(m, &o, &t))) return 0;
+  if (!check(env, softalign_translator_create_json(&m, 1, options.c_str(), &t))) return 0;
   return to_jlong(t);
 }
 

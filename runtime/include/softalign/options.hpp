@@ -14,6 +14,7 @@
 #include "softalign/glossary.hpp"
 
 #include "softalign/span.hpp"
+#include "softalign/status.hpp"
 
 namespace softalign {
 
@@ -149,5 +150,17 @@ struct TranslatorOptions {
   // Kernel set: "" = the best for this CPU (or $SOFTALIGN_KERNELS), "ref" = reference kernels.
   std::string kernels;
 };
+
+// The options as JSON, one object: each key an option's name ("beam",
+// "max_len_a", "threads", "device", ...: the names of the C API's
+// softalign_translator_options and of Python's Translator), each value of its
+// type; null for a search option leaves it to the model. Sets what `json`
+// names in *out and leaves the rest; an unknown name, a value of the wrong
+// type or not valid JSON is kInvalidArgument naming it (ranges that depend on
+// the model are Translator::prepare's to check). docs/api.md lists the names.
+SOFTALIGN_API Status parse_options_json(std::string_view json, TranslatorOptions* out);
+// Every option of `options` as one JSON object (the same names);
+// options_json(TranslatorOptions()) gives the defaults.
+SOFTALIGN_API std::string options_json(const TranslatorOptions& options);
 
 }  // namespace softalign

@@ -69,6 +69,27 @@ struct TranslationResult {
 // "0-0 1-2 ..." (Pharaoh format: source-target).
 SOFTALIGN_API std::string to_pharaoh(const std::vector<AlignmentLink>& links);
 
+// How result_json writes a result.
+struct ResultJsonOptions {
+  long long index = -1;  // >= 0: written as "index" (the input's line)
+  // >= 0: each hypothesis gets "low_confidence": confidence < min_confidence,
+  // and with drop_low_confidence those below it are left out. Negative: off.
+  float min_confidence = -1.0f;
+  bool drop_low_confidence = false;
+};
+
+// The one JSON form of a result (the CLI's --json lines, the C API's
+// softalign_result_json, the web module's results): one line, keys in
+// alphabetical order, floats as the shortest text that reads back as the
+// same float: {"glossary_matches": [[begin, end], ...], "hypotheses": [{"text",
+// "confidence", "pieces", "ids", "score", "log_prob", "placeholders_repaired",
+// and with attention "attention" (rows of source_length + 1 weights),
+// "alignment" and "word_alignment" (Pharaoh)}], "protected_spans": [[begin,
+// end], ...], "source_pieces": [...]}.
+SOFTALIGN_API std::string result_json(const TranslationResult& result, const ResultJsonOptions& options = {});
+// What stands for a result that failed: {"error": message} (and "index").
+SOFTALIGN_API std::string failure_json(const std::string& message, const ResultJsonOptions& options = {});
+
 // One hypothesis as views into a Translator's arena (the allocation-free API).
 // Valid until the Translator's next call.
 struct HypothesisView {

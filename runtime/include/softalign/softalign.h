@@ -349,6 +349,34 @@ SOFTALIGN_API softalign_status softalign_translate_ids_prefix(softalign_translat
                                                               const int32_t* prefix, size_t prefix_count,
                                                               softalign_result** out);
 
+/* ---- Options and results as JSON ------------------------------------------ */
+/* The options are described once, in the library (runtime/src/api/option_table.cpp):
+ * a JSON object whose keys are option names, the fields' names above ("beam",
+ * "nbest", "alpha", "beta", "max_len_a", "max_len_b", "block_repeats",
+ * "alignment", "max_source_tokens", "split_long_input", "replace_invalid_utf8",
+ * "copy_through", "repair_placeholders", "glossary", "max_batch", "threads",
+ * "device", "use_shortlist", "kernels", "max_arena_bytes", "max_line_bytes"),
+ * each value of its type: an integer, a number, true/false, a string; null for
+ * a search option (beam ... block_repeats) leaves it to the model; "glossary"
+ * is a list of [source, target] pairs or TSV text. An option left out takes
+ * its default. The bindings (Python, Java, JavaScript) pass only what their
+ * caller set. docs/api.md lists them. */
+
+/* Every option and its default, as one JSON object (search options null: the
+ * model's). Static storage; NULL only without memory. */
+SOFTALIGN_API const char* softalign_option_defaults_json(void);
+
+/* softalign_translator_create_ensemble with the options as JSON (NULL or "{}":
+ * all defaults). An unknown name, a value of the wrong type or text that is
+ * not JSON: SOFTALIGN_INVALID_ARGUMENT naming it. */
+SOFTALIGN_API softalign_status softalign_translator_create_json(const softalign_model* const* models, size_t count,
+                                                                const char* options_json,
+                                                                softalign_translator** out);
+
+/* The translator's options as prepared (the model's defaults filled in), as
+ * the same JSON object. Belongs to the translator; NULL for NULL. */
+SOFTALIGN_API const char* softalign_translator_options_json(const softalign_translator* translator);
+
 /* ---- Result --------------------------------------------------------------- */
 /* A result holds the n-best hypotheses of one sentence, best first: index 0
  * is the translation. Accessors return NULL or 0 for a NULL result or an
@@ -417,6 +445,16 @@ SOFTALIGN_API const float* softalign_result_alignment(const softalign_result* re
 SOFTALIGN_API const char* softalign_result_pharaoh(const softalign_result* result, size_t hypothesis);
 SOFTALIGN_API const char* softalign_result_pharaoh_words(const softalign_result* result,
                                                          size_t hypothesis);
+
+/* The whole result as one line of JSON, the form of the CLI's --json lines
+ * (keys in alphabetical order): {"glossary_matches": [[begin, end], ...],
+ * "hypotheses": [{"confidence", "ids", "log_prob", "pieces",
+ * "placeholders_repaired", "score", "text", and with alignment on
+ * "alignment" (Pharaoh, pieces), "attention" (rows of weights) and
+ * "word_alignment"}], "protected_spans": [...], "source_pieces": [...]}.
+ * Written on the first call; belongs to the result. NULL for NULL (or
+ * without memory). */
+SOFTALIGN_API const char* softalign_result_json(const softalign_result* result);
 
 #ifdef __cplusplus
 } /* extern "C" */

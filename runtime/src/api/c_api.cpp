@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -23,12 +24,15 @@ struct softalign_translator {
   std::unique_ptr<softalign::Translator> translator;
   bool alignment = false;
   std::string backend_reason;  // backend_info's reason, with the device
+  std::string options_json;    // the prepared options (softalign_translator_options_json)
 };
 
 struct softalign_result {
   softalign::TranslationResult result;
   std::vector<std::string> pharaoh;        // per hypothesis, when alignments were asked for
   std::vector<std::string> pharaoh_words;  // idem; empty for translate_ids results
+  std::once_flag json_once;                // softalign_result_json, written on first request
+  std::string json;
 };
 
 // The C codes are the C++ codes, so a Status converts by value.
@@ -231,6 +235,32 @@ softalign::TranslatorOptions to_cpp(const softalign_translator_options& o) {
   return t;
 }
 
+// The models of a create call as shared pointers; an error names a NULL one.
+softalign_status model_list(const softalign_model* const* models, size_t count,
+                            std::vector<std::shared_ptr<const softalign::Model>>* list) {
+  if (models == nullptr || count == 0) return null_arg("model");
+  for (size_t i = 0; i < count; ++i) {
+    if (models[i] == nullptr)
+      return fail(SOFTALIGN_INVALID_ARGUMENT, "invalid_argument: models[" + std::to_string(i) + "] is NULL");
+    list->push_back(models[i]->model);
+  }
+  return SOFTALIGN_OK;
+}
+
+// Prepares the translator of every create call.
+softalign_status make_translator(const std::vector<std::shared_ptr<const softalign::Model>>& models,
+                                 const softalign::TranslatorOptions& options, softalign_translator** out) {
+  std::unique_ptr<softalign::Translator> t;
+  Status st = softalign::Translator::prepare(models, options, &t);
+  if (!st.ok()) return from(st);
+  const softalign::BackendInfo& b = t->backend_info();
+  std::string reason = b.reason + (b.device.empty() ? "" : " (device: " + b.device + ")");
+  const bool alignment = t->options().search.return_alignment;
+  std::string json = softalign::options_json(t->options());
+  *out = new softalign_translator{std::move(t), alignment, std::move(reason), std::move(json)};
+  return SOFTALIGN_OK;
+}
+
 softalign_status load_common(softalign::Status st, std::shared_ptr<const softalign::Model> m,
                              softalign_model** out) {
   if (!st.ok()) return from(st);
@@ -396,16 +426,21 @@ void softalign_translator_options_init(softalign_translator_options* options, si
   softalign_translator_options d;
   std::memset(&d, 0, sizeof d);
   d.struct_size = struct_size < sizeof d ? struct_size : sizeof d;
+  // Negative and 0 say "unset" (the model's, the library's); the rest are
+  // TranslatorOptions' own defaults, written once in options.hpp.
+  const softalign::TranslatorOptions defaults;
   d.alpha = -1.0f;
   d.beta = -1.0f;
   d.max_len_a = -1.0f;
   d.max_len_b = -1.0f;
-  d.threads = 1;
-  d.use_shortlist = 1;
-  d.split_long_input = 1;
-  d.copy_through = 1;
   d.block_repeats = -1;
-  d.repair_placeholders = 1;
+  d.max_source_tokens = defaults.max_source_tokens;
+  d.threads = defaults.threads;
+  d.use_shortlist = defaults.use_shortlist ? 1 : 0;
+  d.split_long_input = defaults.long_input == softalign::LongInputPolicy::kSplit ? 1 : 0;
+  d.replace_invalid_utf8 = defaults.invalid_utf8 == softalign::InvalidUtf8Policy::kReplace ? 1 : 0;
+  d.copy_through = defaults.copy_through ? 1 : 0;
+  d.repair_placeholders = defaults.repair_placeholders ? 1 : 0;
   std::memcpy(options, &d, d.struct_size);
 }
 
@@ -422,13 +457,9 @@ softalign_status softalign_translator_create_ensemble(const softalign_model* con
   return guarded([&] {
     if (out == nullptr) return null_arg("out");
     *out = nullptr;
-    if (models == nullptr || count == 0) return null_arg("model");
     std::vector<std::shared_ptr<const softalign::Model>> list;
-    for (size_t i = 0; i < count; ++i) {
-      if (models[i] == nullptr)
-        return fail(SOFTALIGN_INVALID_ARGUMENT, "invalid_argument: models[" + std::to_string(i) + "] is NULL");
-      list.push_back(models[i]->model);
-    }
+    const softalign_status models_st = model_list(models, count, &list);
+    if (models_st != SOFTALIGN_OK) return models_st;
     softalign_translator_options o;
     softalign_translator_options_init(&o, sizeof o);
     if (options != nullptr) {
@@ -455,14 +486,38 @@ softalign_status softalign_translator_create_ensemble(const softalign_model* con
       const Status g = softalign::parse_glossary_tsv(o.glossary_tsv, &cpp.glossary);
       if (!g.ok()) return from(g);
     }
-    std::unique_ptr<softalign::Translator> t;
-    Status st = softalign::Translator::prepare(list, cpp, &t);
-    if (!st.ok()) return from(st);
-    const softalign::BackendInfo& b = t->backend_info();
-    std::string reason = b.reason + (b.device.empty() ? "" : " (device: " + b.device + ")");
-    *out = new softalign_translator{std::move(t), o.alignment != 0, std::move(reason)};
-    return SOFTALIGN_OK;
+    return make_translator(list, cpp, out);
   });
+}
+
+softalign_status softalign_translator_create_json(const softalign_model* const* models, size_t count,
+                                                  const char* options_json, softalign_translator** out) {
+  return guarded([&] {
+    if (out == nullptr) return null_arg("out");
+    *out = nullptr;
+    std::vector<std::shared_ptr<const softalign::Model>> list;
+    const softalign_status models_st = model_list(models, count, &list);
+    if (models_st != SOFTALIGN_OK) return models_st;
+    softalign::TranslatorOptions cpp;
+    if (options_json != nullptr) {
+      const Status st = softalign::parse_options_json(options_json, &cpp);
+      if (!st.ok()) return from(st);
+    }
+    return make_translator(list, cpp, out);
+  });
+}
+
+const char* softalign_option_defaults_json(void) {
+  try {
+    static const std::string defaults = softalign::options_json(softalign::TranslatorOptions());
+    return defaults.c_str();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+const char* softalign_translator_options_json(const softalign_translator* translator) {
+  return translator == nullptr ? nullptr : translator->options_json.c_str();
 }
 
 void softalign_translator_free(softalign_translator* translator) { delete translator; }
@@ -645,6 +700,17 @@ softalign_status softalign_translate_ids_prefix(softalign_translator* translator
 }
 
 // ---- Result -----------------------------------------------------------------
+
+const char* softalign_result_json(const softalign_result* result) {
+  if (result == nullptr) return nullptr;
+  try {
+    auto* r = const_cast<softalign_result*>(result);  // the cache: written once, read after
+    std::call_once(r->json_once, [r] { r->json = softalign::result_json(r->result); });
+    return r->json.c_str();
+  } catch (...) {
+    return nullptr;
+  }
+}
 
 void softalign_result_free(softalign_result* result) { delete result; }
 

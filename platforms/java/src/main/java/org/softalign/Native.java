@@ -34,13 +34,8 @@ final class Native {
   /** name, src_lang, tgt_lang, variant, weight_type as UTF-8. */
   static native byte[][] modelInfo(long model);
 
-  /**
-   * ints: max_source_tokens, beam, nbest, alignment, threads, split_long_input,
-   * replace_invalid_utf8, use_shortlist, copy_through, block_repeats; floats: alpha, beta,
-   * max_len_a, max_len_b; longs: max_arena_bytes, max_line_bytes.
-   */
-  static native long translatorCreate(long model, int[] ints, float[] floats, long[] longs,
-      byte[] kernels, byte[] device);
+  /** A translator over a model with the options as JSON (softalign_translator_create_json). */
+  static native long translatorCreateJson(long model, byte[] json);
 
   static native void translatorFree(long translator);
 

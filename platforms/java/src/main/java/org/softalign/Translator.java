@@ -79,20 +79,12 @@ public final class Translator implements AutoCloseable {
   public static Translator create(Model model, TranslatorOptions options) {
     if (model == null) throw new NullPointerException("model");
     if (options == null) throw new NullPointerException("options");
-    int[] ints = {
-      options.maxSourceTokens, options.beam, options.nbest, options.alignment ? 1 : 0,
-      options.threads, options.splitLongInput ? 1 : 0, options.replaceInvalidUtf8 ? 1 : 0,
-      options.useShortlist ? 1 : 0, options.copyThrough ? 1 : 0, options.blockRepeats
-    };
-    float[] floats = {options.alpha, options.beta, options.maxLenA, options.maxLenB};
-    long[] longs = {options.maxArenaBytes, options.maxLineBytes};
-    byte[] kernels = cString(options.kernels, "kernels");
-    byte[] device = cString(options.device, "device");
+    byte[] json = options.json().getBytes(StandardCharsets.UTF_8);
     long h;
     synchronized (model) {
-      h = Native.translatorCreate(model.handle(), ints, floats, longs, kernels, device);
+      h = Native.translatorCreateJson(model.handle(), json);
     }
-    return new Translator(h, options.alignment);
+    return new Translator(h, options.alignment());
   }
 
   /** The library's version, e.g. "0.1.0". */
@@ -331,17 +323,6 @@ public final class Translator implements AutoCloseable {
       }
     }
     return out;
-  }
-
-  /** An option's name (kernels, device) as a C string: not text, so a NUL in it is a wrong argument. */
-  private static byte[] cString(String s, String what) {
-    if (s == null) return null;
-    int nul = s.indexOf('\0');
-    if (nul >= 0) {
-      throw new SoftalignException(Status.INVALID_ARGUMENT,
-          what + " holds a NUL character at index " + nul + " (the C API reads it up to a NUL)");
-    }
-    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   static String utf8(byte[] b) {

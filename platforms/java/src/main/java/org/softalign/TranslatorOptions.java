@@ -1,10 +1,14 @@
 package org.softalign;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
- * Options of a {@link Translator}, fixed when it is made: the fields of the C API's
- * {@code softalign_translator_options} (runtime/include/softalign/softalign.h says what each
- * does). Options left alone take the C API's defaults, which take the model's decoding defaults.
- * The values are checked by the library when the translator is made: a wrong one is a {@link
+ * Options of a {@link Translator}, fixed when it is made. Only the options set here are passed
+ * to the library, as JSON (softalign_translator_create_json): the others take the library's
+ * defaults, which are written once there (softalign_option_defaults_json; the search options:
+ * the model's decoding defaults). runtime/include/softalign/softalign.h says what each does. The
+ * values are checked by the library when the translator is made: a wrong one is a {@link
  * SoftalignException} with {@link Status#INVALID_ARGUMENT}.
  *
  * <pre>{@code
@@ -12,49 +16,16 @@ package org.softalign;
  * }</pre>
  */
 public final class TranslatorOptions {
-  final int maxSourceTokens;
-  final int beam;
-  final int nbest;
-  final float alpha;
-  final float beta;
-  final float maxLenA;
-  final float maxLenB;
-  final boolean alignment;
-  final int threads;
-  final boolean splitLongInput;
-  final boolean replaceInvalidUtf8;
-  final String kernels;
-  final boolean useShortlist;
-  final long maxArenaBytes;
-  final String device;
-  final boolean copyThrough;
-  final long maxLineBytes;
-  final int blockRepeats;
+  // The options set, by their library names ("beam", "max_len_a", ...), in the order set.
+  private final Map<String, Object> given;
   final boolean copyModel;
 
   private TranslatorOptions(Builder b) {
-    maxSourceTokens = b.maxSourceTokens;
-    beam = b.beam;
-    nbest = b.nbest;
-    alpha = b.alpha;
-    beta = b.beta;
-    maxLenA = b.maxLenA;
-    maxLenB = b.maxLenB;
-    alignment = b.alignment;
-    threads = b.threads;
-    splitLongInput = b.splitLongInput;
-    replaceInvalidUtf8 = b.replaceInvalidUtf8;
-    kernels = b.kernels;
-    useShortlist = b.useShortlist;
-    maxArenaBytes = b.maxArenaBytes;
-    device = b.device;
-    copyThrough = b.copyThrough;
-    maxLineBytes = b.maxLineBytes;
-    blockRepeats = b.blockRepeats;
+    given = new LinkedHashMap<>(b.given);
     copyModel = b.copyModel;
   }
 
-  /** All defaults (the model's decoding defaults, one thread, the CPU). */
+  /** All defaults (the library's and the model's). */
   public static TranslatorOptions defaults() {
     return new Builder().build();
   }
@@ -66,129 +37,130 @@ public final class TranslatorOptions {
   /** A builder starting from these options. */
   public Builder toBuilder() {
     Builder b = new Builder();
-    b.maxSourceTokens = maxSourceTokens;
-    b.beam = beam;
-    b.nbest = nbest;
-    b.alpha = alpha;
-    b.beta = beta;
-    b.maxLenA = maxLenA;
-    b.maxLenB = maxLenB;
-    b.alignment = alignment;
-    b.threads = threads;
-    b.splitLongInput = splitLongInput;
-    b.replaceInvalidUtf8 = replaceInvalidUtf8;
-    b.kernels = kernels;
-    b.useShortlist = useShortlist;
-    b.maxArenaBytes = maxArenaBytes;
-    b.device = device;
-    b.copyThrough = copyThrough;
-    b.maxLineBytes = maxLineBytes;
-    b.blockRepeats = blockRepeats;
+    b.given.putAll(given);
     b.copyModel = copyModel;
     return b;
   }
 
-  /** The beam size asked for (0: the model's default). */
+  /** The beam size asked for (0: not set, the model's default). */
   public int beam() {
-    return beam;
+    Object v = given.get("beam");
+    return v == null ? 0 : ((Number) v).intValue();
   }
 
-  /** The number of hypotheses asked for (0: the model's default). */
+  /** The number of hypotheses asked for (0: not set, the model's default). */
   public int nbest() {
-    return nbest;
+    Object v = given.get("nbest");
+    return v == null ? 0 : ((Number) v).intValue();
   }
 
   /** Whether results carry alignments. */
   public boolean alignment() {
-    return alignment;
+    return Boolean.TRUE.equals(given.get("alignment"));
+  }
+
+  /** The options set, as the JSON object the library reads. */
+  String json() {
+    StringBuilder out = new StringBuilder("{");
+    for (Map.Entry<String, Object> e : given.entrySet()) {
+      if (out.length() > 1) out.append(',');
+      string(out, e.getKey());
+      out.append(':');
+      Object v = e.getValue();
+      if (v instanceof String) {
+        string(out, (String) v);
+      } else if (v instanceof Float && !Float.isFinite((Float) v)) {
+        string(out, v.toString());  // not a number: the library refuses it (a string, not a number)
+      } else {
+        out.append(v);  // Integer, Long, Float ("1.5", "1.0E10"), Boolean
+      }
+    }
+    return out.append('}').toString();
+  }
+
+  // A JSON string; every character outside printable ASCII as a JSON escape (UTF-16, as JSON's escapes
+  // are: a lone surrogate stays one, which the library refuses as it refuses invalid text).
+  private static void string(StringBuilder out, String s) {
+    out.append('"');
+    for (int i = 0; i < s.length(); ++i) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\\') out.append('\\').append(c);
+      else if (c >= 0x20 && c < 0x7f) out.append(c);
+      else out.append(String.format("\\u%04x", (int) c));
+    }
+    out.append('"');
   }
 
   /** Builds {@link TranslatorOptions}; every setter returns the builder. */
   public static final class Builder {
-    // The C API's defaults (softalign_translator_options_init).
-    private int maxSourceTokens = 0;
-    private int beam = 0;
-    private int nbest = 0;
-    private float alpha = -1f;
-    private float beta = -1f;
-    private float maxLenA = -1f;
-    private float maxLenB = -1f;
-    private boolean alignment = false;
-    private int threads = 1;
-    private boolean splitLongInput = true;
-    private boolean replaceInvalidUtf8 = false;
-    private String kernels = null;
-    private boolean useShortlist = true;
-    private long maxArenaBytes = 0;
-    private String device = null;
-    private boolean copyThrough = true;
-    private long maxLineBytes = 0;
-    private int blockRepeats = -1;
+    private final Map<String, Object> given = new LinkedHashMap<>();
     private boolean copyModel = false;
 
     private Builder() {}
 
-    /** Beam size, >= 1 (1 is greedy); 0: the model's default. */
+    /**
+     * Any option by its library name ("beam", "max_len_a", "max_batch", ...; docs/api.md) and a
+     * value of its type (Integer, Long, Float, Boolean, String): an option this class has no
+     * setter for yet needs none.
+     */
+    public Builder set(String name, Object value) {
+      if (name == null) throw new NullPointerException("name");
+      if (value == null) given.remove(name);
+      else given.put(name, value);
+      return this;
+    }
+
+    /** Beam size, >= 1 (1 is greedy); not set: the model's default. */
     public Builder beam(int beam) {
-      this.beam = beam;
-      return this;
+      return set("beam", beam);
     }
 
-    /** Hypotheses returned, 1..beam; 0: the model's default. */
+    /** Hypotheses returned, 1..beam; not set: the model's default. */
     public Builder nbest(int nbest) {
-      this.nbest = nbest;
-      return this;
+      return set("nbest", nbest);
     }
 
-    /** Length penalty exponent >= 0; negative: the model's default. */
+    /** Length penalty exponent >= 0; not set: the model's default. */
     public Builder alpha(float alpha) {
-      this.alpha = alpha;
-      return this;
+      return set("alpha", alpha);
     }
 
-    /** Coverage penalty weight >= 0; negative: the model's default. */
+    /** Coverage penalty weight >= 0; not set: the model's default. */
     public Builder beta(float beta) {
-      this.beta = beta;
-      return this;
+      return set("beta", beta);
     }
 
-    /** Max target length floor(a * S + b): a; negative: the model's default. */
+    /** Max target length floor(a * S + b): a; not set: the model's default. */
     public Builder maxLenA(float a) {
-      this.maxLenA = a;
-      return this;
+      return set("max_len_a", a);
     }
 
-    /** Max target length floor(a * S + b): b; negative: the model's default. */
+    /** Max target length floor(a * S + b): b; not set: the model's default. */
     public Builder maxLenB(float b) {
-      this.maxLenB = b;
-      return this;
+      return set("max_len_b", b);
     }
 
     /** Longest source in pieces, EOS included; 0: the model's S_max. */
     public Builder maxSourceTokens(int tokens) {
-      this.maxSourceTokens = tokens;
-      return this;
+      return set("max_source_tokens", tokens);
     }
 
     /** Results carry soft and hard alignments ({@link Hypothesis#attention()}, ...). */
     public Builder alignment(boolean on) {
-      this.alignment = on;
-      return this;
+      return set("alignment", on);
     }
 
-    /** Threads for one translation, >= 1. */
+    /** Threads, >= 1. */
     public Builder threads(int threads) {
-      this.threads = threads;
-      return this;
+      return set("threads", threads);
     }
 
     /**
-     * Split sources longer than maxSourceTokens and join the parts' translations (the default);
-     * false: fail with {@link Status#INPUT_TOO_LONG}.
+     * Split sources longer than maxSourceTokens and join the parts' translations (the library's
+     * default); false: fail with {@link Status#INPUT_TOO_LONG}.
      */
     public Builder splitLongInput(boolean on) {
-      this.splitLongInput = on;
-      return this;
+      return set("split_long_input", on);
     }
 
     /**
@@ -196,53 +168,42 @@ public final class TranslatorOptions {
      * with {@link Status#INVALID_UTF8}.
      */
     public Builder replaceInvalidUtf8(boolean on) {
-      this.replaceInvalidUtf8 = on;
-      return this;
+      return set("replace_invalid_utf8", on);
     }
 
     /** The kernel set: null (the best for this CPU) or a name such as "ref". */
     public Builder kernels(String kernels) {
-      this.kernels = kernels;
-      return this;
+      return set("kernels", kernels);
     }
 
-    /** Use the model's vocabulary shortlist, if it has one (the default). */
+    /** Use the model's vocabulary shortlist, if it has one. */
     public Builder useShortlist(boolean on) {
-      this.useShortlist = on;
-      return this;
+      return set("use_shortlist", on);
     }
 
-    /** The most working memory the translator may reserve (times threads); 0: 256 MiB. */
+    /** The most working memory the translator may reserve (times threads), bytes. */
     public Builder maxArenaBytes(long bytes) {
-      this.maxArenaBytes = bytes;
-      return this;
+      return set("max_arena_bytes", bytes);
     }
 
-    /** Where to compute: null or "cpu" (the default), "auto" or "vulkan". */
+    /** Where to compute: "cpu", "auto" or "vulkan"; null: the library's default. */
     public Builder device(String device) {
-      this.device = device;
-      return this;
+      return set("device", device);
     }
 
-    /** Copy names, identifiers, URLs, code through unchanged (the default). */
+    /** Copy names, identifiers, URLs, code through unchanged. */
     public Builder copyThrough(boolean on) {
-      this.copyThrough = on;
-      return this;
+      return set("copy_through", on);
     }
 
-    /**
-     * The longest text one translation takes, in UTF-8 bytes; longer is {@link
-     * Status#INPUT_TOO_LONG}. 0: 1 MiB.
-     */
+    /** The longest text one translation takes, in UTF-8 bytes; longer is {@link Status#INPUT_TOO_LONG}. */
     public Builder maxLineBytes(long bytes) {
-      this.maxLineBytes = bytes;
-      return this;
+      return set("max_line_bytes", bytes);
     }
 
-    /** Refuse words of up to this many pieces repeated back to back, 0..8; negative: the model's. */
+    /** Refuse words of up to this many pieces repeated back to back, 0..8; not set: the model's. */
     public Builder blockRepeats(int pieces) {
-      this.blockRepeats = pieces;
-      return this;
+      return set("block_repeats", pieces);
     }
 
     /**
