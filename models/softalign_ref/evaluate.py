@@ -105,8 +105,10 @@ def hyp_ids(h):
 
 
 def translate_ids_batched(model, src_ids, beam=1, alpha=0.0, beta=0.0, max_len_a=2.0,
-                          max_len_b=10.0, batch_size=64):
-    """Best hypothesis ids for each source id list, batched by length, input order kept."""
+                          max_len_b=10.0, batch_size=64, word_start=None):
+    """Best hypothesis ids for each source id list, batched by length, input order kept.
+    Repetition blocking as the config's decoding.block_repeats says; it needs `word_start`
+    (search.word_start_ids) when that is on."""
     import torch
     from . import search
     order = sorted(range(len(src_ids)), key=lambda i: len(src_ids[i]))
@@ -116,14 +118,17 @@ def translate_ids_batched(model, src_ids, beam=1, alpha=0.0, beta=0.0, max_len_a
         for k in range(0, len(order), batch_size):
             chunk = order[k:k + batch_size]
             res = search.translate_ids(model, [src_ids[i] for i in chunk], beam=beam, alpha=alpha,
-                                       beta=beta, max_len_a=max_len_a, max_len_b=max_len_b, nbest=1)
+                                       beta=beta, max_len_a=max_len_a, max_len_b=max_len_b, nbest=1,
+                                       word_start=word_start)
             for i, hyps in zip(chunk, res):
                 out[i] = hyp_ids(hyps[0])
     return out
 
 
 def translate_lines(model, tok, lines, max_src_len, **search_opts):
-    """Translates text lines with the reference translator; over-long sources are cut to max_src_len."""
+    """Translates text lines with the reference translator; over-long sources are cut to max_src_len.
+    The target tokenizer gives the word starts that repetition blocking needs."""
+    from . import search
     from .tokenizer import EOS_ID
     src_ids = []
     for line in lines:
@@ -131,7 +136,8 @@ def translate_lines(model, tok, lines, max_src_len, **search_opts):
         if len(ids) > max_src_len:
             ids = ids[:max_src_len - 1] + [EOS_ID]
         src_ids.append(ids)
-    return [tok.decode_tgt(ids) for ids in translate_ids_batched(model, src_ids, **search_opts)]
+    word_start = search.word_start_ids(tok.tgt, model.cfg.tgt_vocab)
+    return [tok.decode_tgt(ids) for ids in translate_ids_batched(model, src_ids, word_start=word_start, **search_opts)]
 
 
 def format_report(result, buckets=None):

@@ -342,3 +342,15 @@ def test_repeat_first_with_the_length_filter(corpus, tmp_path):
     first = sum(1 for s in src[:10] if len(s.split()) <= 6)
     assert 0 < first < 10
     assert t.train_pairs == base.train_pairs[:first] * 2 + base.train_pairs[first:]
+
+
+def test_evaluation_with_repetition_blocking(corpus, tmp_path):
+    # A recipe whose decoding blocks repeats (decoding.block_repeats) evaluates: the dev
+    # BLEU search gets the target's word starts (it failed at the first evaluation before).
+    path = tmp_path / "r.yaml"
+    write_recipe(path)
+    r = yaml.safe_load(open(path))
+    r["decoding"]["block_repeats"] = 8
+    yaml.safe_dump(r, open(path, "w"))
+    st = Trainer(load_recipe(str(path)), corpus, "en", "fr", str(tmp_path / "run"), quiet=True).run(stop_after_steps=4)
+    assert st["step"] == 4 and st["best_dev_bleu"] >= 0.0
