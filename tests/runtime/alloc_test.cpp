@@ -127,6 +127,51 @@ TEST_CASE("nor with a thread pool") {
   for (const std::string& name : golden::names()) check_model(name, "f32", 2);
 }
 
+// A TranslatorPool's replicas (one with a pool of two threads, or two of one
+// thread each): after prepare and a text batch, their numeric core allocates nothing.
+TEST_CASE("nor a pool's replicas") {
+  for (const std::string& name : golden::names()) {
+    const nlohmann::json g = golden::load_json(name);
+    std::shared_ptr<const Model> model;
+    Status st = Model::load(golden::model_path(name, "f32").string(), &model);
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    std::vector<std::vector<int32_t>> sources;
+    std::vector<std::string> texts;
+    for (const auto& s : g["sentences"]) {
+      sources.push_back(golden::ids(s["src_ids"]));
+      texts.push_back(s["src_text"].get<std::string>());
+    }
+    std::vector<Span<const int32_t>> spans;
+    for (const auto& src : sources) spans.emplace_back(src.data(), src.size());
+    for (int replicas : {1, 2}) {
+      INFO(name, " replicas ", replicas);
+      TranslatorOptions opt;
+      opt.search.beam_size = 4;
+      opt.search.max_len_b = 64.0f;
+      opt.threads = 2;
+      opt.max_batch = 2;
+      std::unique_ptr<TranslatorPool> pool;
+      st = TranslatorPool::prepare({model}, opt, replicas, &pool);
+      REQUIRE_MESSAGE(st.ok(), st.to_string());
+      std::vector<TranslationResult> results;
+      std::vector<Status> status;
+      REQUIRE(pool->translate_batch(texts, SearchOptions(), &results, &status).ok());
+      bool all_ok = true;
+      NBestView views[2];
+      alloc_counter::start();
+      for (std::size_t r = 0; r < pool->replica_count(); ++r)
+        for (std::size_t i = 0; i < spans.size(); ++i) {
+          all_ok = all_ok && pool->replica(r).translate_ids(spans[i], views).ok();
+          all_ok = all_ok && pool->replica(r).translate_ids_batch(spans.data() + i, std::min<std::size_t>(2, spans.size() - i),
+                                                                  SearchOptions(), views).ok();
+        }
+      const long core = alloc_counter::stop();
+      CHECK(all_ok);
+      CHECK_MESSAGE(core == 0, core, " allocations in a replica's translate_ids/translate_ids_batch");
+    }
+  }
+}
+
 #if SOFTALIGN_TEST_VULKAN
 // The Vulkan engine's host side: the command buffers are recorded at prepare
 // and only resubmitted, the I/O block is mapped once, the merge of the rows'

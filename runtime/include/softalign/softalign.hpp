@@ -18,4 +18,5 @@
 #include "softalign/status.hpp"
 #include "softalign/text.hpp"
 #include "softalign/translator.hpp"
+#include "softalign/translator_pool.hpp"
 #include "softalign/version.hpp"

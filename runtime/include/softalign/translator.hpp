@@ -77,15 +77,14 @@ class Translator {
   SOFTALIGN_API Status translate(std::string_view text, TranslationResult* out);
   SOFTALIGN_API Status translate(std::string_view text, const SearchOptions& search, TranslationResult* out);
   // Results in input order; each sentence's result is the one translate()
-  // gives. The sentences are sorted by length and split into runs decoded
-  // together (up to options().max_batch sentences; beam search with int8
-  // weights on CPU kernels without int8 lanes, AVX2 or NEON, goes one by one,
-  // which measured faster there), and with options().threads > 1
-  // the runs are shared among that many translators over the same models, one
-  // thread each (threads made at prepare, asleep between calls), each group
-  // of runs taken at the same time dealt the same mix of lengths. This is the
-  // library's one way to use several threads on many sentences: the CLI
-  // calls it too.
+  // gives. The policy is TranslatorPool's (translator_pool.hpp): sorted by
+  // length, runs of up to options().max_batch decoded together (beam search
+  // with int8 weights on CPU kernels without int8 lanes, AVX2 or NEON, goes
+  // one by one, which measured faster there). With options().threads > 1 the
+  // runs go to a pool of that many replicas over the same models, one thread
+  // each, made at prepare (this translator's own threads serve a sentence
+  // alone); else to this translator. This is the library's one way to use
+  // several threads on many sentences: the CLI and the bindings call it.
   SOFTALIGN_API Status translate_batch(const std::vector<std::string>& texts, std::vector<TranslationResult>* out);
   SOFTALIGN_API Status translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
                                        std::vector<TranslationResult>* out);
@@ -95,6 +94,11 @@ class Translator {
   // prefix) is returned as above, with no result.
   SOFTALIGN_API Status translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
                                        std::vector<TranslationResult>* out, std::vector<Status>* status);
+  // The same, at most max_batch sentences decoded together (1 to
+  // options().max_batch, else kInvalidArgument; 0: options().max_batch).
+  SOFTALIGN_API Status translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
+                                       std::vector<TranslationResult>* out, std::vector<Status>* status,
+                                       int max_batch);
 
   // The numeric core, allocation-free. `source` are source ids ending with the
   // model's EOS (1 <= size <= max_source_tokens, else kInputTooLong; ids
@@ -135,7 +139,7 @@ class Translator {
   SOFTALIGN_API const BackendInfo& backend_info() const;
 
  private:
-  // internal::TranslatorAccess (runtime/src/api/device_costs.hpp); not public API.
+  // internal::TranslatorAccess (runtime/src/api/translator_access.hpp); not public API.
   friend struct internal::TranslatorAccess;
   explicit Translator(std::unique_ptr<internal::TranslatorImpl> impl);
   std::unique_ptr<internal::TranslatorImpl> impl_;

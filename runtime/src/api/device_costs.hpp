@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "api/translator_access.hpp"
 #include "softalign/translator.hpp"
 
 namespace softalign::internal {
@@ -27,11 +28,6 @@ struct DeviceCostReport {
   // A batch's encoder, every layer and position: its dispatches and barriers.
   int encoder_dispatches = 0;
   int encoder_barriers = 0;
-};
-
-// A friend of Translator, declared only here.
-struct TranslatorAccess {
-  static const DeviceCostReport& device_costs(const Translator& translator);
 };
 
 inline const DeviceCostReport& device_costs(const Translator& translator) {

@@ -239,7 +239,7 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
     auto cw = std::make_unique<CpuWeights>();
     Status st = build_cpu_weights(mi->plan, cw.get());
     if (!st.ok()) return st;
-    engines.push_back(std::make_unique<CpuEngine>(mi->plan, m->shortlist, std::move(cw), *k, &pool, limits));
+    engines.push_back(std::make_unique<CpuEngine>(mi->plan, m->shortlist, std::move(cw), *k, pool, limits));
   }
   one_engine(std::move(engines));
   return Status::Ok();

@@ -1,14 +1,11 @@
 // The public Translator: text in and out around the allocation-free core.
 #include "softalign/translator.hpp"
 
-#include <pthreadpool.h>
-
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <numeric>
 #include <set>
 
+#include "api/batch.hpp"
 #include "api/translator_impl.hpp"
 #include "core/guard.hpp"
 #include "core/utf8.hpp"
@@ -39,16 +36,12 @@ Status Translator::prepare(const std::vector<std::shared_ptr<const Model>>& mode
     auto impl = std::make_unique<internal::TranslatorImpl>();
     Status st = impl->prepare(models, options);
     if (!st.ok()) return st;
-    // translate_batch splits its sentences over `threads` translators.
-    TranslatorOptions one = impl->options;
-    one.threads = 1;
-    for (int i = 1; i < options.threads; ++i) {
-      std::unique_ptr<Translator> w;
-      st = prepare(models, one, &w);
+    // translate_batch spreads its sentences over a pool of `threads`
+    // replicas, one thread each (this translator's threads serve a sentence alone).
+    if (options.threads > 1) {
+      st = TranslatorPool::prepare(models, impl->options, options.threads, &impl->batch_pool);
       if (!st.ok()) return st;
-      impl->workers.push_back(std::move(w));
     }
-    if (!impl->workers.empty()) impl->worker_threads = std::make_unique<internal::WorkerPool>(options.threads - 1);
     out->reset(new Translator(std::move(impl)));
     return st;
   });
@@ -263,41 +256,6 @@ Status empty_result(TranslationResult* out) {
   return Status::Ok();
 }
 
-// translate_batch's batches, as [begin, end) ranges of `order` (the
-// sentences sorted by length): a sentence that is not `direct` alone; runs of
-// direct ones in batches of up to `run`. With several translators, each
-// group of up to `translators` batches in a row is dealt round-robin from its
-// sentences (batch j of the group takes its sentences j, j + n, j + 2n, ...,
-// `order` permuted so), so the batches the translators take at the same time
-// have the same mix of lengths and sizes within one of each other. Cut in
-// order, one translator would take the shortest sentences and then wait for
-// the other: measured 19% fewer sentences/s, greedy at 2 threads.
-template <typename IsDirect>
-std::vector<std::pair<std::size_t, std::size_t>> plan_batches(IsDirect direct, std::size_t run, std::size_t translators,
-                                                               std::vector<std::size_t>* order) {
-  std::vector<std::pair<std::size_t, std::size_t>> batches;
-  std::vector<std::size_t> group;
-  for (std::size_t i = 0; i < order->size();) {
-    if (!direct((*order)[i])) {
-      batches.emplace_back(i, i + 1);
-      ++i;
-      continue;
-    }
-    std::size_t e = i;
-    while (e < order->size() && e - i < run * translators && direct((*order)[e])) ++e;
-    const std::size_t n = e - i, count = (n + run - 1) / run;
-    group.assign(order->begin() + static_cast<std::ptrdiff_t>(i), order->begin() + static_cast<std::ptrdiff_t>(e));
-    std::size_t at = i;
-    for (std::size_t b = 0; b < count; ++b) {
-      const std::size_t begin = at;
-      for (std::size_t k = b; k < n; k += count) (*order)[at++] = group[k];
-      batches.emplace_back(begin, at);
-    }
-    i = e;
-  }
-  return batches;
-}
-
 }  // namespace
 
 Status Translator::translate(std::string_view text, TranslationResult* out) {
@@ -406,121 +364,78 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
   });
 }
 
-Status Translator::translate_batch(const std::vector<std::string>& texts, const SearchOptions& search_in,
-                                   std::vector<TranslationResult>* out, std::vector<Status>* item_status) {
-  return internal::guarded([&]() -> Status {
-    if (out == nullptr || item_status == nullptr) return Status(StatusCode::kInvalidArgument, "out or status is null");
-    SearchOptions search = merge(search_in, impl_->options.search);
-    std::vector<int32_t> prefix;
-    Status prefix_st = tokenise_prefix(*impl_->model, &search, &prefix);
-    if (!prefix_st.ok()) return prefix_st;
-    internal::Search resolved;  // the call's options, checked before any sentence
-    Status search_st = impl_->resolve(search, &resolved);
-    if (!search_st.ok()) return search_st;
-    // Tokenise everything, then translate in order of source length, so that
-    // the sentences decoded together have similar lengths.
-    struct Item {
-      std::vector<int32_t> ids;
-      std::vector<std::string> pieces;
-      internal::CopyPlan plan;
-      bool direct = false;  // tokenised and within the limit
-    };
-    std::vector<Item> items(texts.size());
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      const std::string& text = texts[i];
-      // Those go one by one through translate()'s path (its error, replacement or split).
-      if (text.size() > impl_->options.max_line_bytes ||
-          internal::find_invalid_utf8(text) != std::string_view::npos || internal::is_blank(text))
-        continue;
-      Status st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &impl_->glossary,
-                                            &items[i].ids,
-                                            &items[i].pieces, &items[i].plan, max_span_pieces(*impl_));
-      if (!st.ok()) {
-        items[i] = Item();  // through translate()'s path, which reports the error
-        continue;
-      }
-      items[i].direct = items[i].ids.size() <= static_cast<std::size_t>(impl_->S);
-    }
-    std::vector<std::size_t> order(texts.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return items[a].ids.size() < items[b].ids.size(); });
-    std::vector<TranslationResult> results(texts.size());
-    std::vector<Status> status(texts.size());
-    // Batches: runs of up to max_batch direct sentences in that order (so of
-    // similar length), decoded together (each step one product, or on a GPU
-    // one dispatch, over all their rows), except beam search on an engine
-    // where that is slower than one by one (Engine::batches_beams).
-    // The others (invalid UTF-8, blank, too long) one by one through
-    // translate()'s path (error, replacement, split). Each translator takes the next batch until none is left: the
-    // calling one and, with threads > 1, the workers, one thread each
-    // (worker_pool.hpp); this one's intra-sentence threads are off meanwhile,
-    // so that the threads match the cores asked for.
-    const bool together = resolved.beam == 1 || impl_->batches_beams();
-    const std::size_t run = together ? static_cast<std::size_t>(impl_->B) : 1;
-    const std::vector<std::pair<std::size_t, std::size_t>> batches = plan_batches(
-        [&](std::size_t i) { return items[i].direct; }, run, impl_->workers.size() + 1, &order);
-    struct Shared {
-      Translator* self;
-      const std::vector<Item>* items;
-      const std::vector<std::string>* texts;
-      const std::vector<std::size_t>* order;
-      const std::vector<std::pair<std::size_t, std::size_t>>* batches;
-      const SearchOptions* search;
-      const internal::Search* resolved;
-      std::vector<TranslationResult>* results;
-      std::vector<Status>* status;
-      std::atomic<std::size_t> next{0};
-    } shared{this, &items, &texts, &order, &batches, &search, &resolved, &results, &status};
-    auto work = [](void* ctx, std::size_t w) {
-      Shared& sh = *static_cast<Shared*>(ctx);
-      Translator& tr = w == 0 ? *sh.self : *sh.self->impl_->workers[w - 1];
-      std::vector<const int32_t*> srcs;
-      std::vector<std::size_t> lens;
-      std::vector<NBestView> views;
-      for (std::size_t n; (n = sh.next.fetch_add(1)) < sh.batches->size();) {
-        const auto [begin, end] = (*sh.batches)[n];
-        const std::size_t first = (*sh.order)[begin];
-        if (!(*sh.items)[first].direct) {
-          (*sh.status)[first] = tr.translate((*sh.texts)[first], *sh.search, &(*sh.results)[first]);
-          continue;
-        }
-        srcs.clear();
-        lens.clear();
-        for (std::size_t k = begin; k < end; ++k) {
-          const Item& item = (*sh.items)[(*sh.order)[k]];
-          srcs.push_back(item.ids.data());
-          lens.push_back(item.ids.size());
-        }
-        views.assign(end - begin, NBestView());
-        Status st = internal::guarded([&] {
-          return tr.impl_->translate_ids_batch(srcs.data(), lens.data(), static_cast<int>(srcs.size()), *sh.resolved,
-                                               views.data());
-        });
-        for (std::size_t k = begin; k < end; ++k) {
-          const std::size_t i = (*sh.order)[k];
-          const Item& item = (*sh.items)[i];
-          (*sh.status)[i] =
-              st.ok() ? fill_result(tr.model(), (*sh.texts)[i], tr.options().repair_placeholders, item.ids,
-                                    item.pieces, views[k - begin], *sh.search, item.plan, &(*sh.results)[i])
-                      : st;
-        }
-      }
-    };
-    if (!impl_->workers.empty() && texts.size() > 1) {
-      pthreadpool* pool = impl_->pool;
-      impl_->pool = nullptr;
-      impl_->worker_threads->run(work, &shared);
-      impl_->pool = pool;
-    } else {
-      work(&shared, 0);
-    }
-    for (std::size_t i = 0; i < texts.size(); ++i)
-      if (!status[i].ok()) results[i] = TranslationResult();
-    *out = std::move(results);
-    *item_status = std::move(status);
-    return Status::Ok();
-  });
+Status Translator::translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
+                                   std::vector<TranslationResult>* out, std::vector<Status>* status) {
+  return translate_batch(texts, search, out, status, 0);
 }
+
+Status Translator::translate_batch(const std::vector<std::string>& texts, const SearchOptions& search,
+                                   std::vector<TranslationResult>* out, std::vector<Status>* status, int max_batch) {
+  // With threads > 1 the batch goes to this translator's pool of one-thread
+  // replicas (this one's threads stay for sentences alone); else to itself.
+  if (impl_->batch_pool != nullptr && texts.size() > 1)
+    return impl_->batch_pool->translate_batch(texts, search, out, status, max_batch);
+  Translator* self = this;
+  return internal::translate_batch_on(&self, 1, nullptr, texts, search, max_batch, out, status);
+}
+
+namespace internal {
+
+Status TranslatorAccess::begin_batch(Translator& tr, const std::vector<std::string>& texts,
+                                     const SearchOptions& search_in, BatchCall* call) {
+  TranslatorImpl& impl = *tr.impl_;
+  call->search = merge(search_in, impl.options.search);
+  Status st = tokenise_prefix(*impl.model, &call->search, &call->prefix);
+  if (!st.ok()) return st;
+  st = impl.resolve(call->search, &call->resolved);
+  if (!st.ok()) return st;
+  call->together = call->resolved.beam == 1 || impl.batches_beams();
+  call->max_batch = impl.B;
+  call->items.assign(texts.size(), BatchCall::Item());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const std::string& text = texts[i];
+    BatchCall::Item& item = call->items[i];
+    // Those go one by one through translate()'s path (its error, replacement or split).
+    if (text.size() > impl.options.max_line_bytes || find_invalid_utf8(text) != std::string_view::npos ||
+        is_blank(text))
+      continue;
+    st = encode_for_copy(*impl.model, text, impl.options.copy_through, &impl.glossary, &item.ids, &item.pieces,
+                         &item.plan, max_span_pieces(impl));
+    if (!st.ok()) {
+      item = BatchCall::Item();  // through translate()'s path, which reports the error
+      continue;
+    }
+    item.direct = item.ids.size() <= static_cast<std::size_t>(impl.S);
+  }
+  return Status::Ok();
+}
+
+void TranslatorAccess::translate_run(Translator& tr, const BatchCall& call, const std::vector<std::string>& texts,
+                                     const std::size_t* sentences, std::size_t n,
+                                     std::vector<TranslationResult>* results, std::vector<Status>* status) {
+  if (!call.items[sentences[0]].direct) {
+    (*status)[sentences[0]] = tr.translate(texts[sentences[0]], call.search, &(*results)[sentences[0]]);
+    return;
+  }
+  std::vector<const int32_t*> srcs(n);
+  std::vector<std::size_t> lens(n);
+  std::vector<NBestView> views(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    srcs[k] = call.items[sentences[k]].ids.data();
+    lens[k] = call.items[sentences[k]].ids.size();
+  }
+  Status st = guarded([&] {
+    return tr.impl_->translate_ids_batch(srcs.data(), lens.data(), static_cast<int>(n), call.resolved, views.data());
+  });
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = sentences[k];
+    const BatchCall::Item& item = call.items[i];
+    (*status)[i] = st.ok() ? fill_result(tr.model(), texts[i], tr.options().repair_placeholders, item.ids,
+                                         item.pieces, views[k], call.search, item.plan, &(*results)[i])
+                           : st;
+  }
+}
+
+}  // namespace internal
 
 }  // namespace softalign

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "api/device_costs.hpp"
-#include "api/worker_pool.hpp"
 #include "backends/engine.hpp"
 #include "core/arena.hpp"
 #include "kernels/kernels.hpp"
@@ -19,6 +18,7 @@
 #include "softalign/result.hpp"
 #include "softalign/span.hpp"
 #include "softalign/translator.hpp"
+#include "softalign/translator_pool.hpp"
 #include "text/glossary_index.hpp"
 
 struct pthreadpool;
@@ -58,10 +58,10 @@ class TranslatorImpl {
   BackendInfo backend;  // the engine's backend and why
   DeviceCostReport device_costs;  // what its device steps cost (device_costs.hpp)
   Arena arena;
-  // threads > 1: the other translators of translate_batch (one thread each,
-  // the same model and options), made at prepare, and the threads that run them.
-  std::vector<std::unique_ptr<Translator>> workers;
-  std::unique_ptr<WorkerPool> worker_threads;
+  // threads > 1: translate_batch's replicas (`threads` of them, one thread
+  // each, the same models and options), made at prepare. This translator's own
+  // pool (`pool`, its CpuEngine's) serves translate() and the ids calls.
+  std::unique_ptr<TranslatorPool> batch_pool;
 
  private:
   void layout(Arena& a);
@@ -79,7 +79,7 @@ class TranslatorImpl {
   // Per sentence of a batch (B of them): its source length and max target length.
   int32_t* src_len_ = nullptr;  // [B]
   int32_t* t_max_ = nullptr;    // [B]
-  const int32_t** batch_srcs_ = nullptr;  // [B] the public batch call's sources
+  const int32_t** batch_srcs_ = nullptr;  // [B] translate_ids_batch's sources
   std::size_t* batch_lens_ = nullptr;     // [B]
 };
 

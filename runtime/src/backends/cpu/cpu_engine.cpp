@@ -10,7 +10,7 @@
 namespace softalign::internal {
 
 CpuEngine::CpuEngine(const Plan& plan, const ShortlistTable& shortlist, std::unique_ptr<const CpuWeights> weights,
-                     const kernels::KernelTable& kernels, pthreadpool* const* pool, const EngineLimits& limits)
+                     const kernels::KernelTable& kernels, pthreadpool* pool, const EngineLimits& limits)
     : plan_(plan),
       shapes_(plan.shapes),
       src_emb_(*plan.find(EncoderOp::kEmbed)->matrix),

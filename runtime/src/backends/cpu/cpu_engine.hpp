@@ -21,13 +21,12 @@ namespace softalign::internal {
 
 class CpuEngine final : public Engine {
  public:
-  // `plan`: the model's (it outlives the engine). `pool` points at the
-  // translator's thread pool (null: one thread); it is read at each call,
-  // since translate_batch lends the pool to its workers. `shortlist`: the
+  // `plan`: the model's (it outlives the engine). `pool`: the translator's
+  // own thread pool for the intra-sentence work (null: one thread). `shortlist`: the
   // vocabulary shortlist to select from (the model's; an ensemble's members
   // all use their first member's).
   CpuEngine(const Plan& plan, const ShortlistTable& shortlist, std::unique_ptr<const CpuWeights> weights,
-            const kernels::KernelTable& kernels, pthreadpool* const* pool, const EngineLimits& limits);
+            const kernels::KernelTable& kernels, pthreadpool* pool, const EngineLimits& limits);
 
   const char* name() const override { return "cpu"; }
   void layout(Arena& arena) override;
@@ -78,7 +77,7 @@ class CpuEngine final : public Engine {
   const StepOperation& output_;  // the step's kOutput
   const std::unique_ptr<const CpuWeights> cw_;  // this engine's linear layers (cpu_weights.hpp)
   const kernels::KernelTable& k_;
-  pthreadpool* const* pool_;
+  pthreadpool* const pool_;
   const int S_, K_, B_;
   const ShortlistTable& table_;  // the shortlist selected from
   SentenceVocabularies vocab_;  // each sentence's target vocabulary, when the shortlist is on

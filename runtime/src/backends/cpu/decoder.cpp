@@ -200,11 +200,11 @@ void CpuEngine::fill_x(int count, const float* fed, std::size_t stride, std::siz
 
 void CpuEngine::output_layer(int count, float* logits) {
   if (!vocab_.active()) {
-    cw_->generator.run(k_, gen_in_buf_, count, logits, xq_, xs_, *pool_);
+    cw_->generator.run(k_, gen_in_buf_, count, logits, xq_, xs_, pool_);
     return;
   }
   if (packed_.use_union(k_, vocab_, count, row_sent_)) {
-    packed_.union_output_layer(k_, vocab_, count, row_sent_, gen_in_buf_, logits, xq_, xs_, *pool_);
+    packed_.union_output_layer(k_, vocab_, count, row_sent_, gen_in_buf_, logits, xq_, xs_, pool_);
     return;
   }
   std::size_t offset = 0;
@@ -214,7 +214,7 @@ void CpuEngine::output_layer(int count, float* logits) {
     while (first + rows < count && row_sent_[first + rows] == b) ++rows;
     const int width = vocab_.width(b);
     packed_.output_layer(k_, vocab_, cw_->generator, b, gen_in_buf_ + static_cast<std::size_t>(first) * gen_in_, rows,
-                            logits + offset, xq_, xs_, *pool_);
+                            logits + offset, xq_, xs_, pool_);
     offset += static_cast<std::size_t>(rows) * width;
     first += rows;
   }

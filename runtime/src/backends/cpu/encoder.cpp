@@ -33,7 +33,7 @@ void CpuEngine::run_encoder_op(const EncoderOperation& op, const int32_t* const*
     case EncoderOp::kKeys:
       for (int b = 0; b < n; ++b) {
         const int s = use_sentence(b);
-        cw_->keys.run(k_, ann_, s, keys_buf_, xq_, xs_, *pool_);
+        cw_->keys.run(k_, ann_, s, keys_buf_, xq_, xs_, pool_);
       }
       break;
     case EncoderOp::kFixedContext:
@@ -59,8 +59,8 @@ void CpuEngine::encode_layer(const EncoderOperation& op, int s) {
   const int layer = op.layer;
   const float* in = layer % 2 == 0 ? enc_a_ : enc_b_;
   float* out = layer % 2 == 0 ? enc_b_ : enc_a_;
-  cw_->enc_proj_fwd[layer]->run(k_, in, s, gi_f_, xq_, xs_, *pool_);
-  cw_->enc_proj_bwd[layer]->run(k_, in, s, gi_b_, xq_, xs_, *pool_);
+  cw_->enc_proj_fwd[layer]->run(k_, in, s, gi_f_, xq_, xs_, pool_);
+  cw_->enc_proj_bwd[layer]->run(k_, in, s, gi_b_, xq_, xs_, pool_);
   for (int dir = 0; dir < 2; ++dir) {
     const GruWeights& g = dir == 0 ? *op.forward : *op.backward;
     const float* gi = dir == 0 ? gi_f_ : gi_b_;
@@ -114,7 +114,7 @@ void CpuEngine::encode_layer_together(const EncoderOperation& op, const int32_t*
         enc_pos_[count] = j;
         ++count;
       }
-      proj.run(k_, enc_x_, count, enc_gi_, xq_, xs_, *pool_);
+      proj.run(k_, enc_x_, count, enc_gi_, xq_, xs_, pool_);
       rows_product(g.w_hh, enc_hq_, count, g.b_hh, enc_gh_);
       for (int i = 0; i < count; ++i) {
         float* h = enc_h_ + static_cast<std::size_t>(enc_rows_[i]) * n_;
