@@ -226,9 +226,12 @@ int run(const TranslateArgs& a) {
   options.kernels = a.kernels;
   options.use_shortlist = !a.no_shortlist;
   backend_from_name(a.device, &options.backend);  // the parser checked the name
-  // Each thread's translator decodes up to its share of a batch together
-  // (Translator::translate_batch decides where that pays; where it goes one
-  // by one, the arena still has room for the share). In size_t: --batch may be INT_MAX.
+  // --batch is the CLI's: the lines read and handed to translate_batch at a
+  // time. The library's policy (TranslatorPool) sorts them, cuts the runs and
+  // deals them over the threads' replicas so that all of them work: a
+  // replica decodes at most its share of a call, so its arena is sized for
+  // that share (with 256 threads, 256 arenas of 16 would not fit the default
+  // max_arena_bytes). In size_t: --batch may be INT_MAX.
   const std::size_t share = (static_cast<std::size_t>(a.batch) + threads - 1) / threads;
   options.max_batch = static_cast<int>(std::min<std::size_t>(share, TranslatorOptions::kMaxBatch));
   options.copy_through = !a.no_copy_through;

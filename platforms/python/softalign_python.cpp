@@ -531,47 +531,26 @@ PYBIND11_MODULE(softalign, m) {
             const std::vector<std::string> texts = batch_source_of(source);
             // At most the max_batch the translator was prepared for (its arena holds that many).
             const int prepared = pt.translator->options().max_batch;
-            int chunk = prepared;
+            int run = 0;  // 0: max_batch
             if (max_batch_size.has_value() && *max_batch_size != 0) {
               if (*max_batch_size < 0 || *max_batch_size > prepared)
                 throw py::value_error("max_batch_size must be 1 to the translator's max_batch (" +
                                       std::to_string(prepared) + "; Translator(max_batch=...)), or 0/None for it, got " +
                                       std::to_string(*max_batch_size));
-              chunk = *max_batch_size;
+              run = *max_batch_size;
             }
             softalign::SearchOptions s;
             s.beam_size = beam_size;
             s.nbest = num_hypotheses;
             s.return_alignment = return_alignment;
-            // Like CTranslate2: a list longer than max_batch_size is sorted by length (bytes here) and
-            // translated in chunks of max_batch_size; translate_batch then decodes each chunk's sentences
-            // together (runs of up to max_batch, by length in pieces).
-            std::vector<std::size_t> order(texts.size());
-            for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-            if (texts.size() > static_cast<std::size_t>(chunk))
-              std::stable_sort(order.begin(), order.end(),
-                               [&](std::size_t a, std::size_t b) { return texts[a].size() < texts[b].size(); });
-            std::vector<softalign::TranslationResult> results(texts.size());
-            std::vector<softalign::Status> status(texts.size());
+            // The library sorts by length and decodes runs of up to `run` together (TranslatorPool's policy).
+            std::vector<softalign::TranslationResult> results;
+            std::vector<softalign::Status> status;
             softalign::Status call;
             {
               py::gil_scoped_release release;
               std::lock_guard<std::mutex> lock(pt.mutex);
-              std::size_t begin = 0;
-              do {  // once at least: an empty list still checks the call (search options)
-                const std::size_t end = std::min(texts.size(), begin + static_cast<std::size_t>(chunk));
-                std::vector<std::string> part;
-                for (std::size_t k = begin; k < end; ++k) part.push_back(texts[order[k]]);
-                std::vector<softalign::TranslationResult> part_results;
-                std::vector<softalign::Status> part_status;
-                call = pt.translator->translate_batch(part, s, &part_results, &part_status);
-                if (!call.ok()) break;
-                for (std::size_t k = begin; k < end; ++k) {
-                  results[order[k]] = std::move(part_results[k - begin]);
-                  status[order[k]] = std::move(part_status[k - begin]);
-                }
-                begin = end;
-              } while (begin < texts.size());
+              call = pt.translator->translate_batch(texts, s, &results, &status, run);
             }
             check(call);
             py::list out;
@@ -589,8 +568,8 @@ PYBIND11_MODULE(softalign, m) {
           "softalign.Error (not raised) in its place, as in translate; an error of the call itself (beam_size over "
           "the prepared beam, num_hypotheses over beam_size) raises. beam_size and num_hypotheses: unset, the "
           "translator's. max_batch_size: sentences decoded together, at most the translator's max_batch (more: "
-          "ValueError); a longer list is sorted by length and translated in chunks of that many (None or 0: "
-          "max_batch).")
+          "ValueError; None or 0: max_batch); the library sorts the list by length and decodes runs of up to that "
+          "many together.")
       .def_property_readonly("max_batch", [](const PyTranslator& pt) { return pt.translator->options().max_batch; })
       .def_property_readonly("model", [](const PyTranslator& pt) { return PyModel{pt.models[0]}; })
       .def_property_readonly("models", [](const PyTranslator& pt) {
