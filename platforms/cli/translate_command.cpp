@@ -22,17 +22,23 @@
 namespace softalign::cli {
 namespace {
 
+// The library's defaults (TranslatorOptions', the option table's), written once there.
+const TranslatorOptions kDefaults;
+
 struct TranslateArgs {
   std::vector<std::string> models;  // several: an ensemble
   std::string prefix;
   std::vector<std::string> sentences;
-  int beam = 0, nbest = 0, batch = 16, threads = 1, workers = 1, max_src_len = 0, max_arena_mib = 0;
+  // --batch is the CLI's own (lines read and handed to one translate_batch
+  // call); --threads, --device and the help's defaults are the library's.
+  int beam = 0, nbest = 0, batch = 16, max_src_len = 0, max_arena_mib = 0;
+  int threads = kDefaults.threads, workers = kDefaults.threads;
   float alpha = 0, beta = 0, max_len_a = 0, max_len_b = 0;
   bool alignment = false, word_alignment = false, json = false, split_long = false, no_split_long = false;
   bool replace_utf8 = false;
   bool stats = false;
   bool verbose = false;
-  std::string device = "cpu";
+  std::string device = backend_name(kDefaults.backend);
   bool no_shortlist = false;
   std::size_t max_line_bytes = 0;  // 0: the library's default
   int block_repeats = 0;
@@ -395,7 +401,8 @@ std::function<int()> add_translate_command(CLI::App& app) {
                 "Replace what is not text (an invalid UTF-8 byte, an encoded surrogate, a NUL byte) by U+FFFD, one "
                 "each, instead of failing the line");
   cmd->add_option("--max-line-bytes", a->max_line_bytes,
-                  "Longest line translated, in bytes (default 1 MiB); a longer one fails (bounded memory)")
+                  "Longest line translated, in bytes (default " + std::to_string(kDefaults.max_line_bytes) +
+                      "); a longer one fails (bounded memory)")
       ->check(at_least(1));
   cmd->add_flag("--copy-model", a->copy_model,
                 "Read the model files into memory instead of mapping them (they may then change meanwhile)");
@@ -408,7 +415,8 @@ std::function<int()> add_translate_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "cpu", "vulkan"}));
   cmd->add_option("--kernels", a->kernels, "Kernel set (default: the best for this CPU; 'ref': reference)");
   cmd->add_option("--max-arena-mb", a->max_arena_mib,
-                  "Most working memory, MiB (default 256): the translator's arena times --threads")
+                  "Most working memory, MiB (default " + std::to_string(kDefaults.max_arena_bytes >> 20) +
+                      "): the translator's arena times --threads")
       ->check(at_least(1));
   cmd->add_flag("--no-shortlist", a->no_shortlist,
                 "Output layer over the whole vocabulary, even when the model has a vocabulary shortlist");
