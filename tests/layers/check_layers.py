@@ -19,8 +19,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "run
 # Top first. kernels/ (runtime/kernels) and the public headers (softalign/)
 # sit below every layer; the schema's generated headers too.
 # backends/ itself holds the engine interface the backends implement: below them.
-LAYERS = ["api", "text", "search", "model", "backends/cpu", "backends/vulkan", "backends", "core"]
 RANK = {"api": 0, "text": 1, "search": 2, "model": 3, "backends/cpu": 4, "backends/vulkan": 4, "backends": 5, "core": 6}
+LAYERS = list(RANK)
 BELOW_ALL = ("kernels/", "softalign/", "softalign_")
 
 # (including file's layer, included header): the arrows up that remain today.
