@@ -2,8 +2,10 @@
 """The runtime's layers (runtime/README.md, "Layers"): each folder of
 runtime/src may include its own folder and the folders below it, never one
 above. Lists every include that crosses folders, and fails on one that points
-up, or at a sibling (backends/cpu and backends/vulkan know only
-backends/engine.hpp of each other's layer).
+up, or at a sibling. backends/vulkan sits above backends/cpu: an operation
+the Vulkan engine does not support runs on the host with the CPU's
+implementation of that op (its per-op fallback); the CPU backend knows no
+other backend.
 
     python3 tests/layers/check_layers.py [--list]
 
@@ -19,7 +21,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "run
 # Top first. kernels/ (runtime/kernels) and the public headers (softalign/)
 # sit below every layer; the schema's generated headers too.
 # backends/ itself holds the engine interface the backends implement: below them.
-RANK = {"api": 0, "text": 1, "search": 2, "model": 3, "backends/cpu": 4, "backends/vulkan": 4, "backends": 5, "core": 6}
+RANK = {"api": 0, "text": 1, "search": 2, "model": 3, "backends/vulkan": 4, "backends/cpu": 5, "backends": 6, "core": 7}
 LAYERS = list(RANK)
 BELOW_ALL = ("kernels/", "softalign/", "softalign_")
 

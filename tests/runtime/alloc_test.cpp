@@ -13,6 +13,7 @@
 #include "shipped_model.hpp"
 #if SOFTALIGN_TEST_VULKAN
 #include "backends/vulkan/vulkan_device.hpp"
+#include "backends/vulkan/vulkan_engine.hpp"
 #endif
 
 using namespace softalign;
@@ -196,6 +197,18 @@ TEST_CASE("nor on the Vulkan engine") {
   softalign::internal::vk::g_driver_hooks.leave = alloc_counter::driver_leave;
   for (const std::string& name : golden::names())
     for (const char* precision : {"f32", "f16", "int8"}) check_model(name, precision, 1, Backend::kVulkan);
+  softalign::internal::vk::g_driver_hooks = {};
+}
+
+// With the attention operations on the host (the per-op fallback): the
+// exchange buffer is mapped once and the host's scratch is in the arena.
+TEST_CASE("nor on the Vulkan engine with its attention on the host") {
+  driver_cache_off();
+  softalign::internal::vk::g_driver_hooks.enter = alloc_counter::driver_enter;
+  softalign::internal::vk::g_driver_hooks.leave = alloc_counter::driver_leave;
+  softalign::internal::vk::g_attention_on_host = true;
+  for (const std::string& name : golden::names()) check_model(name, "int8", 1, Backend::kVulkan);
+  softalign::internal::vk::g_attention_on_host = false;
   softalign::internal::vk::g_driver_hooks = {};
 }
 #endif

@@ -25,6 +25,7 @@
 #include "golden_util.hpp"
 #include "api/device_costs.hpp"
 #include "backends/vulkan/vulkan_device.hpp"
+#include "backends/vulkan/vulkan_engine.hpp"
 
 using namespace softalign;
 
@@ -34,7 +35,9 @@ namespace {
 // products wherever the device has them, =never on the plain int8 path (the
 // default: where the device accelerates them); SOFTALIGN_TEST_SUBGROUP=never
 // sums the one-row kernels' lanes through shared memory even where subgroup
-// shuffles could. Set before the device opens.
+// shuffles could; SOFTALIGN_TEST_HOST_ATTENTION=1 runs every attention
+// operation on the host, through the engine's per-op fallback to the CPU
+// (VulkanEngine::supports). Set before the device opens.
 std::string env_or_empty(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr ? v : "";
@@ -47,6 +50,16 @@ const bool kIntegerDotForced = [] {
   if (env_or_empty("SOFTALIGN_TEST_SUBGROUP") == "never") softalign::internal::vk::g_subgroup_sums = false;
   return mode == "supported";
 }();
+const bool kAttentionOnHost = [] {
+  softalign::internal::vk::g_attention_on_host = env_or_empty("SOFTALIGN_TEST_HOST_ATTENTION") == "1";
+  return softalign::internal::vk::g_attention_on_host;
+}();
+
+// The step's operations the Vulkan engine runs on the host for this model:
+// its one attention operation when the fallback is forced (encdec has none).
+int expected_host_operations(const Model& model) {
+  return kAttentionOnHost && model.config().variant != Variant::kEncDec ? 1 : 0;
+}
 
 Status prepare(const std::shared_ptr<const Model>& model, Backend backend, std::unique_ptr<Translator>* out,
                int beam = 4, int max_batch = 1) {
@@ -102,6 +115,7 @@ void compare_model(const std::string& name, const std::string& precision, Measur
   REQUIRE(gpu->backend_info().backend == Backend::kVulkan);
   CHECK(gpu->backend_info().name == "vulkan");
   CHECK(!gpu->backend_info().device.empty());
+  CHECK(internal::device_costs(*gpu).host_operations == expected_host_operations(*model));
 
   const ModelConfig& c = model->config();
   const int V = c.tgt_vocab;
@@ -399,7 +413,13 @@ TEST_CASE("vulkan: greedy search on the device ends each sentence where the CPU 
     std::unique_ptr<Translator> cpu, gpu;
     REQUIRE(prepare(model, Backend::kCpu, &cpu, 1, batch).ok());
     REQUIRE(prepare(model, Backend::kVulkan, &gpu, 1, batch).ok());
-    const int per_submit = internal::device_costs(*gpu).greedy_steps_per_submit;
+    // Greedy steps run on the device, several a submission, unless a host op
+    // cuts each step (then the search chooses each step on the host).
+    int per_submit = internal::device_costs(*gpu).greedy_steps_per_submit;
+    if (expected_host_operations(*model) > 0) {
+      CHECK(per_submit == 0);
+      per_submit = 8;  // the same lengths as on the device
+    }
     REQUIRE(per_submit > 1);
     double worst = 0;
     for (const int max_len : {1, 2, per_submit - 1, per_submit, per_submit + 1, 2 * per_submit + 1, 64}) {

@@ -28,6 +28,9 @@ struct DeviceCostReport {
   // A batch's encoder, every layer and position: its dispatches and barriers.
   int encoder_dispatches = 0;
   int encoder_barriers = 0;
+  // The step's operations the device engine does not support, run on the
+  // host with the CPU's implementation (its per-op fallback).
+  int host_operations = 0;
 };
 
 inline const DeviceCostReport& device_costs(const Translator& translator) {

@@ -227,6 +227,7 @@ Status TranslatorImpl::choose_engine(const EngineLimits& limits, const std::vect
       device_costs.greedy_steps_per_submit = engine_->greedy_steps();
       device_costs.encoder_dispatches = costs.encoder.dispatches;
       device_costs.encoder_barriers = costs.encoder.barriers;
+      device_costs.host_operations = costs.host_operations;
       return Status::Ok();
     }
     if (asked == Backend::kVulkan)

@@ -82,9 +82,11 @@ struct RecordedCost {
   int dispatches = 0, barriers = 0;
   uint64_t weight_bytes = 0;
 };
-// A decoder step (ending in top-k), one of greedy()'s steps, a batch's encoder.
+// A decoder step (ending in top-k), one of greedy()'s steps, a batch's
+// encoder; the step's operations the engine runs on the host (supports()).
 struct DeviceCosts {
   RecordedCost step, greedy, encoder;
+  int host_operations = 0;
 };
 
 class Engine {

@@ -5,6 +5,11 @@
 // place that reads the variant, score and scope); an engine implements each
 // kind of operation from the operation alone and never reads the config
 // (as ggml's backends implement ops and ncnn's layers run per backend).
+// Every backend implements the base operations (the encoder's, and the
+// step's gathers, products and cells); an attention operation a device
+// engine does not support runs on the host with the CPU's implementation
+// (backends/cpu/attention.hpp; VulkanEngine::supports), as ncnn's Vulkan
+// layers fall back to their CPU layers.
 //
 // The buffers an operation reads and writes are the engine's, named here by
 // their role: the annotations h_j ([S, 2n] a source), the keys ([S,

@@ -97,6 +97,11 @@ int CpuEngine::use_sentence(int b) {
   return src_len_[b];
 }
 
+SourceMemory CpuEngine::memory(int b) const {
+  const std::size_t s = S_;
+  return {ann_all_ + b * s * 2 * n_, keys_all_ + b * s * std::max(key_dim_, 1), src_len_[b]};
+}
+
 bool CpuEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
   int rows = 0;
   for (int g = 0; g < groups.count; ++g)

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "backends/cpu/attention.hpp"
 #include "backends/cpu/cpu_shortlist.hpp"
 #include "backends/cpu/cpu_weights.hpp"
 #include "backends/cpu/linear.hpp"
@@ -50,6 +51,8 @@ class CpuEngine final : public Engine {
  private:
   // Points ann_, keys_buf_ and fixed_ctx_ at sentence b's; returns its length.
   int use_sentence(int b);
+  // Sentence b's annotations, keys and length (attention.hpp).
+  SourceMemory memory(int b) const;
   // The encoder's operations (plan_.encoder) for n sources.
   void run_encoder_op(const EncoderOperation& op, const int32_t* const* srcs, const int* lens, int n);
   // Layer op.layer of one source of s tokens (its annotations into sentence 0's ann_ after the last).
@@ -63,8 +66,6 @@ class CpuEngine final : public Engine {
   void decode(int count, const int32_t* tokens, int t, float* logits);
   void run_step_op(const StepOperation& op, int count, const int32_t* tokens, int t, float* logits);
   void fill_x(int count, const float* fed, std::size_t stride, std::size_t width);
-  void attend_additive(const StepOperation& op, const float* q, int s, float* att, float* ctx);
-  void attend_with_state(const StepOperation& op, const float* h, int t, int s, float* att, float* ctx);
   void gru_layer(const StepOperation& op, int count);
   // The output layer for `count` rows into consecutive logits blocks, one
   // per run of rows of a sentence (rows × that sentence's vocabulary).

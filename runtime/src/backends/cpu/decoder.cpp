@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "backends/cpu/attention.hpp"
 #include "backends/cpu/cpu_engine.hpp"
 
 namespace softalign::internal {
@@ -45,69 +46,6 @@ void CpuEngine::gru_layer(const StepOperation& op, int count) {
                 state_next_ + static_cast<std::size_t>(i) * state_size_ + layer * d_);
 }
 
-// Additive attention: e_j = vᵀ tanh(q + key_j), α = softmax, c = Σ α_j h_j.
-void CpuEngine::attend_additive(const StepOperation& op, const float* q, int s, float* att, float* ctx) {
-  k_.additive_scores(q, keys_buf_, op.vector, s, a_, att);
-  k_.softmax(att, s);
-  k_.weighted_sum(att, ann_, s, 2 * n_, ctx);
-}
-
-// Attention with the new state: scores over the window, softmax there
-// (Window::kPredicted: times the Gaussian, not renormalised), zeros outside;
-// c = Σ a_j h_j.
-void CpuEngine::attend_with_state(const StepOperation& op, const float* h, int t, int s, float* att, float* ctx) {
-  int lo = 0, hi = s - 1;
-  double p = 0.0;
-  if (op.window != Window::kAll) {
-    int centre;
-    if (op.window == Window::kAtStep) {
-      centre = std::min(t, s - 1);
-    } else {
-      kernels::matvec(k_, *op.position, h, nullptr, q_, xq_);
-      float z = 0.0f;
-      for (int i = 0; i < a_; ++i) z += op.position_vector[i] * std::tanh(q_[i]);
-      const float sig = 1.0f / (1.0f + std::exp(-z));
-      p = static_cast<double>(static_cast<float>(s) * sig);
-      // Damaged weights (a NaN in W_p, v_p or their scales) give a NaN
-      // position: never an index. The search reports the fault.
-      if (!(p >= 0.0 && p <= static_cast<double>(s))) {
-        nonfinite_ = true;
-        p = 0.0;
-      }
-      centre = std::min(static_cast<int>(std::floor(p)), s - 1);
-    }
-    lo = std::max(centre - op.window_d, 0);
-    hi = std::min(centre + op.window_d, s - 1);
-  }
-  const int count = hi - lo + 1;
-  float* sc = att + lo;
-  switch (op.scores) {
-    case Scores::kDot: k_.dot_scores(h, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, sc); break;
-    case Scores::kDotKeys:
-      k_.dot_scores(h, keys_buf_ + static_cast<std::size_t>(lo) * key_dim_, count, key_dim_, sc);
-      break;
-    case Scores::kAdditive:
-      kernels::matvec(k_, *op.matrix, h, nullptr, q_, xq_);
-      k_.additive_scores(q_, keys_buf_ + static_cast<std::size_t>(lo) * key_dim_, op.vector, count, key_dim_, sc);
-      break;
-    case Scores::kPosition:
-      kernels::matvec(k_, op.matrix->slice_rows(0, s), h, nullptr, sc, xq_);
-      break;
-  }
-  k_.softmax(sc, count);
-  if (op.window == Window::kPredicted) {
-    const float sigma = static_cast<float>(op.window_d) / 2.0f;
-    const float pf = static_cast<float>(p);
-    for (int j = lo; j <= hi; ++j) {
-      const float dj = static_cast<float>(j) - pf;
-      att[j] *= std::exp(-(dj * dj) / (2.0f * sigma * sigma));
-    }
-  }
-  for (int j = 0; j < lo; ++j) att[j] = 0.0f;
-  for (int j = hi + 1; j < s; ++j) att[j] = 0.0f;
-  k_.weighted_sum(sc, ann_ + static_cast<std::size_t>(lo) * 2 * n_, count, 2 * n_, ctx);
-}
-
 // The step's operations (ops.hpp) in order. The products with decoder
 // matrices run over all rows at once (rows_product); attention and the cells
 // per row.
@@ -140,11 +78,9 @@ void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* t
       rows_product(*op.matrix, hq_, count, nullptr, q_all_);
       break;
     case StepOp::kAttendAdditive:
-      for (int i = 0; i < count; ++i) {
-        const int s = use_sentence(row_sent_[i]);
-        attend_additive(op, q_all_ + static_cast<std::size_t>(i) * a_, s, att_step_ + static_cast<std::size_t>(i) * S_,
-                        ctx_all_ + i * n2);
-      }
+      for (int i = 0; i < count; ++i)
+        attend_additive(k_, op, shapes_, q_all_ + static_cast<std::size_t>(i) * a_, memory(row_sent_[i]),
+                        att_step_ + static_cast<std::size_t>(i) * S_, ctx_all_ + i * n2);
       fill_x(count, ctx_all_, n2, n2);
       break;
     case StepOp::kGru:
@@ -155,8 +91,10 @@ void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* t
       for (int i = 0; i < count; ++i) {
         const float* h = state_next_ + static_cast<std::size_t>(i) * state_size_ + top;
         float* row = cat_ + i * cat;  // [c ; h]
-        const int s = use_sentence(row_sent_[i]);
-        attend_with_state(op, h, t, s, att_step_ + static_cast<std::size_t>(i) * S_, row);
+        // A damaged model's NaN position: the step's fault (the search reports it).
+        if (!attend_with_state(k_, op, shapes_, h, t, memory(row_sent_[i]), {q_, xq_},
+                               att_step_ + static_cast<std::size_t>(i) * S_, row))
+          nonfinite_ = true;
         std::memcpy(row + n2, h, sizeof(float) * d_);
       }
       break;

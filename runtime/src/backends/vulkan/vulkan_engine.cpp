@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "backends/cpu/attention.hpp"
 
 namespace softalign::internal::vk {
 
@@ -30,7 +31,40 @@ uint32_t output_groups(uint32_t outputs, uint32_t rows, uint32_t per = 1) {
   return groups_of(outputs, group_outputs(rows, per));
 }
 
+// attend_luong.comp's selectors of a score and a window; kNone where the
+// shader has no such score or window (the op then runs on the host).
+uint32_t luong_score(Scores scores) {
+  switch (scores) {
+    case Scores::kDot: return 1;
+    case Scores::kDotKeys: return 2;
+    case Scores::kAdditive: return 3;
+    case Scores::kPosition: return 4;
+  }
+  return kNone;
+}
+uint32_t luong_window(Window window) {
+  switch (window) {
+    case Window::kAll: return 0;
+    case Window::kAtStep: return 1;
+    case Window::kPredicted: return 2;
+  }
+  return kNone;
+}
+
 }  // namespace
+
+bool g_attention_on_host = false;
+
+bool VulkanEngine::supports(const StepOperation& op) {
+  switch (op.op) {
+    case StepOp::kAttendAdditive:
+      return !g_attention_on_host;
+    case StepOp::kAttendWithState:
+      return !g_attention_on_host && luong_score(op.scores) != kNone && luong_window(op.window) != kNone;
+    default:  // the base operations (gathers, products, cells): every backend has them
+      return true;
+  }
+}
 
 VulkanEngine::VulkanEngine(const Plan& model_plan, const ShortlistTable& shortlist, Device& device,
                            std::shared_ptr<const VulkanWeights> weights, const kernels::KernelTable& kernels,
@@ -66,6 +100,10 @@ VulkanEngine::VulkanEngine(const Plan& model_plan, const ShortlistTable& shortli
     if (op.scores == Scores::kPosition) q_width_ = std::max(q_width_, static_cast<uint32_t>(op.matrix->rows));
     predicted_window_ = op.window == Window::kPredicted;
   }
+  for (const StepOperation& op : plan_.step)
+    if (!supports(op)) host_ops_.push_back(&op);
+  parts_ = 1 + static_cast<uint32_t>(host_ops_.size());
+  costs_.host_operations = static_cast<int>(host_ops_.size());
   plan();
 }
 
@@ -79,6 +117,7 @@ VulkanEngine::~VulkanEngine() {
   dev_.destroy_buffer(&io_);
   dev_.destroy_buffer(&ctl_);
   dev_.destroy_buffer(&rows_);
+  dev_.destroy_buffer(&xchg_);
 }
 
 // Offsets of every region of the device buffer and of the I/O block, in
@@ -164,6 +203,15 @@ void VulkanEngine::plan() {
     io_mask_ = take(uint64_t{B_} * mask_words_);
   }
   io_words_ = at;
+  if (host_ops_.empty()) return;
+  at = 0;
+  x_ann_ = take(bs * 2 * n_);
+  x_keys_ = take(bs * std::max(key_dim_, 1u));
+  x_in_ = take(uint64_t{R_} * std::max(a_, d_));
+  x_out_ = take(uint64_t{R_} * (2 * n_ + d_));
+  x_att_ = take(uint64_t{R_} * S_);
+  x_fault_ = take(R_);
+  x_words_ = at;
 }
 
 void VulkanEngine::layout(Arena& arena) {
@@ -171,12 +219,15 @@ void VulkanEngine::layout(Arena& arena) {
   vocab_.layout(arena, shortlist_room_, static_cast<int>(V_), static_cast<int>(B_));
   if (shortlist_room_) union_pos_ = arena.take<int32_t>(V_);
   host_rows_ = arena.take<float>(uint64_t{R_} * V_);
+  if (host_ops_.empty()) return;
+  host_query_ = arena.take<float>(std::max({a_, d_, key_dim_, 1u}));
+  host_xq_ = arena.take<int8_t>(d_);
 }
 
 Status VulkanEngine::init() {
   // Checked before anything is allocated: each buffer is bound whole.
   const uint64_t act_bytes = act_words_ * 4, io_bytes = io_words_ * 4;
-  const uint64_t rows_bytes = uint64_t{R_} * V_ * 4;
+  const uint64_t rows_bytes = uint64_t{R_} * V_ * 4 + x_words_ * 4;  // with the exchange buffer
   const uint64_t largest = dev_.properties.limits.maxStorageBufferRange;
   if (too_large_ || act_bytes > largest || io_bytes > largest ||
       act_bytes + 2 * io_bytes + rows_bytes + w_.buffer.size > dev_.device_local_bytes)
@@ -199,7 +250,8 @@ Status VulkanEngine::init() {
   Status st = dev_.create_buffer(act_bytes, false, &act_);
   if (st.ok()) st = dev_.create_buffer(io_bytes, true, &io_);
   if (st.ok()) st = dev_.create_buffer(io_bytes, false, &ctl_);
-  if (st.ok()) st = dev_.create_buffer(rows_bytes, true, &rows_);
+  if (st.ok()) st = dev_.create_buffer(uint64_t{R_} * V_ * 4, true, &rows_);
+  if (st.ok() && x_words_ > 0) st = dev_.create_buffer(x_words_ * 4, true, &xchg_);
   if (!st.ok()) return Status(st.code(), "cannot allocate the translator's Vulkan buffers: " + st.message());
   io_u_ = static_cast<uint32_t*>(io_.mapped);
   io_f_ = static_cast<float*>(io_.mapped);
@@ -243,8 +295,9 @@ Status VulkanEngine::init() {
   r = api_.vkCreateCommandPool(dev, &cp, nullptr, &cmd_pool_);
   if (r != VK_SUCCESS) return vk_error("vkCreateCommandPool", r);
   const std::size_t buckets = bucket_rows_.size();
-  const uint32_t greedy_kinds = R_ > 1 ? 2 : 1;  // the one-row kernels, the tiled ones
-  std::vector<VkCommandBuffer> cbs(5 + 2 * buckets + greedy_kinds * kGreedySteps);
+  // The one-row kernels, the tiled ones; none where a host op cuts the step.
+  const uint32_t greedy_kinds = !host_ops_.empty() ? 0 : R_ > 1 ? 2 : 1;
+  std::vector<VkCommandBuffer> cbs(4 + (1 + 2 * buckets) * parts_ + greedy_kinds * kGreedySteps);
   VkCommandBufferAllocateInfo ci{};
   ci.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   ci.commandPool = cmd_pool_;
@@ -253,49 +306,55 @@ Status VulkanEngine::init() {
   r = api_.vkAllocateCommandBuffers(dev, &ci, cbs.data());
   if (r != VK_SUCCESS) return vk_error("vkAllocateCommandBuffers", r);
   encoder_cb_ = cbs[0];
-  force_cb_ = cbs[1];
-  vocab_cb_ = cbs[2];
-  greedy_in_cb_ = cbs[3];
-  greedy_out_cb_ = cbs[4];
-  auto next = cbs.begin() + 5;
-  step_cbs_.assign(next, next + buckets);
-  rows_cbs_.assign(next + buckets, next + 2 * buckets);
-  greedy_cbs_.assign(next + 2 * buckets, cbs.end());
+  vocab_cb_ = cbs[1];
+  greedy_in_cb_ = cbs[2];
+  greedy_out_cb_ = cbs[3];
+  auto next = cbs.begin() + 4;
+  force_cbs_.assign(next, next + parts_);
+  next += parts_;
+  step_cbs_.assign(next, next + buckets * parts_);
+  next += buckets * parts_;
+  rows_cbs_.assign(next, next + buckets * parts_);
+  next += buckets * parts_;
+  greedy_cbs_.assign(next, cbs.end());
   greedy_submit_.assign(kGreedySteps + 3, VK_NULL_HANDLE);  // the vocabulary's copy, in, the steps, out
   VkFenceCreateInfo fi{};
   fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
   r = api_.vkCreateFence(dev, &fi, nullptr, &fence_);
   if (r != VK_SUCCESS) return vk_error("vkCreateFence", r);
 
-  // Each piece: begin, bind the buffers, the commands, a barrier that makes
-  // the writes visible to the host once the fence is signalled, end.
-  auto record = [&](VkCommandBuffer cb, auto&& commands) {
-    VkCommandBufferBeginInfo bi{};
-    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-    VkResult res = api_.vkBeginCommandBuffer(cb, &bi);
+  // Each piece: its first command buffer begun (begin_part), the commands,
+  // its last ended (end_part); a step's parts between are cut by record_step.
+  // A failure of either is kept in part_fault_.
+  auto record = [&](VkCommandBuffer* parts, std::size_t count, auto&& commands) {
+    VkResult res = begin_part(parts[0]);
     if (res != VK_SUCCESS) return vk_error("vkBeginCommandBuffer", res);
-    api_.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, dev_.pipeline_layout, 0, 1, &set_, 0, nullptr);
     commands();
-    VkMemoryBarrier mb{};
-    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    api_.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                              VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
-    res = api_.vkEndCommandBuffer(cb);
-    return res == VK_SUCCESS ? Status::Ok() : vk_error("vkEndCommandBuffer", res);
+    res = end_part(parts[count - 1]);
+    if (res != VK_SUCCESS) return vk_error("vkEndCommandBuffer", res);
+    return part_fault_;
   };
-  // The encoder's operations (ops.hpp), in one command buffer.
+  // The encoder's operations (ops.hpp), in one command buffer; the host ops
+  // read its annotations and keys from the exchange buffer.
   counting_ = &costs_.encoder;
-  Status st2 = record(encoder_cb_, [&] {
+  Status st2 = record(&encoder_cb_, 1, [&] {
     for (const EncoderOperation& op : plan_.encoder) record_encoder_op(encoder_cb_, op);
+    if (host_ops_.empty()) return;
+    const uint64_t bs = uint64_t{B_} * S_;
+    const VkBufferCopy ann{uint64_t{ann_} * 4, uint64_t{x_ann_} * 4, bs * 2 * n_ * 4};
+    copy(encoder_cb_, act_, xchg_, &ann, 1);
+    if (key_dim_ == 0) return;
+    const VkBufferCopy keys{uint64_t{keys_} * 4, uint64_t{x_keys_} * 4, bs * key_dim_ * 4};
+    copy(encoder_cb_, act_, xchg_, &keys, 1);
   });
   counting_ = nullptr;
   for (std::size_t b = 0; b < buckets && st2.ok(); ++b) {
+    VkCommandBuffer* step = &step_cbs_[b * parts_];
+    VkCommandBuffer* rows = &rows_cbs_[b * parts_];
     counting_ = bucket_rows_[b] == R_ ? &costs_.step : nullptr;  // costs(): the step over every row
-    st2 = record(step_cbs_[b], [&] { record_step(step_cbs_[b], StepEnd::kTopk, bucket_rows_[b]); });
+    st2 = record(step, parts_, [&] { record_step(step, StepEnd::kTopk, bucket_rows_[b]); });
     counting_ = nullptr;
-    if (st2.ok()) st2 = record(rows_cbs_[b], [&] { record_step(rows_cbs_[b], StepEnd::kRows, bucket_rows_[b]); });
+    if (st2.ok()) st2 = record(rows, parts_, [&] { record_step(rows, StepEnd::kRows, bucket_rows_[b]); });
   }
   rec_from_device_ = true;
   for (uint32_t kind = 0; kind < greedy_kinds && st2.ok(); ++kind) {
@@ -304,7 +363,7 @@ Status VulkanEngine::init() {
       VkCommandBuffer cb = greedy_cbs_[kind * kGreedySteps + slot];
       rows_grid_next_ = first_grid;  // the same grids each step
       counting_ = rows == R_ && slot == 0 ? &costs_.greedy : nullptr;  // costs(): a greedy step over every row
-      st2 = record(cb, [&] { record_step(cb, StepEnd::kGreedy, rows, slot); });
+      st2 = record(&cb, 1, [&] { record_step(&cb, StepEnd::kGreedy, rows, slot); });
       counting_ = nullptr;
     }
   }
@@ -318,15 +377,99 @@ Status VulkanEngine::init() {
   // each row's id, sentence, parent, wanted candidates and log-probability,
   // each sentence's last step, the status) in; the results out (encdec: no
   // attention rows, they stay the zeros the host's block starts with).
-  if (st2.ok()) st2 = record(greedy_in_cb_, [&] {
+  if (st2.ok()) st2 = record(&greedy_in_cb_, 1, [&] {
     copy_io(greedy_in_cb_, true, io_rows_, io_t_ + 1);
     copy_io(greedy_in_cb_, true, io_tokens_, io_status_ + 1);
   });
   const uint32_t greedy_end = zero_attention_ ? io_greedy_att_ : io_greedy_end_;
-  if (st2.ok()) st2 = record(greedy_out_cb_, [&] { copy_io(greedy_out_cb_, false, io_status_, greedy_end); });
-  if (st2.ok()) st2 = record(vocab_cb_, [&] { copy_io(vocab_cb_, true, io_width_, static_cast<uint32_t>(io_words_)); });
-  if (st2.ok()) st2 = record(force_cb_, [&] { record_step(force_cb_, StepEnd::kForced, 1); });
+  if (st2.ok()) st2 = record(&greedy_out_cb_, 1, [&] { copy_io(greedy_out_cb_, false, io_status_, greedy_end); });
+  if (st2.ok())
+    st2 = record(&vocab_cb_, 1, [&] { copy_io(vocab_cb_, true, io_width_, static_cast<uint32_t>(io_words_)); });
+  if (st2.ok()) st2 = record(force_cbs_.data(), parts_, [&] { record_step(force_cbs_.data(), StepEnd::kForced, 1); });
   return st2.ok() ? record_fault_ : st2;
+}
+
+VkResult VulkanEngine::begin_part(VkCommandBuffer cb) {
+  VkCommandBufferBeginInfo bi{};
+  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  const VkResult res = api_.vkBeginCommandBuffer(cb, &bi);
+  if (res == VK_SUCCESS)
+    api_.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, dev_.pipeline_layout, 0, 1, &set_, 0, nullptr);
+  return res;
+}
+
+// Ends with a barrier that makes the writes visible to the host once the fence is signalled.
+VkResult VulkanEngine::end_part(VkCommandBuffer cb) {
+  VkMemoryBarrier mb{};
+  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  api_.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                            VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  return api_.vkEndCommandBuffer(cb);
+}
+
+void VulkanEngine::copy(VkCommandBuffer cb, const Buffer& from, const Buffer& to, const VkBufferCopy* regions,
+                        uint32_t count) {
+  api_.vkCmdCopyBuffer(cb, from.buffer, to.buffer, count, regions);
+  barrier(cb);
+}
+
+// Row i's `width` words at `from` + i * from_ld to `to` + i * to_ld, i < rec_rows_.
+static std::vector<VkBufferCopy> row_copies(uint32_t rows, uint32_t from, uint32_t from_ld, uint32_t to,
+                                            uint32_t to_ld, uint32_t width) {
+  std::vector<VkBufferCopy> regions(rows);
+  for (uint32_t i = 0; i < rows; ++i)
+    regions[i] = {uint64_t{from + i * from_ld} * 4, uint64_t{to + i * to_ld} * 4, uint64_t{width} * 4};
+  return regions;
+}
+
+// The attention's query rows (additive) or the new top states (with state).
+void VulkanEngine::copy_host_inputs(VkCommandBuffer cb, const StepOperation& op) {
+  const uint32_t top = static_cast<uint32_t>(shapes_.dec_layers - 1) * d_;
+  const std::vector<VkBufferCopy> rows = op.op == StepOp::kAttendAdditive
+                                             ? row_copies(rec_rows_, q_, a_, x_in_, a_, a_)
+                                             : row_copies(rec_rows_, state_next_ + top, state_, x_in_, d_, d_);
+  copy(cb, act_, xchg_, rows.data(), rec_rows_);
+}
+
+// The contexts into the GRU input rows (additive) or the [c ; h] rows (with
+// state); the attention rows and the position faults into the I/O block's
+// device copy, where the device's attention writes them.
+void VulkanEngine::copy_host_outputs(VkCommandBuffer cb, const StepOperation& op) {
+  const uint32_t cat = 2 * n_ + d_;
+  const std::vector<VkBufferCopy> rows = op.op == StepOp::kAttendAdditive
+                                             ? row_copies(rec_rows_, x_out_, 2 * n_, x_ + e_, xw_, 2 * n_)
+                                             : row_copies(rec_rows_, x_out_, cat, cat_, cat, cat);
+  copy(cb, xchg_, act_, rows.data(), rec_rows_);
+  const VkBufferCopy att{uint64_t{x_att_} * 4, uint64_t{io_att_} * 4, uint64_t{rec_rows_} * S_ * 4};
+  copy(cb, xchg_, ctl_, &att, 1);
+  if (!predicted_window_) return;
+  const VkBufferCopy fault{uint64_t{x_fault_} * 4, uint64_t{io_fault_} * 4, uint64_t{rec_rows_} * 4};
+  copy(cb, xchg_, ctl_, &fault, 1);
+}
+
+void VulkanEngine::run_host_op(const StepOperation& op) {
+  const uint32_t rows = io_u_[io_rows_];
+  const int t = static_cast<int>(io_u_[io_t_]);
+  float* x = static_cast<float*>(xchg_.mapped);
+  const std::size_t n2 = 2 * static_cast<std::size_t>(n_), bs = S_;
+  for (uint32_t r = 0; r < rows; ++r) {
+    const uint32_t b = io_u_[io_row_sent_ + r];
+    const SourceMemory memory{x + x_ann_ + b * bs * n2, key_dim_ > 0 ? x + x_keys_ + b * bs * key_dim_ : nullptr,
+                              static_cast<int>(io_u_[io_lens_ + b])};
+    float* att = x + x_att_ + static_cast<std::size_t>(r) * S_;
+    if (op.op == StepOp::kAttendAdditive) {
+      attend_additive(k_, op, shapes_, x + x_in_ + static_cast<std::size_t>(r) * a_, memory, att,
+                      x + x_out_ + r * n2);
+      continue;
+    }
+    const float* h = x + x_in_ + static_cast<std::size_t>(r) * d_;
+    float* row = x + x_out_ + r * (n2 + d_);  // [c ; h]
+    const bool finite = attend_with_state(k_, op, shapes_, h, t, memory, {host_query_, host_xq_}, att, row);
+    std::memcpy(row + n2, h, sizeof(float) * d_);
+    reinterpret_cast<uint32_t*>(x)[x_fault_ + r] = finite ? 0u : 1u;
+  }
 }
 
 void VulkanEngine::barrier(VkCommandBuffer cb) {
@@ -601,12 +744,7 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
       }
       if (op.window == Window::kPredicted)
         product(cb, w_.matrix(op.position), kNone, h, state_, rec_rows_, io_rows_, qp_, a_, 0);
-      // attend_luong.comp's selectors.
-      const uint32_t score = op.scores == Scores::kDot       ? 1
-                             : op.scores == Scores::kDotKeys ? 2
-                             : op.scores == Scores::kAdditive ? 3
-                                                              : 4;
-      const uint32_t window = op.window == Window::kAtStep ? 1 : op.window == Window::kPredicted ? 2 : 0;
+      const uint32_t score = luong_score(op.scores), window = luong_window(op.window);  // supports(op): not kNone
       const uint32_t keys = op.scores == Scores::kDot ? ann_ : keys_;
       const uint32_t key_dim = op.scores == Scores::kDot ? 2 * n_ : key_dim_;
       const uint32_t p[] = {score, window, static_cast<uint32_t>(op.window_d), io_t_, h, state_, d_, q_, ldq, qp_,
@@ -633,9 +771,23 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
   }
 }
 
-void VulkanEngine::record_step(VkCommandBuffer cb, StepEnd end_with, uint32_t rows, uint32_t slot) {
+void VulkanEngine::record_step(VkCommandBuffer* parts, StepEnd end_with, uint32_t rows, uint32_t slot) {
   rec_rows_ = rows;
-  for (const StepOperation& op : plan_.step) record_step_op(cb, op);
+  VkCommandBuffer cb = parts[0];
+  for (const StepOperation& op : plan_.step) {
+    if (supports(op)) {
+      record_step_op(cb, op);
+      continue;
+    }
+    // The cut: this part ends sending the op's inputs to the host; the next
+    // begins with its outputs.
+    copy_host_inputs(cb, op);
+    VkResult res = end_part(cb);
+    cb = *++parts;
+    if (res == VK_SUCCESS) res = begin_part(cb);
+    if (res != VK_SUCCESS && part_fault_.ok()) part_fault_ = vk_error("recording a step's parts", res);
+    copy_host_outputs(cb, op);
+  }
   if (end_with == StepEnd::kForced) {  // row 0's logits to the host
     VkBufferCopy copy{uint64_t{logits_} * 4, uint64_t{io_logits_} * 4, uint64_t{V_} * 4};
     api_.vkCmdCopyBuffer(cb, act_.buffer, io_.buffer, 1, &copy);
@@ -680,11 +832,15 @@ bool VulkanEngine::run(const VkCommandBuffer* cbs, uint32_t count) {
   return fault_.ok();
 }
 
-bool VulkanEngine::run_step(VkCommandBuffer cb) {
-  if (!vocab_dirty_) return run(&cb, 1);
-  const VkCommandBuffer both[] = {vocab_cb_, cb};
-  vocab_dirty_ = false;
-  return run(both, 2);
+bool VulkanEngine::run_step(const VkCommandBuffer* parts) {
+  for (uint32_t i = 0; i < parts_; ++i) {
+    if (i > 0) run_host_op(*host_ops_[i - 1]);
+    const VkCommandBuffer both[] = {vocab_cb_, parts[i]};
+    const bool with_vocab = i == 0 && vocab_dirty_;
+    vocab_dirty_ = vocab_dirty_ && !with_vocab;
+    if (!run(with_vocab ? both : both + 1, with_vocab ? 2 : 1)) return false;
+  }
+  return true;
 }
 
 void VulkanEngine::select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) {
@@ -794,7 +950,7 @@ uint32_t VulkanEngine::write_step_inputs(const StepGroups& groups, const int32_t
 bool VulkanEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {
   narrow_union(groups);
   const uint32_t rows = write_step_inputs(groups, tokens, t, true);
-  if (!run_step(rows_cbs_[bucket_index(rows)])) return false;
+  if (!run_step(&rows_cbs_[bucket_index(rows) * parts_])) return false;
   bool finite = !position_fault(rows);
   // Row r's own columns: the union's (width_), or those its sentence's mask keeps.
   const float* logits = static_cast<const float*>(rows_.mapped);
@@ -818,7 +974,7 @@ bool VulkanEngine::log_probs(const StepGroups& groups, const int32_t* tokens, in
 bool VulkanEngine::row_candidates(const StepGroups& groups, const int32_t* tokens, int t, RowCandidates* out) {
   narrow_union(groups);
   const uint32_t rows = write_step_inputs(groups, tokens, t, false);
-  if (!run_step(step_cbs_[bucket_index(rows)])) return false;
+  if (!run_step(&step_cbs_[bucket_index(rows) * parts_])) return false;
   bool finite = !position_fault(rows);
   for (uint32_t i = 0; i < rows; ++i)
     if (!std::isfinite(io_f_[io_lse_ + i])) finite = false;
@@ -870,7 +1026,7 @@ bool VulkanEngine::force_step(int32_t token, int t, float* logits) {
   io_u_[io_t_] = static_cast<uint32_t>(t);
   io_u_[io_tokens_] = static_cast<uint32_t>(token);
   io_u_[io_row_sent_] = 0;
-  if (!run_step(force_cb_)) return false;
+  if (!run_step(force_cbs_.data())) return false;
   io_u_[io_parents_] = 0;  // the next step continues this row
   std::memcpy(logits, io_f_ + io_logits_, sizeof(float) * V_);
   return !position_fault(1);

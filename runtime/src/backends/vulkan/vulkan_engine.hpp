@@ -41,6 +41,16 @@
 // averages those (ensemble_engine.hpp); the search chooses a step with a
 // forced target prefix or repetition blocking from them as from the CPU's.
 //
+// The op interface's fallback: supports(op) says which of the plan's step
+// operations the engine records as dispatches. One it does not support (an
+// attention whose score or window attend_luong.comp lacks) runs on the host
+// with the CPU's implementation of that op (backends/cpu/attention.hpp): the
+// step's recording is cut there into parts, the op's inputs copied to a
+// host-visible exchange buffer at the end of one part, the host computes the
+// op between the submissions, and the next part begins by copying its outputs
+// back (the encoder's annotations and keys are copied there once per batch).
+// Such a plan takes its greedy steps one at a time (greedy_steps() 0).
+//
 // Variants: every one the CPU runs — bahdanau, luong (dot, general, concat,
 // location scores; global, local-m, local-p scopes; input feeding; any number
 // of decoder layers) and encdec.
@@ -56,6 +66,12 @@
 #include "kernels/kernels.hpp"
 
 namespace softalign::internal::vk {
+
+// A test hook: the attention operations run on the host (the per-op
+// fallback) even where the shaders have them, so that a test runs every
+// model through the fallback on any device. False in normal use; set before
+// a translator is prepared.
+extern bool g_attention_on_host;
 
 // Which axis of a step's grid spans its rows, `per` rows a workgroup: a
 // greedy step's grid follows the rows greedy.comp leaves
@@ -83,6 +99,9 @@ class VulkanEngine final : public Engine {
   Status init();
 
   const char* name() const override { return "vulkan"; }
+  // Whether the step operation `op` runs as dispatches here; if not, it
+  // runs on the host (the header's "fallback").
+  static bool supports(const StepOperation& op);
   void layout(Arena& arena) override;
   void select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
   void start(const int32_t* const* srcs, const int* lens, int n) override;
@@ -92,7 +111,7 @@ class VulkanEngine final : public Engine {
   void reorder(const int32_t* parents, int n) override;
   bool force_step(int32_t token, int t, float* logits) override;
   bool log_probs(const StepGroups& groups, const int32_t* tokens, int t) override;
-  int greedy_steps() const override { return static_cast<int>(kGreedySteps); }
+  int greedy_steps() const override { return host_ops_.empty() ? static_cast<int>(kGreedySteps) : 0; }
   bool greedy(const StepGroups& groups, const int32_t* tokens, const float* row_logp, int t, const int* t_max,
               int steps, GreedySteps* out) override;
   float* log_prob_rows() override { return host_rows_; }
@@ -116,7 +135,18 @@ class VulkanEngine final : public Engine {
   // block (kForced); top-k and greedy.comp, its results stored for step
   // `slot` of the submission (kGreedy: its inputs are on the device).
   enum class StepEnd { kTopk, kRows, kForced, kGreedy };
-  void record_step(VkCommandBuffer cb, StepEnd end, uint32_t rows, uint32_t slot = 0);
+  // Its parts: 1 + host_ops_.size() command buffers (the caller begins the
+  // first and ends the last: begin_part, end_part).
+  void record_step(VkCommandBuffer* parts, StepEnd end, uint32_t rows, uint32_t slot = 0);
+  VkResult begin_part(VkCommandBuffer cb);
+  VkResult end_part(VkCommandBuffer cb);
+  // A host op's inputs from the device to the exchange buffer (at the end of
+  // a part), its outputs back (at the start of the next), for rec_rows_ rows.
+  void copy_host_inputs(VkCommandBuffer cb, const StepOperation& op);
+  void copy_host_outputs(VkCommandBuffer cb, const StepOperation& op);
+  // Runs `op` on the host for the step's rows (io_rows_), over the exchange buffer.
+  void run_host_op(const StepOperation& op);
+  void copy(VkCommandBuffer cb, const Buffer& from, const Buffer& to, const VkBufferCopy* regions, uint32_t count);
   // The bucket (of bucket_rows_) of the step's recordings for `rows` live rows.
   std::size_t bucket_index(uint32_t rows) const;
   void record_step_op(VkCommandBuffer cb, const StepOperation& op);
@@ -181,8 +211,9 @@ class VulkanEngine final : public Engine {
   void fill_zero(VkCommandBuffer cb, uint32_t off, uint32_t words);
   // Copies words [first, end) of the I/O block between the host's and the device's.
   void copy_io(VkCommandBuffer cb, bool to_device, uint32_t first, uint32_t end);
-  // Submits the vocabulary's copy (when select_vocab changed it) before `cb`.
-  bool run_step(VkCommandBuffer cb);
+  // Submits a step's parts (the vocabulary's copy first when select_vocab
+  // changed it), running the host ops between them.
+  bool run_step(const VkCommandBuffer* parts);
   // The union of some sentences' vocabularies into the I/O block (null: the first count).
   void write_union(const int32_t* sentences, int count);
   void narrow_union(const StepGroups& groups);
@@ -240,6 +271,18 @@ class VulkanEngine final : public Engine {
   uint32_t rows_grids_room_ = 0, rows_grid_next_ = 0;
   uint32_t io_lse_ = 0, io_fault_ = 0, io_att_ = 0, io_logits_ = 0;
   uint64_t io_words_ = 0;
+  // The fallback: the step's operations that run on the host, in order, and
+  // the host-visible exchange buffer's regions, in words: every sentence's
+  // annotations [B, S, 2n] and keys [B, S, key_dim], a host op's input rows
+  // [R, max(a, d)], its output rows [R, 2n + d], attention rows [R, S] and
+  // position faults [R]. The host's scratch (arena): a query, quantized activations.
+  std::vector<const StepOperation*> host_ops_;
+  uint32_t parts_ = 1;  // command buffers a step's recording has
+  Buffer xchg_;
+  uint32_t x_ann_ = 0, x_keys_ = 0, x_in_ = 0, x_out_ = 0, x_att_ = 0, x_fault_ = 0;
+  uint64_t x_words_ = 0;
+  float* host_query_ = nullptr;
+  int8_t* host_xq_ = nullptr;
   bool too_large_ = false;  // a plan past 2^32 words
   // The vocabulary of the coming steps: its size, its ids (identity for the
   // whole vocabulary), and with a batch's shortlist each sentence's own ids
@@ -261,9 +304,9 @@ class VulkanEngine final : public Engine {
   // R): a step runs the smallest that holds its rows, so its dispatches span
   // those rows only, and a single row takes the one-row kernels.
   std::vector<uint32_t> bucket_rows_;
-  std::vector<VkCommandBuffer> step_cbs_;  // ending in kTopk, per bucket
-  std::vector<VkCommandBuffer> rows_cbs_;  // ending in kRows, per bucket
-  VkCommandBuffer force_cb_ = VK_NULL_HANDLE;
+  std::vector<VkCommandBuffer> step_cbs_;  // ending in kTopk, per bucket (parts_ each)
+  std::vector<VkCommandBuffer> rows_cbs_;  // ending in kRows, per bucket (parts_ each)
+  std::vector<VkCommandBuffer> force_cbs_;  // the forced step's parts
   // Greedy: the control words in, kGreedySteps steps of the one-row kernels
   // and of the tiled ones ([0 or 1] * kGreedySteps + slot: their grids follow
   // the rows), the results out; the list greedy() submits.
@@ -281,6 +324,7 @@ class VulkanEngine final : public Engine {
   RecordedCost* counting_ = nullptr;  // the one being recorded, if any
   Status fault_;  // a submission failed: every later step of the sentence reports it
   Status record_fault_;  // a pipeline init() recorded could not be made
+  Status part_fault_;    // a step's part could not be ended or begun
 
   uint32_t* length_slots_ = nullptr;  // [S + 1] start() orders the sentences by length with it (arena)
   bool shortlist_room_ = false;  // prepared with the shortlist and the model has one
