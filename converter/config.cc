@@ -8,6 +8,7 @@
 
 #include "bounded_json.h"
 #include "softalign/config.hpp"
+#include "softalign_names.h"
 #include "error.h"
 
 namespace softalign::convert {
@@ -57,26 +58,23 @@ std::string get_string(const json& obj, const std::string& k) {
 
 std::string as_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-// The names of WEIGHTS_FORMAT.md as the runtime's enums; the rules
-// themselves are the runtime's (softalign::validate_config), so the
-// converter never writes a file the runtime refuses.
+// A variant, score or scope by its name in the one table (softalign_names.h).
+template <class E>
+E get_name(const json& obj, const std::string& k, const std::string& kind = "") {
+  const std::string s = get_string(obj, k);
+  E v{};
+  if (!names::parse(s, &v)) bad("unknown " + kind + k + " \"" + s + "\" (expected " + names::choices<E>() + ")");
+  return v;
+}
+
+// The runtime's config; the rules themselves are the runtime's
+// (softalign::validate_config), so the converter never writes a file the
+// runtime refuses.
 softalign::ModelConfig to_runtime(const ModelConfig& c) {
   softalign::ModelConfig r;
-  if (c.variant == "encdec") r.variant = softalign::Variant::kEncDec;
-  else if (c.variant == "bahdanau") r.variant = softalign::Variant::kBahdanau;
-  else if (c.variant == "luong") r.variant = softalign::Variant::kLuong;
-  else bad("unknown variant \"" + c.variant + "\" (expected encdec, bahdanau or luong)");
-  const std::string kind = c.variant == "luong" ? "luong " : "";
-  if (c.score == "none") r.score = softalign::Score::kNone;
-  else if (c.score == "dot") r.score = softalign::Score::kDot;
-  else if (c.score == "general") r.score = softalign::Score::kGeneral;
-  else if (c.score == "concat") r.score = softalign::Score::kConcat;
-  else if (c.score == "location") r.score = softalign::Score::kLocation;
-  else bad("unknown " + kind + "score \"" + c.score + "\" (expected dot, general, concat or location; none outside luong)");
-  if (c.scope == "global") r.scope = softalign::Scope::kGlobal;
-  else if (c.scope == "local-m") r.scope = softalign::Scope::kLocalM;
-  else if (c.scope == "local-p") r.scope = softalign::Scope::kLocalP;
-  else bad("unknown " + kind + "scope \"" + c.scope + "\" (expected global, local-m or local-p)");
+  r.variant = c.variant;
+  r.score = c.score;
+  r.scope = c.scope;
   r.window_d = c.window_d;
   r.input_feeding = c.input_feeding;
   r.enc_layers = c.enc_layers;
@@ -123,11 +121,10 @@ ModelConfig parse_config(const std::string& json_text) {
   need(version == 1, "format_version must be 1, got " + std::to_string(version));
 
   ModelConfig c;
-  c.variant = get_string(j, "variant");
-  need(c.variant == "encdec" || c.variant == "bahdanau" || c.variant == "luong",
-       "unknown variant \"" + c.variant + "\" (expected encdec, bahdanau or luong)");
-  c.score = get_string(j, "score");
-  c.scope = get_string(j, "scope");
+  c.variant = get_name<Variant>(j, "variant");
+  const std::string kind = std::string(names::name(c.variant)) + " ";  // "unknown luong score ..."
+  c.score = get_name<Score>(j, "score", kind);
+  c.scope = get_name<Scope>(j, "scope", kind);
   c.window_d = get_int(j, "window_d");
   c.input_feeding = get_bool(j, "input_feeding");
   c.enc_layers = get_int(j, "enc_layers");

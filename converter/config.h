@@ -5,6 +5,8 @@
 #include <map>
 #include <string>
 
+#include "softalign/config.hpp"
+
 namespace softalign::convert {
 
 struct Decoding {
@@ -15,9 +17,10 @@ struct Decoding {
 };
 
 struct ModelConfig {
-  std::string variant;  // encdec | bahdanau | luong
-  std::string score;    // none | dot | general | concat | location
-  std::string scope;    // global | local-m | local-p
+  // Read by their names in the one table (softalign_names.h).
+  Variant variant = Variant::kBahdanau;
+  Score score = Score::kNone;
+  Scope scope = Scope::kGlobal;
   int window_d = 0;
   bool input_feeding = false;
   int enc_layers = 0, dec_layers = 0;

@@ -20,6 +20,7 @@
 #include "safetensors.h"
 #include "softalign/softalign.hpp"
 #include "softalign_format.h"
+#include "softalign_names.h"
 
 #ifndef SOFTALIGN_VERSION
 #define SOFTALIGN_VERSION "0.0.0"
@@ -69,7 +70,8 @@ void check_tensor_set(const std::map<std::string, SourceTensor>& have, const Mod
       problems.push_back("tensor \"" + name + "\" has shape " + shape_to_string(it->second.shape) + ", expected " +
                          shape_to_string(shape));
   }
-  const std::string kind = c.variant + (c.variant == "luong" ? " " + c.score + " " + c.scope : "");
+  std::string kind = names::name(c.variant);
+  if (c.variant == Variant::kLuong) kind = kind + " " + names::name(c.score) + " " + names::name(c.scope);
   for (const auto& [name, t] : have)
     if (!want.count(name)) problems.push_back("unexpected tensor \"" + name + "\" (not used by a " + kind + " model)");
   if (problems.empty()) return;

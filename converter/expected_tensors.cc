@@ -35,23 +35,23 @@ std::map<std::string, Shape> expected_tensors(const ModelConfig& c) {
   }
 
   // Bridge: initial state of every decoder layer.
-  t["bridge.weight"] = {Ld * d, c.variant == "encdec" ? 2 * n : n};
+  t["bridge.weight"] = {Ld * d, c.variant == Variant::kEncDec ? 2 * n : n};
   t["bridge.bias"] = {Ld * d};
 
   // Decoder GRU stack.
   t["tgt_emb.weight"] = {Vt, m};
   uint64_t in0 = m + 2 * n;  // bahdanau, encdec: [E_y y ; c]
-  if (c.variant == "luong") in0 = c.input_feeding ? m + d : m;
+  if (c.variant == Variant::kLuong) in0 = c.input_feeding ? m + d : m;
   for (int k = 0; k < c.dec_layers; ++k)
     add_gru(t, "decoder.rnn.", "_l" + std::to_string(k), d, k == 0 ? in0 : d);
 
-  if (c.variant == "bahdanau") {
+  if (c.variant == Variant::kBahdanau) {
     t["attention.W_a.weight"] = {a, d};
     t["attention.U_a.weight"] = {a, 2 * n};
     t["attention.U_a.bias"] = {a};
     t["attention.v_a.weight"] = {1, a};
   }
-  if (c.variant == "bahdanau" || c.variant == "encdec") {
+  if (c.variant != Variant::kLuong) {  // bahdanau, encdec: the maxout output
     t["output.U_o.weight"] = {2 * l, d};
     t["output.U_o.bias"] = {2 * l};
     t["output.V_o.weight"] = {2 * l, m};
@@ -59,15 +59,15 @@ std::map<std::string, Shape> expected_tensors(const ModelConfig& c) {
     t["generator.weight"] = {Vt, l};
     t["generator.bias"] = {Vt};
   }
-  if (c.variant == "luong") {
-    if (c.score == "general") t["attention.W_a.weight"] = {d, 2 * n};
-    if (c.score == "concat") {
+  if (c.variant == Variant::kLuong) {
+    if (c.score == Score::kGeneral) t["attention.W_a.weight"] = {d, 2 * n};
+    if (c.score == Score::kConcat) {
       t["attention.W_q.weight"] = {a, d};
       t["attention.W_k.weight"] = {a, 2 * n};
       t["attention.v_a.weight"] = {1, a};
     }
-    if (c.score == "location") t["attention.W_loc.weight"] = {Smax, d};
-    if (c.scope == "local-p") {
+    if (c.score == Score::kLocation) t["attention.W_loc.weight"] = {Smax, d};
+    if (c.scope == Scope::kLocalP) {
       t["attention.W_p.weight"] = {a, d};
       t["attention.v_p.weight"] = {1, a};
     }

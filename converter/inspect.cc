@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "softalign_format.h"
+#include "softalign_names.h"
 
 namespace softalign::convert {
 
@@ -47,9 +48,9 @@ void inspect_file(const std::string& path, std::ostream& out) {
   out << "size: " << bytes.size() << " bytes\n";
   out << "schema_version: " << m->schema_version() << "\n";
   out << "config:\n";
-  out << "  variant: " << format::variant_name(c.variant()) << "\n";
-  out << "  score: " << format::score_name(c.score()) << "\n";
-  out << "  scope: " << format::scope_name(c.scope()) << "\n";
+  out << "  variant: " << names::name(c.variant()) << "\n";
+  out << "  score: " << names::name(c.score()) << "\n";
+  out << "  scope: " << names::name(c.scope()) << "\n";
   out << "  window_d: " << c.window_d() << "\n";
   out << "  input_feeding: " << yes_no(c.input_feeding()) << "\n";
   out << "  enc_layers: " << c.enc_layers() << "\n";

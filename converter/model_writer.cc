@@ -5,30 +5,11 @@
 
 #include "error.h"
 #include "softalign_format.h"
+#include "softalign_names.h"
 
 namespace softalign::convert {
 
 namespace {
-
-fb::Variant to_variant(const std::string& s) {
-  if (s == "encdec") return fb::Variant::EncDec;
-  if (s == "bahdanau") return fb::Variant::Bahdanau;
-  return fb::Variant::Luong;
-}
-
-fb::Score to_score(const std::string& s) {
-  if (s == "dot") return fb::Score::Dot;
-  if (s == "general") return fb::Score::General;
-  if (s == "concat") return fb::Score::Concat;
-  if (s == "location") return fb::Score::Location;
-  return fb::Score::None;
-}
-
-fb::Scope to_scope(const std::string& s) {
-  if (s == "local-m") return fb::Scope::LocalM;
-  if (s == "local-p") return fb::Scope::LocalP;
-  return fb::Scope::Global;
-}
 
 flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>> key_values(
     flatbuffers::FlatBufferBuilder& b, const std::map<std::string, std::string>& kv) {
@@ -84,8 +65,8 @@ flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<O
 
   const Decoding& d = c.decoding;
   auto decoding = fb::CreateDecoding(b, d.beam, d.alpha, d.beta, d.max_len_a, d.max_len_b, d.nbest, d.block_repeats);
-  auto config = fb::CreateConfig(b, to_variant(c.variant), to_score(c.score), to_scope(c.scope), c.window_d,
-                                 c.input_feeding, c.enc_layers, c.dec_layers, c.emb_size, c.enc_hidden,
+  auto config = fb::CreateConfig(b, names::to_file(c.variant), names::to_file(c.score), names::to_file(c.scope),
+                                 c.window_d, c.input_feeding, c.enc_layers, c.dec_layers, c.emb_size, c.enc_hidden,
                                  c.dec_hidden, c.att_hidden, c.maxout_size, c.src_vocab, c.tgt_vocab,
                                  c.shared_vocab, c.pad_id, c.unk_id, c.bos_id, c.eos_id, c.max_src_len,
                                  decoding);

@@ -5,8 +5,9 @@
 // are sorted by name (so lookups by binary search are valid), that each
 // tensor's data and scales have the sizes its shape and dtype imply, and the
 // shortlist's and the confidence calibration's rules (`shortlist_ok`,
-// `confidence_ok`). The converter checks its own output
-// with it, and the runtime can load with it:
+// `confidence_ok`), and that the variant, score and scope have rows in the
+// one table of their names (softalign_names.h). The converter checks its own
+// output with it, and the runtime can load with it:
 //
 //   std::string err;
 //   const softalign::fb::Model* m = softalign::format::verify_model(buf, size, &err);
@@ -23,6 +24,7 @@
 #include <string>
 
 #include "softalign_generated.h"
+#include "softalign_names.h"
 
 namespace softalign::format {
 
@@ -49,36 +51,6 @@ inline const char* dtype_name(fb::DType t) {
     case fb::DType::F32: return "f32";
     case fb::DType::F16: return "f16";
     case fb::DType::I8: return "i8";
-  }
-  return "?";
-}
-
-// The config strings of models/WEIGHTS_FORMAT.md for the schema's enums.
-inline const char* variant_name(fb::Variant v) {
-  switch (v) {
-    case fb::Variant::EncDec: return "encdec";
-    case fb::Variant::Bahdanau: return "bahdanau";
-    case fb::Variant::Luong: return "luong";
-  }
-  return "?";
-}
-
-inline const char* score_name(fb::Score s) {
-  switch (s) {
-    case fb::Score::None: return "none";
-    case fb::Score::Dot: return "dot";
-    case fb::Score::General: return "general";
-    case fb::Score::Concat: return "concat";
-    case fb::Score::Location: return "location";
-  }
-  return "?";
-}
-
-inline const char* scope_name(fb::Scope s) {
-  switch (s) {
-    case fb::Scope::Global: return "global";
-    case fb::Scope::LocalM: return "local-m";
-    case fb::Scope::LocalP: return "local-p";
   }
   return "?";
 }
@@ -208,8 +180,7 @@ inline const fb::Model* verify_model(const uint8_t* data, size_t size, std::stri
   const fb::Model* model = fb::GetModel(data);
 
   const fb::Config* cfg = model->config();
-  if (variant_name(cfg->variant())[0] == '?' || score_name(cfg->score())[0] == '?' ||
-      scope_name(cfg->scope())[0] == '?')
+  if (!names::find(cfg->variant()) || !names::find(cfg->score()) || !names::find(cfg->scope()))
     return fail(err, "corrupt softalign model file (unknown variant, score or scope value)");
   if (!cfg->shared_vocab() && model->tgt_spm() == nullptr)
     return fail(err, "corrupt softalign model file (no target SentencePiece model)");

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include "half.h"
+#include "softalign_names.h"
 #include "safetensors.h"
 
 namespace test {
@@ -142,9 +143,9 @@ void check_int8(const fb::Model& m, const TensorMap& input) {
 
 void check_config(const fb::Model& m, const json& j) {
   const fb::Config& c = *m.config();
-  CHECK(softalign::format::variant_name(c.variant()) == j["variant"].get<std::string>());
-  CHECK(softalign::format::score_name(c.score()) == j["score"].get<std::string>());
-  CHECK(softalign::format::scope_name(c.scope()) == j["scope"].get<std::string>());
+  CHECK(std::string(softalign::names::name(c.variant())) == j["variant"].get<std::string>());
+  CHECK(std::string(softalign::names::name(c.score())) == j["score"].get<std::string>());
+  CHECK(std::string(softalign::names::name(c.scope())) == j["scope"].get<std::string>());
   CHECK(c.window_d() == j["window_d"].get<int>());
   CHECK(c.input_feeding() == j["input_feeding"].get<bool>());
   CHECK(c.enc_layers() == j["enc_layers"].get<int>());

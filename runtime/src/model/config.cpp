@@ -4,36 +4,14 @@
 #include <cstdint>
 #include <string>
 
+#include "softalign_names.h"
+
 namespace softalign {
 
-const char* variant_name(Variant v) {
-  switch (v) {
-    case Variant::kEncDec: return "encdec";
-    case Variant::kBahdanau: return "bahdanau";
-    case Variant::kLuong: return "luong";
-  }
-  return "?";
-}
-
-const char* score_name(Score s) {
-  switch (s) {
-    case Score::kNone: return "none";
-    case Score::kDot: return "dot";
-    case Score::kGeneral: return "general";
-    case Score::kConcat: return "concat";
-    case Score::kLocation: return "location";
-  }
-  return "?";
-}
-
-const char* scope_name(Scope s) {
-  switch (s) {
-    case Scope::kGlobal: return "global";
-    case Scope::kLocalM: return "local-m";
-    case Scope::kLocalP: return "local-p";
-  }
-  return "?";
-}
+// The names are the one table's (softalign_names.h).
+const char* variant_name(Variant v) { return names::name(v); }
+const char* score_name(Score s) { return names::name(s); }
+const char* scope_name(Scope s) { return names::name(s); }
 
 const char* weight_type_name(WeightType t) {
   switch (t) {

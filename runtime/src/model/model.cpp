@@ -21,6 +21,7 @@
 #include "model/model_impl.hpp"
 #include "model/step_plan.hpp"
 #include "softalign_format.h"
+#include "softalign_names.h"
 
 namespace softalign {
 
@@ -154,26 +155,10 @@ std::string str(const flatbuffers::String* s) { return s ? s->str() : std::strin
 
 Status read_config(const fb::Model& m, ModelConfig* c) {
   const fb::Config& f = *m.config();
-  switch (f.variant()) {
-    case fb::Variant::EncDec: c->variant = Variant::kEncDec; break;
-    case fb::Variant::Bahdanau: c->variant = Variant::kBahdanau; break;
-    case fb::Variant::Luong: c->variant = Variant::kLuong; break;
-    default: return invalid("unknown variant " + std::to_string(static_cast<int>(f.variant())));
-  }
-  switch (f.score()) {
-    case fb::Score::None: c->score = Score::kNone; break;
-    case fb::Score::Dot: c->score = Score::kDot; break;
-    case fb::Score::General: c->score = Score::kGeneral; break;
-    case fb::Score::Concat: c->score = Score::kConcat; break;
-    case fb::Score::Location: c->score = Score::kLocation; break;
-    default: return invalid("unknown score " + std::to_string(static_cast<int>(f.score())));
-  }
-  switch (f.scope()) {
-    case fb::Scope::Global: c->scope = Scope::kGlobal; break;
-    case fb::Scope::LocalM: c->scope = Scope::kLocalM; break;
-    case fb::Scope::LocalP: c->scope = Scope::kLocalP; break;
-    default: return invalid("unknown scope " + std::to_string(static_cast<int>(f.scope())));
-  }
+  // verify_model has refused values outside the table already; read through it all the same.
+  if (!names::from_file(f.variant(), &c->variant) || !names::from_file(f.score(), &c->score) ||
+      !names::from_file(f.scope(), &c->scope))
+    return invalid("unknown variant, score or scope value");
   c->window_d = f.window_d();
   c->input_feeding = f.input_feeding();
   c->enc_layers = f.enc_layers();
