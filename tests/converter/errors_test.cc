@@ -134,6 +134,10 @@ TEST_CASE("error: other config problems name the key") {
   c = f.m.config;
   c["scope"] = "local-x";
   expect_error(f.convert_tensors(c, f.m.tensors), "unknown luong scope \"local-x\"", f.dir);
+  c = f.m.config;
+  c["score"] = "none";
+  expect_error(f.convert_tensors(c, f.m.tensors),
+               "luong needs a score other than none (none, dot, general, concat or location)", f.dir);
 }
 
 TEST_CASE("error: bad JSON in the config") {

@@ -77,7 +77,8 @@ Status validate_config(const ModelConfig& c) {
 
   const std::string variant = variant_name(c.variant);
   if (c.variant == Variant::kLuong) {
-    if (c.score == Score::kNone) return bad("luong needs a score: dot, general, concat or location");
+    if (c.score == Score::kNone)
+      return bad("luong needs a score other than none (" + names::choices<Score>() + ")");
     if (c.maxout_size != 0) return bad("luong has no maxout layer: maxout_size must be 0");
     if (c.score == Score::kDot && c.dec_hidden != 2 * c.enc_hidden)
       return bad("score dot needs dec_hidden == 2 * enc_hidden (got dec_hidden " + std::to_string(c.dec_hidden) +
