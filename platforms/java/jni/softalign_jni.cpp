@@ -9,6 +9,9 @@
 // NUL-terminated buffer; one that holds a NUL byte (which Translator never sends) is refused
 // (invalid_argument), since the C API would read only up to it.
 //
+// A result crosses as its JSON (softalign_result_json, the library's one result writer; the Java
+// side reads it in ResultJson.java): the result is freed here, no result handle reaches Java.
+//
 // A failing C call throws org.softalign.SoftalignException(code, name bytes, message bytes); the
 // native method then returns 0/null and Java sees the exception (translateBatchStatus gives each
 // text its status instead; only an error of the call throws). No C++ exception leaves this file
@@ -138,18 +141,37 @@ bool batch_texts(JNIEnv* env, jobjectArray texts, BatchTexts* in) {
   return true;
 }
 
-// The results as a long[] of handles, or null (OutOfMemoryError pending) after freeing them all.
-jlongArray handles_of(JNIEnv* env, const std::vector<softalign_result*>& out) {
-  const jsize n = static_cast<jsize>(out.size());
-  jlongArray handles = env->NewLongArray(n);
-  if (handles == nullptr) {  // OutOfMemoryError pending: free what nobody will see
-    for (softalign_result* r : out) softalign_result_free(r);
-    return nullptr;
+// A result's JSON as UTF-8 bytes; the result is freed. Null for a null result (a failed text of
+// a batch); null with OutOfMemoryError pending when there is no memory for it.
+jbyteArray json_of(JNIEnv* env, softalign_result* r) {
+  if (r == nullptr) return nullptr;
+  const char* json = softalign_result_json(r);
+  jbyteArray out = json != nullptr ? to_bytes(env, json) : nullptr;
+  softalign_result_free(r);
+  if (json == nullptr) {
+    jclass oom = env->FindClass("java/lang/OutOfMemoryError");
+    if (oom != nullptr) env->ThrowNew(oom, "softalign: result JSON");
   }
-  std::vector<jlong> hs(out.size());
-  for (size_t i = 0; i < out.size(); ++i) hs[i] = to_jlong(out[i]);
-  if (n > 0) env->SetLongArrayRegion(handles, 0, n, hs.data());
-  return handles;
+  return out;
+}
+
+// The results' JSON as a byte[][] (null for a failed text), every result freed; null with an
+// exception pending when a JSON could not be made.
+jobjectArray jsons_of(JNIEnv* env, const std::vector<softalign_result*>& out) {
+  jclass byte_array = env->FindClass("[B");
+  jobjectArray all =
+      byte_array == nullptr ? nullptr : env->NewObjectArray(static_cast<jsize>(out.size()), byte_array, nullptr);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (all == nullptr || env->ExceptionCheck()) {  // free what nobody will see
+      softalign_result_free(out[i]);
+      continue;
+    }
+    jbyteArray json = json_of(env, out[i]);
+    if (json == nullptr) continue;
+    env->SetObjectArrayElement(all, static_cast<jsize>(i), json);
+    env->DeleteLocalRef(json);
+  }
+  return env->ExceptionCheck() ? nullptr : all;
 }
 
 // Whether softalign_translate_batch_status failed as a call (every status that error, no result)
@@ -260,29 +282,30 @@ JNIEXPORT jlong JNICALL Java_org_softalign_Native_translatorArenaBytes(JNIEnv* e
   return static_cast<jlong>(softalign_translator_arena_bytes(t));
 }
 
-JNIEXPORT jlong JNICALL Java_org_softalign_Native_translate(JNIEnv* env, jclass, jlong translator, jbyteArray text) {
+JNIEXPORT jbyteArray JNICALL Java_org_softalign_Native_translate(JNIEnv* env, jclass, jlong translator,
+                                                                jbyteArray text) {
   auto* t = handle<softalign_translator>(env, translator, "softalign: the translator is closed");
-  if (t == nullptr) return 0;
+  if (t == nullptr) return nullptr;
   std::string s;
-  if (!c_string(env, text, "text", &s)) return 0;
+  if (!c_string(env, text, "text", &s)) return nullptr;
   softalign_result* r = nullptr;
-  if (!check(env, softalign_translate(t, s.c_str(), &r))) return 0;
-  return to_jlong(r);
+  if (!check(env, softalign_translate(t, s.c_str(), &r))) return nullptr;
+  return json_of(env, r);
 }
 
-JNIEXPORT jlong JNICALL Java_org_softalign_Native_translatePrefix(JNIEnv* env, jclass, jlong translator,
-                                                                 jbyteArray text, jbyteArray prefix) {
+JNIEXPORT jbyteArray JNICALL Java_org_softalign_Native_translatePrefix(JNIEnv* env, jclass, jlong translator,
+                                                                      jbyteArray text, jbyteArray prefix) {
   auto* t = handle<softalign_translator>(env, translator, "softalign: the translator is closed");
-  if (t == nullptr) return 0;
+  if (t == nullptr) return nullptr;
   std::string s, p;
-  if (!c_string(env, text, "text", &s) || !c_string(env, prefix, "prefix", &p)) return 0;
+  if (!c_string(env, text, "text", &s) || !c_string(env, prefix, "prefix", &p)) return nullptr;
   softalign_result* r = nullptr;
-  if (!check(env, softalign_translate_prefix(t, s.c_str(), p.c_str(), &r))) return 0;
-  return to_jlong(r);
+  if (!check(env, softalign_translate_prefix(t, s.c_str(), p.c_str(), &r))) return nullptr;
+  return json_of(env, r);
 }
 
-JNIEXPORT jlongArray JNICALL Java_org_softalign_Native_translateBatch(JNIEnv* env, jclass, jlong translator,
-                                                                     jobjectArray texts) {
+JNIEXPORT jobjectArray JNICALL Java_org_softalign_Native_translateBatch(JNIEnv* env, jclass, jlong translator,
+                                                                       jobjectArray texts) {
   auto* t = handle<softalign_translator>(env, translator, "softalign: the translator is closed");
   if (t == nullptr) return nullptr;
   BatchTexts in;
@@ -290,11 +313,11 @@ JNIEXPORT jlongArray JNICALL Java_org_softalign_Native_translateBatch(JNIEnv* en
   if (!batch_texts(env, texts, &in) || !alloc_or_throw(env, [&] { out.assign(in.ptrs.size(), nullptr); }))
     return nullptr;
   if (!check(env, softalign_translate_batch(t, in.ptrs.data(), in.ptrs.size(), out.data()))) return nullptr;
-  return handles_of(env, out);
+  return jsons_of(env, out);
 }
 
-JNIEXPORT jlongArray JNICALL Java_org_softalign_Native_translateBatchStatus(JNIEnv* env, jclass, jlong translator,
-                                                                           jobjectArray texts, jintArray status) {
+JNIEXPORT jobjectArray JNICALL Java_org_softalign_Native_translateBatchStatus(JNIEnv* env, jclass, jlong translator,
+                                                                             jobjectArray texts, jintArray status) {
   auto* t = handle<softalign_translator>(env, translator, "softalign: the translator is closed");
   if (t == nullptr) return nullptr;
   BatchTexts in;
@@ -321,64 +344,7 @@ JNIEXPORT jlongArray JNICALL Java_org_softalign_Native_translateBatchStatus(JNIE
   }
   for (size_t i = 0; i < n; ++i) js[i] = static_cast<jint>(codes[i]);
   if (n > 0) env->SetIntArrayRegion(status, 0, static_cast<jsize>(n), js.data());
-  return handles_of(env, out);
-}
-
-JNIEXPORT void JNICALL Java_org_softalign_Native_resultFree(JNIEnv*, jclass, jlong result) {
-  softalign_result_free(reinterpret_cast<softalign_result*>(static_cast<intptr_t>(result)));
-}
-
-static const softalign_result* result_of(jlong r) {
-  return reinterpret_cast<const softalign_result*>(static_cast<intptr_t>(r));
-}
-
-JNIEXPORT jint JNICALL Java_org_softalign_Native_resultCount(JNIEnv*, jclass, jlong result) {
-  return static_cast<jint>(softalign_result_count(result_of(result)));
-}
-
-JNIEXPORT jbyteArray JNICALL Java_org_softalign_Native_resultText(JNIEnv* env, jclass, jlong result, jint h) {
-  if (h < 0) return nullptr;
-  return to_bytes(env, softalign_result_text(result_of(result), static_cast<size_t>(h)));
-}
-
-JNIEXPORT jfloat JNICALL Java_org_softalign_Native_resultScore(JNIEnv*, jclass, jlong result, jint h) {
-  return h < 0 ? 0.0f : softalign_result_score(result_of(result), static_cast<size_t>(h));
-}
-
-JNIEXPORT jfloat JNICALL Java_org_softalign_Native_resultLogProb(JNIEnv*, jclass, jlong result, jint h) {
-  return h < 0 ? 0.0f : softalign_result_log_prob(result_of(result), static_cast<size_t>(h));
-}
-
-JNIEXPORT jfloat JNICALL Java_org_softalign_Native_resultConfidence(JNIEnv*, jclass, jlong result, jint h) {
-  return h < 0 ? 0.0f : softalign_result_confidence(result_of(result), static_cast<size_t>(h));
-}
-
-JNIEXPORT jbyteArray JNICALL Java_org_softalign_Native_resultPharaoh(JNIEnv* env, jclass, jlong result, jint h,
-                                                                    jboolean words) {
-  if (h < 0) return nullptr;
-  const softalign_result* r = result_of(result);
-  return to_bytes(env, words ? softalign_result_pharaoh_words(r, static_cast<size_t>(h))
-                             : softalign_result_pharaoh(r, static_cast<size_t>(h)));
-}
-
-JNIEXPORT jobjectArray JNICALL Java_org_softalign_Native_resultAttention(JNIEnv* env, jclass, jlong result,
-                                                                        jint h) {
-  if (h < 0) return nullptr;
-  size_t rows = 0, cols = 0;
-  const float* a = softalign_result_alignment(result_of(result), static_cast<size_t>(h), &rows, &cols);
-  if (a == nullptr) return nullptr;
-  jclass float_array = env->FindClass("[F");
-  if (float_array == nullptr) return nullptr;
-  jobjectArray out = env->NewObjectArray(static_cast<jsize>(rows), float_array, nullptr);
-  if (out == nullptr) return nullptr;
-  for (size_t i = 0; i < rows; ++i) {
-    jfloatArray row = env->NewFloatArray(static_cast<jsize>(cols));
-    if (row == nullptr) return nullptr;
-    env->SetFloatArrayRegion(row, 0, static_cast<jsize>(cols), a + i * cols);
-    env->SetObjectArrayElement(out, static_cast<jsize>(i), row);
-    env->DeleteLocalRef(row);
-  }
-  return out;
+  return jsons_of(env, out);
 }
 
 }  // extern "C"

@@ -43,37 +43,22 @@ final class Native {
 
   static native long translatorArenaBytes(long translator);
 
-  /** A new result handle (free it with resultFree). */
-  static native long translate(long translator, byte[] text);
+  // A result crosses as its JSON in UTF-8 (softalign_result_json: the library's one result
+  // writer), read by ResultJson; no result handle reaches Java.
 
-  /** A new result handle for a forced target prefix. */
-  static native long translatePrefix(long translator, byte[] text, byte[] prefix);
+  /** The result's JSON. */
+  static native byte[] translate(long translator, byte[] text);
 
-  /** One new result handle per text, in order (free each with resultFree); all or nothing. */
-  static native long[] translateBatch(long translator, byte[][] texts);
+  /** The result's JSON for a forced target prefix. */
+  static native byte[] translatePrefix(long translator, byte[] text, byte[] prefix);
+
+  /** One result's JSON per text, in order; all or nothing. */
+  static native byte[][] translateBatch(long translator, byte[][] texts);
 
   /**
-   * softalign_translate_batch_status: status[i] receives text i's status code and the result its
-   * handle (free each non-zero one with resultFree), 0 where status[i] is not OK. An error of the
-   * call itself (no text's) throws instead.
+   * softalign_translate_batch_status: status[i] receives text i's status code and the array its
+   * result's JSON, null where status[i] is not OK. An error of the call itself (no text's) throws
+   * instead.
    */
-  static native long[] translateBatchStatus(long translator, byte[][] texts, int[] status);
-
-  static native void resultFree(long result);
-
-  static native int resultCount(long result);
-
-  static native byte[] resultText(long result, int hypothesis);
-
-  static native float resultScore(long result, int hypothesis);
-
-  static native float resultLogProb(long result, int hypothesis);
-
-  static native float resultConfidence(long result, int hypothesis);
-
-  /** Pharaoh alignment over pieces (words: over words); null when absent. */
-  static native byte[] resultPharaoh(long result, int hypothesis, boolean words);
-
-  /** Soft alignment rows; null when absent. */
-  static native float[][] resultAttention(long result, int hypothesis);
+  static native byte[][] translateBatchStatus(long translator, byte[][] texts, int[] status);
 }

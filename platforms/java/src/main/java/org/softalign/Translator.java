@@ -34,11 +34,9 @@ import java.util.List;
  */
 public final class Translator implements AutoCloseable {
   private long handle;
-  private final boolean alignment;
 
-  private Translator(long handle, boolean alignment) {
+  private Translator(long handle) {
     this.handle = handle;
-    this.alignment = alignment;
   }
 
   /** Loads a .softalign file and makes a translator with default options. */
@@ -84,7 +82,7 @@ public final class Translator implements AutoCloseable {
     synchronized (model) {
       h = Native.translatorCreateJson(model.handle(), json);
     }
-    return new Translator(h, options.alignment());
+    return new Translator(h);
   }
 
   /** The library's version, e.g. "0.1.0". */
@@ -94,12 +92,7 @@ public final class Translator implements AutoCloseable {
 
   /** Translates one text: the best hypothesis. An empty text gives "". */
   public synchronized String translate(String text) {
-    long r = Native.translate(handle(), text(text, "text"));
-    try {
-      return utf8(Native.resultText(r, 0));
-    } finally {
-      Native.resultFree(r);
-    }
+    return best(ResultJson.hypotheses(Native.translate(handle(), text(text, "text"))));
   }
 
   /**
@@ -108,9 +101,9 @@ public final class Translator implements AutoCloseable {
    * #translateEach(List)} keeps the others.
    */
   public synchronized List<String> translate(List<String> texts) {
-    List<List<Hypothesis>> all = translateBatch(texts, false);
+    List<List<Hypothesis>> all = translateBatch(texts);
     List<String> out = new ArrayList<>(all.size());
-    for (List<Hypothesis> h : all) out.add(h.get(0).text());
+    for (List<Hypothesis> h : all) out.add(best(h));
     return out;
   }
 
@@ -119,12 +112,7 @@ public final class Translator implements AutoCloseable {
    * alignment on, each carries its alignments).
    */
   public synchronized List<Hypothesis> translateNBest(String text) {
-    long r = Native.translate(handle(), text(text, "text"));
-    try {
-      return hypotheses(r, alignment);
-    } finally {
-      Native.resultFree(r);
-    }
+    return ResultJson.hypotheses(Native.translate(handle(), text(text, "text")));
   }
 
   /**
@@ -132,7 +120,7 @@ public final class Translator implements AutoCloseable {
    * #translate(List)}; {@link #translateNBestEach(List)} keeps the others.
    */
   public synchronized List<List<Hypothesis>> translateNBest(List<String> texts) {
-    return translateBatch(texts, alignment);
+    return translateBatch(texts);
   }
 
   /**
@@ -146,10 +134,10 @@ public final class Translator implements AutoCloseable {
    * error of the call itself, not of a text ({@link SoftalignException}).
    */
   public synchronized List<Outcome<String>> translateEach(List<String> texts) {
-    List<Outcome<List<Hypothesis>>> all = translateBatchEach(texts, false);
+    List<Outcome<List<Hypothesis>>> all = translateBatchEach(texts);
     List<Outcome<String>> out = new ArrayList<>(all.size());
     for (Outcome<List<Hypothesis>> o : all)
-      out.add(o.isOk() ? Outcome.of(o.get().get(0).text()) : Outcome.<String>failed(o.error()));
+      out.add(o.isOk() ? Outcome.of(best(o.get())) : Outcome.<String>failed(o.error()));
     return Collections.unmodifiableList(out);
   }
 
@@ -158,7 +146,7 @@ public final class Translator implements AutoCloseable {
    * {@link #translateEach(List)}, with {@link #translateNBest(String)}'s hypotheses.
    */
   public synchronized List<Outcome<List<Hypothesis>>> translateNBestEach(List<String> texts) {
-    return translateBatchEach(texts, alignment);
+    return translateBatchEach(texts);
   }
 
   /**
@@ -166,12 +154,7 @@ public final class Translator implements AutoCloseable {
    * "" is no prefix).
    */
   public synchronized List<Hypothesis> translateWithPrefix(String text, String prefix) {
-    long r = Native.translatePrefix(handle(), text(text, "text"), text(prefix, "prefix"));
-    try {
-      return hypotheses(r, alignment);
-    } finally {
-      Native.resultFree(r);
-    }
+    return ResultJson.hypotheses(Native.translatePrefix(handle(), text(text, "text"), text(prefix, "prefix")));
   }
 
   /** The backend the translator computes on: "cpu" or "vulkan". */
@@ -202,40 +185,41 @@ public final class Translator implements AutoCloseable {
     return handle;
   }
 
-  private List<List<Hypothesis>> translateBatch(List<String> texts, boolean withAlignment) {
+  private List<List<Hypothesis>> translateBatch(List<String> texts) {
     if (texts == null) throw new NullPointerException("texts");
     long h = handle();
-    byte[][] in = new byte[texts.size()][];
-    for (int i = 0; i < in.length; ++i) in[i] = text(texts.get(i), "texts[" + i + "]");
+    byte[][] in = texts(texts);
     if (in.length == 0) return Collections.emptyList();
-    long[] results = Native.translateBatch(h, in);
-    try {
-      List<List<Hypothesis>> out = new ArrayList<>(results.length);
-      for (long r : results) out.add(hypotheses(r, withAlignment));
-      return out;
-    } finally {
-      for (long r : results) Native.resultFree(r);
-    }
+    byte[][] results = Native.translateBatch(h, in);
+    List<List<Hypothesis>> out = new ArrayList<>(results.length);
+    for (byte[] r : results) out.add(ResultJson.hypotheses(r));
+    return out;
   }
 
-  private List<Outcome<List<Hypothesis>>> translateBatchEach(List<String> texts, boolean withAlignment) {
+  private List<Outcome<List<Hypothesis>>> translateBatchEach(List<String> texts) {
     if (texts == null) throw new NullPointerException("texts");
     long h = handle();
-    byte[][] in = new byte[texts.size()][];
-    for (int i = 0; i < in.length; ++i) in[i] = text(texts.get(i), "texts[" + i + "]");
+    byte[][] in = texts(texts);
     if (in.length == 0) return Collections.emptyList();
     int[] status = new int[in.length];
-    long[] results = Native.translateBatchStatus(h, in, status);
-    try {
-      List<Outcome<List<Hypothesis>>> out = new ArrayList<>(results.length);
-      for (int i = 0; i < results.length; ++i) {
-        out.add(status[i] == Status.OK.code() ? Outcome.of(hypotheses(results[i], withAlignment))
-                                              : Outcome.<List<Hypothesis>>failed(itemError(h, in[i], i, status[i])));
-      }
-      return Collections.unmodifiableList(out);
-    } finally {
-      for (long r : results) Native.resultFree(r);
+    byte[][] results = Native.translateBatchStatus(h, in, status);
+    List<Outcome<List<Hypothesis>>> out = new ArrayList<>(results.length);
+    for (int i = 0; i < results.length; ++i) {
+      out.add(status[i] == Status.OK.code() ? Outcome.of(ResultJson.hypotheses(results[i]))
+                                            : Outcome.<List<Hypothesis>>failed(itemError(h, in[i], i, status[i])));
     }
+    return Collections.unmodifiableList(out);
+  }
+
+  private static byte[][] texts(List<String> texts) {
+    byte[][] in = new byte[texts.size()][];
+    for (int i = 0; i < in.length; ++i) in[i] = text(texts.get(i), "texts[" + i + "]");
+    return in;
+  }
+
+  /** The best hypothesis's text ("" if there were none). */
+  private static String best(List<Hypothesis> hypotheses) {
+    return hypotheses.isEmpty() ? "" : hypotheses.get(0).text();
   }
 
   /**
@@ -248,7 +232,7 @@ public final class Translator implements AutoCloseable {
     String name = Status.fromCode(code).statusName();
     String detail = "failed in a batch";
     try {
-      Native.resultFree(Native.translate(h, text));
+      Native.translate(h, text);
       detail += " (translated alone, it did not fail)";
     } catch (SoftalignException e) {
       String m = e.getMessage();
@@ -256,26 +240,6 @@ public final class Translator implements AutoCloseable {
       else detail += " (translated alone: " + m + ")";
     }
     return new SoftalignException(code, name, name + ": texts[" + i + "]: " + detail);
-  }
-
-  private static List<Hypothesis> hypotheses(long r, boolean withAlignment) {
-    int n = Native.resultCount(r);
-    List<Hypothesis> out = new ArrayList<>(n);
-    for (int i = 0; i < n; ++i) {
-      String pharaoh = null;
-      String words = null;
-      float[][] attention = null;
-      if (withAlignment) {
-        byte[] p = Native.resultPharaoh(r, i, false);
-        byte[] w = Native.resultPharaoh(r, i, true);
-        pharaoh = p == null ? null : utf8(p);
-        words = w == null ? null : utf8(w);
-        attention = Native.resultAttention(r, i);
-      }
-      out.add(new Hypothesis(utf8(Native.resultText(r, i)), Native.resultScore(r, i),
-          Native.resultLogProb(r, i), Native.resultConfidence(r, i), pharaoh, words, attention));
-    }
-    return Collections.unmodifiableList(out);
   }
 
   /**

@@ -226,6 +226,20 @@ public final class TranslatorTest {
   }
 
   /** Runs the CLI (under the emulator in a cross build) with these lines on stdin. */
+  /**
+   * Every number that is, or is inside, a value of key in one line of JSON, in order (a float's
+   * text read as Java reads it). A key inside a string value has its quotes escaped: not matched.
+   */
+  static List<Float> jsonFloats(String json, String key) {
+    List<Float> out = new ArrayList<>();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\"" + key + "\":([-+0-9.eE\\[\\],]+)").matcher(json);
+    while (m.find())
+      for (String v : m.group(1).split("[\\[\\],]+"))
+        if (!v.isEmpty()) out.add(Float.parseFloat(v));
+    return out;
+  }
+
   List<String> runCli(List<String> lines, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(emulator);
     cmd.add(cli);
@@ -354,6 +368,29 @@ public final class TranslatorTest {
           check(h.logProb() <= 0f, "log-probability <= 0");
           check(h.confidence() >= 0f && h.confidence() <= 1f, "confidence in [0, 1]");
         }
+      }
+    }
+    // The numbers arrive exact: the binding reads the library's result JSON, the writer of the
+    // CLI's --json, so each float equals the CLI's bit for bit.
+    nb.add("--json");
+    List<String> cliJson = runCli(sentences, nb.toArray(new String[0]));
+    equal(sentences.size(), cliJson.size(), "CLI --json lines");
+    try (Translator tr = Translator.load(modelPath, beam4().nbest(3).alignment(true).build())) {
+      for (int i = 0; i < sentences.size() && i < cliJson.size(); ++i) {
+        List<Float> score = new ArrayList<>(), logProb = new ArrayList<>(), confidence = new ArrayList<>();
+        List<Float> attention = new ArrayList<>();
+        for (Hypothesis h : tr.translateNBest(sentences.get(i))) {
+          score.add(h.score());
+          logProb.add(h.logProb());
+          confidence.add(h.confidence());
+          for (float[] row : h.attention()) for (float v : row) attention.add(v);
+        }
+        String line = cliJson.get(i);
+        equal(jsonFloats(line, "score"), score, "scores as the CLI's --json: " + sentences.get(i));
+        equal(jsonFloats(line, "log_prob"), logProb, "log-probabilities as the CLI's --json");
+        equal(jsonFloats(line, "confidence"), confidence, "confidences as the CLI's --json");
+        equal(jsonFloats(line, "attention"), attention, "attention as the CLI's --json");
+        check(attention.size() > score.size(), "attention read");
       }
     }
     // Without alignment on, hypotheses carry none.
