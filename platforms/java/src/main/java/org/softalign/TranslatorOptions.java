@@ -54,7 +54,10 @@ public final class TranslatorOptions {
     return v == null ? 0 : ((Number) v).intValue();
   }
 
-  /** Whether results carry alignments. */
+  /**
+   * Whether alignment was set to true here (false when not set: the library's default then
+   * decides, and the results say whether they carry alignments).
+   */
   public boolean alignment() {
     return Boolean.TRUE.equals(given.get("alignment"));
   }
