@@ -47,6 +47,7 @@ struct TranslateArgs {
   bool no_repair_placeholders = false, check_placeholders = false;
   std::string glossary;  // a TSV file
   float min_confidence = -1.0f;  // --min-confidence (negative: off)
+  double timeout = 0;            // --timeout, seconds (0: none)
   std::string low_confidence = "mark";
   std::string kernels;
   // Options given on the command line (the others keep the model's defaults).
@@ -111,12 +112,14 @@ void error(const std::string& message) {
 // Exit statuses (the footer of `softalign translate --help` and the README).
 constexpr int kExitFailed = 1;        // the model, or an input line, failed
 constexpr int kExitBadArguments = 2;  // arguments the parser, the model or the memory cap refuse
+constexpr int kExitTimeout = 3;       // a line was not translated within --timeout
 
 // What --stats reports.
 struct Stats {
   std::size_t lines = 0, failed = 0, source_pieces = 0, target_pieces = 0;
   std::size_t placeholders_repaired = 0;  // lines whose best hypothesis had them repaired
   std::size_t low_confidence = 0;         // lines whose best hypothesis is below --min-confidence
+  std::size_t timed_out = 0;              // lines not translated within --timeout
 };
 
 using Clock = std::chrono::steady_clock;
@@ -178,8 +181,11 @@ bool run_batch(Translator& tr, const SearchOptions& search, const OutputFormat& 
     } else {
       all_ok = false;
       ++stats.failed;
+      const bool late = out[i].status.code() == StatusCode::kDeadlineExceeded;
+      if (late) ++stats.timed_out;
       // Line numbers are 1-based, as editors count them.
-      error("line " + std::to_string(first_index + i + 1) + ": " + out[i].status.to_string());
+      error("line " + std::to_string(first_index + i + 1) + ": " + out[i].status.to_string() +
+            (late ? " (--timeout)" : ""));
       write_failure(std::cout, format, first_index + i, out[i].status.to_string());
     }
   }
@@ -277,9 +283,11 @@ int run(const TranslateArgs& a) {
     std::cerr << "softalign: backend " << b.name << (b.device.empty() ? "" : " on " + b.device) << " ("
               << b.reason << "), kernels " << tr.kernels_name() << "\n";
   }
-  // Every call: the prepared search, and the target prefix.
+  // Every call: the prepared search, the target prefix and the deadline
+  // (each translate_batch call: the --batch lines read together).
   SearchOptions search = tr.options().search;
   search.target_prefix = a.prefix;
+  if (a.timeout > 0) search.timeout_ms = static_cast<int>(std::max(1.0, std::round(a.timeout * 1000.0)));
 
   OutputFormat format;
   format.nbest = a.nbest_opt->count() > 0 ? a.nbest : 0;
@@ -328,7 +336,10 @@ int run(const TranslateArgs& a) {
   if (format.min_confidence >= 0.0f)
     std::cerr << "softalign: " << stats.low_confidence << " of " << stats.lines << " lines below confidence "
               << format.min_confidence << " (" << (format.drop_low_confidence ? "dropped" : "marked") << ")\n";
-  return ok ? 0 : kExitFailed;
+  if (stats.timed_out > 0)
+    std::cerr << "softalign: " << stats.timed_out << " of " << stats.lines << " lines ran past --timeout "
+              << a.timeout << " s\n";
+  return stats.timed_out > 0 ? kExitTimeout : ok ? 0 : kExitFailed;
 }
 
 }  // namespace
@@ -340,7 +351,8 @@ std::function<int()> add_translate_command(CLI::App& app) {
       "Output: one line per input line, in order; a line that fails gives an empty line and\n"
       "a message on stderr. Exit status: 0 when every line was translated, 1 when a line or\n"
       "the model failed, 2 for bad arguments (also values the model refuses, such as a beam\n"
-      "above 1024 or an unknown --kernels, and options needing more than --max-arena-mb).\n"
+      "above 1024 or an unknown --kernels, and options needing more than --max-arena-mb),\n"
+      "3 when a line was not translated within --timeout (deadline_exceeded).\n"
       "  plain:          TEXT\n"
       "  --alignment:    TEXT ||| ALIGNMENT   (Pharaoh 'i-j': source i, target j, 0-based)\n"
       "  --nbest N:      I ||| TEXT ||| SCORE [||| ALIGNMENT]   exactly N lines per input, best\n"
@@ -446,6 +458,12 @@ std::function<int()> add_translate_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"mark", "drop"}))
       ->needs(min_conf_opt);
+  cmd->add_option("--timeout", a->timeout,
+                  "Deadline in seconds (decimals allowed: 0.1 is 100 ms) for each call: the --batch lines read "
+                  "together (--batch 1: each line). A line not translated by then fails with deadline_exceeded "
+                  "(an empty output line), the others go on; exit status 3")
+      ->type_name("SECONDS")
+      ->check(finite_in(0.001, 2147483.0));
   cmd->add_flag("--check-placeholders", a->check_placeholders,
                 "Name on stderr each line whose placeholders the model did not keep (repaired, unless "
                 "--no-repair-placeholders), and their count at the end");

@@ -11,6 +11,7 @@
  * use_shortlist is tested (check_shortlist_c.py makes the model). Prints every
  * failed check and a closing summary line "N passed, M failed"; exit status 0
  * only when M is 0. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
 #include <softalign/softalign.h>
 
 #include <math.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int g_passed = 0;
 static int g_failed = 0;
@@ -280,7 +282,11 @@ static void test_null_arguments(const char* model_path) {
   CHECK(strcmp(softalign_status_name((softalign_status)77), "unknown") == 0);
   CHECK(strcmp(softalign_status_name((softalign_status)-5), "unknown") == 0);
   CHECK(strcmp(softalign_status_name((softalign_status)1000), "unknown") == 0);
-  CHECK(strcmp(softalign_status_name((softalign_status)11), "unknown") == 0);
+  CHECK(strcmp(softalign_status_name((softalign_status)13), "unknown") == 0);
+  CHECK(strcmp(softalign_status_name(SOFTALIGN_CANCELLED), "cancelled") == 0);
+  CHECK(strcmp(softalign_status_name(SOFTALIGN_DEADLINE_EXCEEDED), "deadline_exceeded") == 0);
+  softalign_translator_cancel(NULL); /* does nothing */
+  CHECK(softalign_translate_stream(NULL, "x", NULL, NULL, &r) == SOFTALIGN_INVALID_ARGUMENT);
 }
 
 static void test_bad_files(const char* model_path) {
@@ -1030,6 +1036,7 @@ static const field_span k_option_fields[] = {
     FIELD(softalign_translator_options, block_repeats),
     FIELD(softalign_translator_options, repair_placeholders),
     FIELD(softalign_translator_options, glossary_tsv),
+    FIELD(softalign_translator_options, timeout_ms),
 };
 
 static const field_span k_info_fields[] = {
@@ -1274,7 +1281,146 @@ static void test_batch_status(const softalign_model* m, const golden_data* g) {
   softalign_translator_free(t);
 }
 
+/* ---- Stop and stream (capi_test --stop SHIPPED_MODEL) ------------------------ */
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000.0 + t.tv_nsec / 1e6;
+}
+
+/* About 900 kB of sentences on one line (malloc'ed). */
+static char* huge_line(void) {
+  static const char s[] = "This package contains the documentation. A simple text editor with many plugins. ";
+  const size_t n = 900 * 1024 / (sizeof s - 1);
+  char* line = malloc(n * (sizeof s - 1) + 1);
+  for (size_t i = 0; i < n; ++i) memcpy(line + i * (sizeof s - 1), s, sizeof s - 1);
+  line[n * (sizeof s - 1) - 1] = '\0';
+  return line;
+}
+
+typedef struct {
+  softalign_translator* tr;
+  const char* text;
+  softalign_status st;
+  softalign_result* r;
+  double returned_ms;
+} stop_call;
+
+static void* run_call(void* arg) {
+  stop_call* c = arg;
+  c->st = softalign_translate(c->tr, c->text, &c->r);
+  c->returned_ms = now_ms();
+  return NULL;
+}
+
+typedef struct {
+  char text[4096];   /* the pieces, then the sentences, each followed by '|' */
+  char joined[4096]; /* the sentences joined by a space */
+  int events, stop_after;
+} streamed;
+
+static int on_event(const softalign_stream_event* e, void* user) {
+  streamed* s = user;
+  char* out = e->kind == SOFTALIGN_STREAM_PIECE ? s->text : s->joined;
+  if (e->kind == SOFTALIGN_STREAM_SENTENCE && out[0] != '\0' && e->text[0] != '\0') strcat(out, " ");
+  if (strlen(out) + strlen(e->text) + 2 < sizeof s->text) strcat(out, e->text);
+  if (e->kind == SOFTALIGN_STREAM_PIECE) strcat(out, "|");
+  return ++s->events >= s->stop_after;
+}
+
+static void test_stop(const char* model_path) {
+  softalign_model* m = NULL;
+  CHECK(softalign_model_load(model_path, &m) == SOFTALIGN_OK);
+  softalign_translator* tr = NULL;
+  CHECK(softalign_translator_create_json((const softalign_model* const*)&m, 1, "{\"beam\": 1}", &tr) == SOFTALIGN_OK);
+  if (tr == NULL) return;
+  const char* short_text = "A simple text editor.";
+  softalign_result* r = NULL;
+  CHECK(softalign_translate(tr, short_text, &r) == SOFTALIGN_OK);
+  char expected[512];
+  snprintf(expected, sizeof expected, "%s", softalign_result_text(r, 0));
+  softalign_result_free(r);
+
+  /* Cancelled from another thread after 100 ms. */
+  char* line = huge_line();
+  stop_call c = {tr, line, SOFTALIGN_OK, NULL, 0};
+  pthread_t th;
+  const double t0 = now_ms();
+  pthread_create(&th, NULL, run_call, &c);
+  struct timespec wait = {0, 100 * 1000 * 1000};
+  nanosleep(&wait, NULL);
+  const double cancelled = now_ms();
+  softalign_translator_cancel(tr);
+  pthread_join(th, NULL);
+  printf("stop: C cancel: cancelled at %.1f ms, returned at %.1f ms (%.1f ms after)\n", cancelled - t0,
+         c.returned_ms - t0, c.returned_ms - cancelled);
+  CHECK(c.st == SOFTALIGN_CANCELLED);
+  CHECK(c.r == NULL);
+  CHECK(strstr(softalign_last_error(), "cancelled") == NULL); /* the message is per thread: not this one's */
+  CHECK(c.returned_ms - cancelled < 2000.0);
+  CHECK(softalign_translate(tr, short_text, &r) == SOFTALIGN_OK);
+  CHECK(r != NULL && strcmp(softalign_result_text(r, 0), expected) == 0);
+  softalign_result_free(r);
+
+  /* The timeout_ms option: every call's deadline. */
+  softalign_translator* timed = NULL;
+  softalign_translator_options o;
+  softalign_translator_options_default(&o);
+  CHECK(o.timeout_ms == 0);
+  o.beam = 1;
+  o.timeout_ms = 100;
+  CHECK(softalign_translator_create(m, &o, &timed) == SOFTALIGN_OK);
+  double t1 = now_ms();
+  CHECK(softalign_translate(timed, line, &r) == SOFTALIGN_DEADLINE_EXCEEDED);
+  printf("stop: C deadline 100 ms: returned at %.1f ms\n", now_ms() - t1);
+  CHECK(strcmp(softalign_last_error(), "deadline_exceeded: past timeout_ms") == 0);
+  CHECK(now_ms() - t1 < 2000.0);
+  CHECK(softalign_translate(timed, short_text, &r) == SOFTALIGN_OK);
+  CHECK(r != NULL && strcmp(softalign_result_text(r, 0), expected) == 0);
+  softalign_result_free(r);
+  softalign_translator_free(timed);
+  o.timeout_ms = -1;
+  CHECK(softalign_translator_create(m, &o, &timed) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_translator_create_json((const softalign_model* const*)&m, 1, "{\"timeout_ms\": \"1\"}", &timed) ==
+        SOFTALIGN_INVALID_ARGUMENT);
+
+  /* Streaming: the pieces are the result's, the sentences its text. */
+  static streamed got;
+  memset(&got, 0, sizeof got);
+  got.stop_after = 1 << 30;
+  CHECK(softalign_translate_stream(tr, short_text, on_event, &got, &r) == SOFTALIGN_OK);
+  char pieces[4096] = "";
+  for (size_t k = 0; r != NULL && softalign_result_piece(r, 0, k) != NULL; ++k) {
+    strcat(pieces, softalign_result_piece(r, 0, k));
+    strcat(pieces, "|");
+  }
+  CHECK(strcmp(got.text, pieces) == 0);
+  CHECK(r != NULL && strcmp(got.joined, softalign_result_text(r, 0)) == 0);
+  softalign_result_free(r);
+  /* Nonzero from the callback stops the call: cancelled, and the translator goes on. */
+  memset(&got, 0, sizeof got);
+  got.stop_after = 2;
+  t1 = now_ms();
+  CHECK(softalign_translate_stream(tr, line, on_event, &got, &r) == SOFTALIGN_CANCELLED);
+  printf("stop: C stream callback stop after 2 pieces: returned at %.1f ms\n", now_ms() - t1);
+  CHECK(r == NULL);
+  CHECK(got.events == 2);
+  CHECK(strcmp(softalign_last_error(), "cancelled: stream callback") == 0);
+  CHECK(softalign_translate_stream(tr, short_text, NULL, NULL, &r) == SOFTALIGN_OK);
+  CHECK(r != NULL && strcmp(softalign_result_text(r, 0), expected) == 0);
+  softalign_result_free(r);
+  free(line);
+  softalign_translator_free(tr);
+  softalign_model_free(m);
+}
+
 int main(int argc, char** argv) {
+  if (argc == 3 && strcmp(argv[1], "--stop") == 0) {
+    test_stop(argv[2]);
+    printf("%d passed, %d failed\n", g_passed, g_failed);
+    return g_failed == 0 ? 0 : 1;
+  }
   const int shortlist = argc == 4 && strcmp(argv[1], "--shortlist") == 0;
   if (argc != 3 && !shortlist) {
     fprintf(stderr, "usage: %s [--shortlist] MODEL.softalign GOLDEN.txt\n", argv[0]);

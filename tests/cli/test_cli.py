@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -577,6 +578,34 @@ class Errors(unittest.TestCase):
     def test_model_is_required(self):
         self.assert_error(run("translate", "x"), "--model")
         self.assert_error(run("info"))
+
+
+class Timeout(unittest.TestCase):
+    """--timeout: a 900 kB line runs past it (deadline_exceeded, exit status 3), the next line is translated."""
+
+    model = str(Path(__file__).resolve().parents[2] / "models" / "en-fr" / "en-fr.int8.softalign")
+
+    def test_a_huge_line_runs_past_the_timeout_and_the_next_line_is_translated(self):
+        sentence = "This package contains the documentation. A simple text editor with many plugins. "
+        huge = (sentence * (900 * 1024 // len(sentence))).strip()
+        expected = run("translate", "-m", self.model, "--beam", "4", "A simple text editor.")
+        self.assertEqual(expected.returncode, 0, expected.stderr)
+        t0 = time.monotonic()
+        p = run("translate", "-m", self.model, "--beam", "4", "--batch", "1", "--timeout", "0.1",
+                stdin=huge + "\nA simple text editor.\n")
+        seconds = time.monotonic() - t0
+        print(f"stop: CLI --timeout 0.1 on a 900 kB line then a short one: {seconds * 1000:.0f} ms in all "
+              "(the process, the model's load and the short line included)", file=sys.stderr)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertIn("line 1: deadline_exceeded: past timeout_ms (--timeout)", p.stderr)
+        self.assertIn("1 of 2 lines ran past --timeout 0.1 s", p.stderr)
+        self.assertEqual(p.stdout.split("\n"), ["", expected.stdout.strip(), ""])
+        self.assertLess(seconds, 5.0)
+
+    def test_timeout_must_be_positive(self):
+        for bad in ("0", "-1", "nan", "x"):
+            p = run("translate", "-m", self.model, "--timeout", bad, "Hello")
+            self.assertEqual(p.returncode, 2, bad)
 
 
 class Device(unittest.TestCase):

@@ -1,5 +1,6 @@
 // After prepare, translate_ids and force_decode perform no heap allocation,
-// for every golden model in every precision and every search of golden.json.
+// for every golden model in every precision and every search of golden.json;
+// nor does a call stopped by cancel(), its deadline or its stream callback.
 // The text API (SentencePiece tokenisation, owned result strings) does
 // allocate; its count is printed, not asserted.
 #include <doctest/doctest.h>
@@ -299,6 +300,52 @@ TEST_CASE("nor ensembles and target prefixes on the Vulkan engine") {
 // each sentence's shortlist, the packed union and (greedy, with the AVX-512
 // kernels) the union's product allocate nothing either, nor does repetition
 // blocking.
+// A call stopped in the middle (cancel() from its own stream callback, as
+// another thread would; a deadline; the callback's kStop) returns its status
+// without allocating, and the next call is whole.
+TEST_CASE("a cancelled, a deadline-expired and a callback-stopped call allocate nothing") {
+  const std::shared_ptr<const Model> model = golden::shipped_en_fr();
+  const std::vector<std::vector<int32_t>> sources = golden::package_sentences(*model, 2);
+  TranslatorOptions opt;
+  opt.search.beam_size = 1;
+  std::unique_ptr<Translator> tr;
+  REQUIRE(Translator::prepare(model, opt, &tr).ok());
+  Translator* t = tr.get();
+  int pieces = 0;
+  // Captures of two pointers: within std::function's inline storage.
+  const StreamCallback cancel_at_second = [t, &pieces](const StreamEvent&) {
+    if (++pieces == 2) t->cancel();
+    return StreamAction::kContinue;
+  };
+  const StreamCallback stop_at_first = [](const StreamEvent&) { return StreamAction::kStop; };
+  const StreamCallback none;
+  SearchOptions expired;
+  expired.timeout_ms = 1;
+  // A deadline needs a call that outlasts it: a source of the prepared
+  // maximum length, whose greedy search runs to its max target length.
+  std::vector<int32_t> longest(static_cast<std::size_t>(tr->max_source_tokens()), sources[0][0]);
+  longest.back() = model->config().eos_id;
+  NBestView nb;
+  REQUIRE(tr->translate_ids(sources[0], &nb).ok());  // warm up
+  Status cancelled, late, stopped, after;
+  alloc_counter::start();
+  for (int round = 0; round < 3; ++round) {
+    pieces = 0;
+    cancelled = tr->translate_ids(sources[0], opt.search, cancel_at_second, &nb);
+    late = Status();
+    for (int tries = 0; tries < 100 && late.ok(); ++tries) late = tr->translate_ids(longest, expired, none, &nb);
+    stopped = tr->translate_ids(sources[1], opt.search, stop_at_first, &nb);
+    after = tr->translate_ids(sources[1], &nb);
+  }
+  const long count = alloc_counter::stop();
+  CHECK(cancelled.code() == StatusCode::kCancelled);
+  CHECK(late.code() == StatusCode::kDeadlineExceeded);
+  CHECK(stopped.code() == StatusCode::kCancelled);
+  CHECK(after.ok());
+  CHECK(nb.count == 1);
+  CHECK_MESSAGE(count == 0, count, " allocations");
+}
+
 TEST_CASE("batches with the vocabulary shortlist allocate nothing after prepare") {
   const std::shared_ptr<const Model> model = golden::shipped_en_fr();
   const std::vector<std::vector<int32_t>> sources = golden::package_sentences(*model);

@@ -36,7 +36,8 @@ TEST_CASE("options json: each option sets its field, and writes back the same") 
           "block_repeats": 2, "alignment": true, "max_source_tokens": 40, "split_long_input": false,
           "replace_invalid_utf8": true, "copy_through": false, "repair_placeholders": false,
           "glossary": [["file", "fichier"]], "max_batch": 8, "threads": 2, "device": "auto",
-          "use_shortlist": false, "kernels": "ref", "max_arena_bytes": 1048576, "max_line_bytes": 4096})";
+          "use_shortlist": false, "kernels": "ref", "max_arena_bytes": 1048576, "max_line_bytes": 4096,
+          "timeout_ms": 250})";
   TranslatorOptions o;
   const Status st = parse_options_json(json, &o);
   REQUIRE_MESSAGE(st.ok(), st.to_string());
@@ -63,6 +64,7 @@ TEST_CASE("options json: each option sets its field, and writes back the same") 
   CHECK(o.kernels == "ref");
   CHECK(o.max_arena_bytes == 1048576);
   CHECK(o.max_line_bytes == 4096);
+  CHECK(o.search.timeout_ms == 250);
   CHECK(nlohmann::json::parse(options_json(o)) == nlohmann::json::parse(json));
   // null gives a search option back to the model; TSV text is a glossary too.
   REQUIRE(parse_options_json(R"({"beam": null, "glossary": "a\tb\n"})", &o).ok());

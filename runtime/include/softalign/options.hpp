@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,7 +54,42 @@ struct SearchOptions {
   // (kInputTooLong), and an empty source still gives one empty hypothesis.
   std::string target_prefix;  // text, tokenised with the target SentencePiece model (translate, translate_batch)
   Span<const int32_t> target_prefix_ids;  // target ids, no BOS/EOS, read during the call (every call)
+  // A deadline, in milliseconds from the call's start (0: none; unset: the
+  // prepared one, none by default): a call still running then stops and
+  // returns kDeadlineExceeded, with no result (translate_batch: the sentences
+  // not finished by then get it as their status, the others their results).
+  // Checked before every decoder step, between the parts of a long text and
+  // between a batch's runs (and its texts while they are tokenised), so a
+  // call returns within about one step (a few ms) of it. Every call.
+  std::optional<int> timeout_ms;
 };
+
+// Streaming: what a stream callback (Translator::translate's, translate_ids')
+// is told as a call goes on, on the calling thread. The views are valid
+// during the callback only.
+struct StreamEvent {
+  enum class Kind {
+    // Greedy search (beam 1) only: the piece a step kept for the sentence
+    // `index` (EOS excepted; a forced prefix's pieces included). The pieces
+    // of a sentence, in order, are its best hypothesis's `pieces`.
+    kPiece,
+    // A sentence is done: `text` is its best hypothesis's text. translate()
+    // translates a text that fits max_source_tokens as one sentence, and a
+    // longer one split (LongInputPolicy::kSplit) part by part, one event
+    // each; the result's text is their texts joined by a space (empty ones
+    // skipped). The ids calls give none.
+    kSentence,
+  };
+  Kind kind = Kind::kPiece;
+  std::size_t index = 0;   // the sentence, from 0
+  int32_t id = -1;         // kPiece: the target id
+  std::string_view piece;  // kPiece: its SentencePiece piece ("▁fichier")
+  std::string_view text;   // kSentence: its translation
+};
+// What the callback answers: go on, or stop the call (it then returns
+// kCancelled, "cancelled: stream callback", with no result).
+enum class StreamAction { kContinue, kStop };
+using StreamCallback = std::function<StreamAction(const StreamEvent&)>;
 
 enum class Backend { kAuto, kCpu, kVulkan };
 // "auto", "cpu", "vulkan" (the CLI's --device and the C API's device).
@@ -152,7 +188,7 @@ struct TranslatorOptions {
 };
 
 // The options as JSON, one object: each key an option's name ("beam",
-// "max_len_a", "threads", "device", ...: the names of the C API's
+// "max_len_a", "threads", "device", "timeout_ms", ...: the names of the C API's
 // softalign_translator_options and of Python's Translator), each value of its
 // type; null for a search option leaves it to the model. Sets what `json`
 // names in *out and leaves the rest; an unknown name, a value of the wrong

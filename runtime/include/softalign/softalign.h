@@ -28,7 +28,8 @@
  *     valid until the next failing call on the same thread.
  *
  * Threads: a model is immutable and may be shared by any number of threads;
- * a translator is used by one thread at a time (make one per thread).
+ * a translator is used by one thread at a time (make one per thread), except
+ * for softalign_translator_cancel, which any thread may call.
  *
  * Allocation: translation allocates for tokenisation (SentencePiece) and for
  * the result it returns; the numeric core does not (see softalign.hpp).
@@ -81,7 +82,9 @@ typedef enum softalign_status
   SOFTALIGN_UNSUPPORTED = 8,         /* a feature this build or machine does not have */
   SOFTALIGN_INTERNAL = 9,            /* a bug: please report it */
   SOFTALIGN_RESOURCE_EXHAUSTED = 10, /* out of memory, or a translator larger than max_arena_bytes */
-  SOFTALIGN_OUT_OF_MEMORY = SOFTALIGN_RESOURCE_EXHAUSTED /* the older name of the same code */
+  SOFTALIGN_OUT_OF_MEMORY = SOFTALIGN_RESOURCE_EXHAUSTED, /* the older name of the same code */
+  SOFTALIGN_CANCELLED = 11,          /* stopped by softalign_translator_cancel or a stream callback */
+  SOFTALIGN_DEADLINE_EXCEEDED = 12   /* the call ran past its deadline (the timeout_ms option) */
 } softalign_status;
 
 typedef struct softalign_model softalign_model;
@@ -250,6 +253,9 @@ typedef struct softalign_translator_options {
                                 ones skipped (softalign/glossary.hpp: how terms match and where the
                                 target goes). A bad line fails softalign_translator_create with
                                 SOFTALIGN_INVALID_ARGUMENT naming it. Read during the call only. */
+  int32_t timeout_ms;        /* each call's deadline, in milliseconds from its start: a call still
+                                running then fails with SOFTALIGN_DEADLINE_EXCEEDED (a batch: the texts
+                                not finished by then). 0 (the default): none */
 } softalign_translator_options;
 
 /* Sets every field to its default; struct_size is the size the caller's
@@ -292,6 +298,13 @@ SOFTALIGN_API const char* softalign_translator_backend(const softalign_translato
  * the device too. Belongs to the translator. */
 SOFTALIGN_API const char* softalign_translator_backend_reason(const softalign_translator* translator);
 
+/* Stops the calls of this translator running when it is called: they return
+ * SOFTALIGN_CANCELLED (a batch: each text not finished by then), within about
+ * one decoder step. A call that starts afterwards runs as usual: the
+ * translator stays usable. Any thread may call it, at any time (while the
+ * translator is alive); it allocates nothing. NULL does nothing. */
+SOFTALIGN_API void softalign_translator_cancel(softalign_translator* translator);
+
 /* Translates one sentence (UTF-8, NUL-terminated). An empty text gives one
  * empty hypothesis. Text that is not UTF-8 (invalid bytes, an encoded
  * surrogate, C0 80) is SOFTALIGN_INVALID_UTF8, or replaced with
@@ -309,6 +322,38 @@ SOFTALIGN_API softalign_status softalign_translate(softalign_translator* transla
  * The whole vocabulary is used (no shortlist). */
 SOFTALIGN_API softalign_status softalign_translate_prefix(softalign_translator* translator, const char* text,
                                                           const char* prefix, softalign_result** out);
+
+/* Streaming: what softalign_translate_stream tells its callback. */
+typedef enum softalign_stream_kind {
+  /* Greedy search (beam 1) only: the piece a decoder step kept for sentence
+     `index` (EOS excepted): id and text (the SentencePiece piece, "\u2581fichier").
+     A sentence's pieces, in order, are its best hypothesis's pieces. */
+  SOFTALIGN_STREAM_PIECE = 0,
+  /* Sentence `index` is done: text is its translation. A text within
+     max_source_tokens is one sentence; a longer one, split, gives one event
+     per part, and the result's text is their texts joined by a space (empty
+     ones skipped). */
+  SOFTALIGN_STREAM_SENTENCE = 1
+} softalign_stream_kind;
+
+typedef struct softalign_stream_event {
+  int32_t kind;     /* a softalign_stream_kind */
+  int32_t id;       /* SOFTALIGN_STREAM_PIECE: the target id; else -1 */
+  size_t index;     /* the sentence, from 0 */
+  const char* text; /* the piece or the sentence's translation, NUL-terminated; valid during the callback */
+} softalign_stream_event;
+
+/* Called on the calling thread as the call goes on; returns 0 to go on,
+ * nonzero to stop the call (it then returns SOFTALIGN_CANCELLED, "cancelled:
+ * stream callback", with no result). */
+typedef int (*softalign_stream_callback)(const softalign_stream_event* event, void* user_data);
+
+/* softalign_translate, streaming: callback (NULL: none) is called with each
+ * finished sentence and, with beam 1, each step's piece, before this
+ * returns. user_data is passed to it as given. */
+SOFTALIGN_API softalign_status softalign_translate_stream(softalign_translator* translator, const char* text,
+                                                          softalign_stream_callback callback, void* user_data,
+                                                          softalign_result** out);
 
 /* Translates count sentences together. out is a caller-owned array of count
  * pointers that receives one new result per sentence, in input order (free
@@ -353,11 +398,12 @@ SOFTALIGN_API softalign_status softalign_translate_ids_prefix(softalign_translat
 /* The options are described once, in the library (runtime/src/api/option_table.cpp):
  * a JSON object whose keys are option names, the fields' names above ("beam",
  * "nbest", "alpha", "beta", "max_len_a", "max_len_b", "block_repeats",
- * "alignment", "max_source_tokens", "split_long_input", "replace_invalid_utf8",
+ * "timeout_ms", "alignment", "max_source_tokens", "split_long_input", "replace_invalid_utf8",
  * "copy_through", "repair_placeholders", "glossary", "max_batch", "threads",
  * "device", "use_shortlist", "kernels", "max_arena_bytes", "max_line_bytes"),
  * each value of its type: an integer, a number, true/false, a string; null for
- * a search option (beam ... block_repeats) leaves it to the model; "glossary"
+ * a search option (beam ... block_repeats) leaves it to the model (timeout_ms:
+ * no deadline); "glossary"
  * is a list of [source, target] pairs or TSV text. An option left out takes
  * its default. The bindings (Python, Java, JavaScript) pass only what their
  * caller set. docs/api.md lists them. */

@@ -21,6 +21,8 @@ enum class StatusCode : int {
   kUnsupported = 8,         // a feature this build or machine does not have
   kInternal = 9,            // a bug: please report it
   kResourceExhausted = 10,  // out of memory, or a translator larger than TranslatorOptions::max_arena_bytes
+  kCancelled = 11,          // stopped by Translator::cancel() (TranslatorPool::cancel()) or a stream callback
+  kDeadlineExceeded = 12,   // the call ran past its deadline (SearchOptions::timeout_ms)
 };
 
 // The name of a code ("ok", "invalid_argument", ...).

@@ -11,9 +11,17 @@
 // the beam size and the resulting max target length may not exceed what was
 // prepared.
 //
-// A Translator is not thread-safe: use one per thread (they may share a Model).
+// A Translator is not thread-safe: use one per thread (they may share a
+// Model). The one exception is cancel(), which any thread may call.
+//
+// Stopping a call: cancel() from another thread, or a deadline
+// (SearchOptions::timeout_ms), or a stream callback that answers kStop. The
+// call then returns kCancelled or kDeadlineExceeded, with no result, within
+// about one decoder step; the translator is ready for the next call, which
+// the cancel does not touch.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -76,6 +84,11 @@ class Translator {
   // text and never does).
   SOFTALIGN_API Status translate(std::string_view text, TranslationResult* out);
   SOFTALIGN_API Status translate(std::string_view text, const SearchOptions& search, TranslationResult* out);
+  // The same, streaming (StreamEvent): `callback` (empty: none) is told each
+  // finished sentence and, with beam 1, each step's piece, on this thread,
+  // before the call returns; answering kStop ends the call (kCancelled).
+  SOFTALIGN_API Status translate(std::string_view text, const SearchOptions& search, const StreamCallback& callback,
+                                 TranslationResult* out);
   // Results in input order; each sentence's result is the one translate()
   // gives. The policy is TranslatorPool's (translator_pool.hpp): sorted by
   // length, runs of up to options().max_batch decoded together (beam search
@@ -107,6 +120,10 @@ class Translator {
   // this Translator.
   SOFTALIGN_API Status translate_ids(Span<const int32_t> source, NBestView* out);
   SOFTALIGN_API Status translate_ids(Span<const int32_t> source, const SearchOptions& search, NBestView* out);
+  // The same with beam 1's pieces streamed (kPiece events; allocation-free
+  // itself: the callback is the caller's).
+  SOFTALIGN_API Status translate_ids(Span<const int32_t> source, const SearchOptions& search,
+                                     const StreamCallback& callback, NBestView* out);
   // Up to options().max_batch sources decoded together (allocation-free): one
   // product per step over the rows of all of them, each weight read once for
   // the batch, each sentence with its own beam. out[i] (n views) is source
@@ -124,6 +141,12 @@ class Translator {
   // scores its search adds up) and the attention rows the mean of theirs.
   SOFTALIGN_API Status force_decode(Span<const int32_t> source, Span<const int32_t> target_in, float* logits,
                                     float* attention);
+
+  // Stops the calls of this translator running when it is called (translate,
+  // translate_batch, the ids calls; force_decode is not stopped): they
+  // return kCancelled. A call that starts afterwards runs as usual. Safe to
+  // call from any thread, at any time, and allocation-free.
+  SOFTALIGN_API void cancel();
 
   // Bytes reserved by prepare for all of this Translator's working memory.
   SOFTALIGN_API std::size_t arena_bytes() const;

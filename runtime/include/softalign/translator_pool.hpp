@@ -12,10 +12,13 @@
 // thread, or of the translator alone); the CLI, C, Python, Java and JS
 // bindings call it and none of them sorts or chunks again.
 //
-// A TranslatorPool is not thread-safe: one call at a time.
+// A TranslatorPool is not thread-safe: one call at a time (cancel() excepted,
+// which any thread may call).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +62,11 @@ class TranslatorPool {
                                        std::vector<TranslationResult>* out, std::vector<Status>* status,
                                        int max_batch = 0);
 
+  // Stops the translate_batch call running when it is called, as
+  // Translator::cancel() does: the sentences not finished get kCancelled.
+  // Any thread, any time; a later call runs as usual.
+  SOFTALIGN_API void cancel();
+
   SOFTALIGN_API std::size_t replica_count() const;
   // Replica i (< replica_count()): its options, model, backend; translate()
   // on it runs on its own threads.
@@ -69,6 +77,7 @@ class TranslatorPool {
   TranslatorPool();
   std::vector<std::unique_ptr<Translator>> replicas_;
   std::unique_ptr<internal::WorkerPool> threads_;  // replica_count() - 1 threads
+  std::atomic<uint64_t> cancels_{0};  // cancel() calls (internal::CallStop)
 };
 
 }  // namespace softalign

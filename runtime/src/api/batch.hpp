@@ -5,11 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "api/translator_access.hpp"
 #include "api/worker_pool.hpp"
+#include "core/call_stop.hpp"
 #include "search/beam_search.hpp"
 #include "softalign/options.hpp"
 #include "softalign/result.hpp"
@@ -27,6 +29,7 @@ struct BatchCall {
   };
   SearchOptions search;         // the call's, unset fields the prepared ones; a text prefix as ids:
   std::vector<int32_t> prefix;  // (viewed by search.target_prefix_ids)
+  std::optional<CallStop> stop;  // the call's (from its start), which `resolved` points to
   Search resolved;              // checked before any sentence
   // Sentences decoded together (greedy, or beam search on an engine where
   // that pays: Engine::batches_beams), up to the prepared max_batch; else one by one.
@@ -37,9 +40,9 @@ struct BatchCall {
 
 // translate_batch over `count` replicas: the first runs on the calling
 // thread, the others on `threads` (null when count is 1). max_batch: 0 or
-// 1 to the replicas' max_batch.
+// 1 to the replicas' max_batch. `cancels`: the cancel() count it stops on.
 Status translate_batch_on(Translator* const* replicas, std::size_t count, WorkerPool* threads,
-                          const std::vector<std::string>& texts, const SearchOptions& search, int max_batch,
+                          const std::atomic<uint64_t>* cancels, const std::vector<std::string>& texts, const SearchOptions& search, int max_batch,
                           std::vector<TranslationResult>* out, std::vector<Status>* status);
 
 }  // namespace softalign::internal

@@ -48,6 +48,8 @@ SOFTALIGN_SAME_CODE(SOFTALIGN_INVALID_UTF8, kInvalidUtf8);
 SOFTALIGN_SAME_CODE(SOFTALIGN_UNSUPPORTED, kUnsupported);
 SOFTALIGN_SAME_CODE(SOFTALIGN_INTERNAL, kInternal);
 SOFTALIGN_SAME_CODE(SOFTALIGN_RESOURCE_EXHAUSTED, kResourceExhausted);
+SOFTALIGN_SAME_CODE(SOFTALIGN_CANCELLED, kCancelled);
+SOFTALIGN_SAME_CODE(SOFTALIGN_DEADLINE_EXCEEDED, kDeadlineExceeded);
 #undef SOFTALIGN_SAME_CODE
 
 namespace {
@@ -122,6 +124,7 @@ constexpr FieldSpan kOptionFields[] = {
     SOFTALIGN_FIELD(softalign_translator_options, block_repeats),
     SOFTALIGN_FIELD(softalign_translator_options, repair_placeholders),
     SOFTALIGN_FIELD(softalign_translator_options, glossary_tsv),
+    SOFTALIGN_FIELD(softalign_translator_options, timeout_ms),
 };
 
 constexpr FieldSpan kInfoFields[] = {
@@ -232,6 +235,7 @@ softalign::TranslatorOptions to_cpp(const softalign_translator_options& o) {
   if (o.max_line_bytes != 0) t.max_line_bytes = static_cast<std::size_t>(o.max_line_bytes);
   if (o.block_repeats >= 0) t.search.block_repeats = o.block_repeats;
   t.repair_placeholders = o.repair_placeholders != 0;
+  if (o.timeout_ms != 0) t.search.timeout_ms = o.timeout_ms;
   return t;
 }
 
@@ -261,6 +265,26 @@ softalign_status make_translator(const std::vector<std::shared_ptr<const softali
   return SOFTALIGN_OK;
 }
 
+// softalign_translate, _prefix and _stream.
+softalign_status translate_text(softalign_translator* translator, const char* text, const char* prefix,
+                                const softalign::StreamCallback& stream, softalign_result** out) {
+  return guarded([&] {
+    if (out == nullptr) return null_arg("out");
+    *out = nullptr;
+    if (translator == nullptr) return null_arg("translator");
+    if (text == nullptr) return null_arg("text");
+    if (prefix == nullptr) return null_arg("prefix");
+    softalign::SearchOptions search = translator->translator->options().search;
+    search.target_prefix = prefix;
+    auto r = std::make_unique<softalign_result>();
+    Status st = translator->translator->translate(text, search, stream, &r->result);
+    if (!st.ok()) return from(st);
+    if (translator->alignment) add_pharaoh(r.get(), true);
+    *out = r.release();
+    return SOFTALIGN_OK;
+  });
+}
+
 softalign_status load_common(softalign::Status st, std::shared_ptr<const softalign::Model> m,
                              softalign_model** out) {
   if (!st.ok()) return from(st);
@@ -278,7 +302,7 @@ const char* softalign_last_error(void) { return g_last_error.c_str(); }
 
 const char* softalign_status_name(softalign_status status) {
   const int32_t value = status;  // any int32_t: the header fixes the enum's type for C++
-  if (value < SOFTALIGN_OK || value > SOFTALIGN_RESOURCE_EXHAUSTED) return "unknown";
+  if (value < SOFTALIGN_OK || value > SOFTALIGN_DEADLINE_EXCEEDED) return "unknown";
   return softalign::status_code_name(static_cast<StatusCode>(value));
 }
 
@@ -534,6 +558,10 @@ const char* softalign_translator_backend_reason(const softalign_translator* tran
   return translator == nullptr ? nullptr : translator->backend_reason.c_str();
 }
 
+void softalign_translator_cancel(softalign_translator* translator) {
+  if (translator != nullptr) translator->translator->cancel();
+}
+
 softalign_status softalign_translate(softalign_translator* translator, const char* text,
                                      softalign_result** out) {
   return softalign_translate_prefix(translator, text, "", out);
@@ -541,21 +569,25 @@ softalign_status softalign_translate(softalign_translator* translator, const cha
 
 softalign_status softalign_translate_prefix(softalign_translator* translator, const char* text, const char* prefix,
                                             softalign_result** out) {
-  return guarded([&] {
-    if (out == nullptr) return null_arg("out");
-    *out = nullptr;
-    if (translator == nullptr) return null_arg("translator");
-    if (text == nullptr) return null_arg("text");
-    if (prefix == nullptr) return null_arg("prefix");
-    softalign::SearchOptions search = translator->translator->options().search;
-    search.target_prefix = prefix;
-    auto r = std::make_unique<softalign_result>();
-    Status st = translator->translator->translate(text, search, &r->result);
-    if (!st.ok()) return from(st);
-    if (translator->alignment) add_pharaoh(r.get(), true);
-    *out = r.release();
-    return SOFTALIGN_OK;
-  });
+  return translate_text(translator, text, prefix, softalign::StreamCallback(), out);
+}
+
+softalign_status softalign_translate_stream(softalign_translator* translator, const char* text,
+                                            softalign_stream_callback callback, void* user_data,
+                                            softalign_result** out) {
+  softalign::StreamCallback stream;
+  if (callback != nullptr)
+    stream = [callback, user_data](const softalign::StreamEvent& e) {
+      // The views are NUL-terminated: a piece and a sentence's text are std::strings.
+      softalign_stream_event c;
+      const bool piece = e.kind == softalign::StreamEvent::Kind::kPiece;
+      c.kind = piece ? SOFTALIGN_STREAM_PIECE : SOFTALIGN_STREAM_SENTENCE;
+      c.id = piece ? e.id : -1;
+      c.index = e.index;
+      c.text = piece ? e.piece.data() : e.text.data();
+      return callback(&c, user_data) == 0 ? softalign::StreamAction::kContinue : softalign::StreamAction::kStop;
+    };
+  return translate_text(translator, text, "", stream, out);
 }
 
 softalign_status softalign_translate_batch(softalign_translator* translator, const char* const* texts,

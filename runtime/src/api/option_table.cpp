@@ -133,6 +133,10 @@ const OptionSpec kOptions[] = {
                      "refuse words of up to this many pieces repeated back to back, 0 (off) to 8; null: the model's",
                      return read_optional(n, v, &o->search.block_repeats, read_int32),
                      return optional_json(o.search.block_repeats)),
+    SOFTALIGN_OPTION("timeout_ms", "integer or null",
+                     "each call's deadline in milliseconds from its start (deadline_exceeded after it); 0 or null: none",
+                     return read_optional(n, v, &o->search.timeout_ms, read_int32),
+                     return optional_json(o.search.timeout_ms)),
     SOFTALIGN_OPTION("alignment", "boolean", "results carry the attention and the hard alignments",
                      bool on = false; Status st = read_bool(n, v, &on);
                      o->search.return_attention = o->search.return_alignment = on; return st,

@@ -70,6 +70,8 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
     return bad("max_len_a must be in [0, " + std::to_string(static_cast<int>(L::kMaxLenA)) + "]");
   if (!(s.max_len_b >= 0.0f && s.max_len_b <= L::kMaxLenB))
     return bad("max_len_b must be in [0, " + std::to_string(static_cast<int>(L::kMaxLenB)) + "]");
+  if (o.timeout_ms.value_or(0) < 0)
+    return bad("timeout_ms must be >= 0 (0: no deadline), got " + std::to_string(*o.timeout_ms));
   if (s.block_repeats < 0 || s.block_repeats > L::kMaxBlockRepeats)
     return bad("block_repeats must be in [0, " + std::to_string(L::kMaxBlockRepeats) + "], got " +
                std::to_string(s.block_repeats));

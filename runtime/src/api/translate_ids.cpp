@@ -97,8 +97,12 @@ Status TranslatorImpl::translate_ids_batch(const int32_t* const* srcs, const std
                         (n > 1 ? "source " + std::to_string(b) : std::string("the source")) + " is " +
                         std::to_string(t_max_[b]) + " (EOS included): the prefix must be shorter");
   }
-  if (!search_.run(*engine_, srcs, src_len_, t_max_, n, sr, out)) return step_failure();
-  return Status::Ok();
+  switch (search_.run(*engine_, srcs, src_len_, t_max_, n, sr, out)) {
+    case BeamSearch::End::kDone: return Status::Ok();
+    case BeamSearch::End::kFailed: return step_failure();
+    case BeamSearch::End::kStopped: break;
+  }
+  return sr.stop->status();
 }
 
 }  // namespace softalign::internal

@@ -5,8 +5,11 @@
 #include <array>
 #include <set>
 
+#include <sentencepiece_processor.h>
+
 #include "api/batch.hpp"
 #include "api/translator_impl.hpp"
+#include "core/call_stop.hpp"
 #include "core/guard.hpp"
 #include "core/utf8.hpp"
 #include "text/alignment.hpp"
@@ -56,6 +59,12 @@ int Translator::max_target_tokens() const { return impl_->T; }
 const char* Translator::kernels_name() const { return impl_->k->name; }
 const BackendInfo& Translator::backend_info() const { return impl_->backend; }
 
+void Translator::cancel() {
+  impl_->cancels.fetch_add(1, std::memory_order_release);
+  // translate_batch's replicas (threads > 1) run under the pool's own count.
+  if (impl_->batch_pool != nullptr) impl_->batch_pool->cancel();
+}
+
 namespace internal {
 const DeviceCostReport& TranslatorAccess::device_costs(const Translator& translator) {
   return translator.impl_->device_costs;
@@ -73,7 +82,45 @@ SearchOptions merge(const SearchOptions& call, const SearchOptions& prepared) {
   if (!s.max_len_a) s.max_len_a = prepared.max_len_a;
   if (!s.max_len_b) s.max_len_b = prepared.max_len_b;
   if (!s.block_repeats) s.block_repeats = prepared.block_repeats;
+  if (!s.timeout_ms) s.timeout_ms = prepared.timeout_ms;
   return s;
+}
+
+// A call's deadline (SearchOptions::timeout_ms, merged): 0 for none.
+int timeout_of(const SearchOptions& merged) { return merged.timeout_ms.value_or(0); }
+
+// Greedy search's pieces as stream events (StreamEvent::kPiece) for the
+// sentences from `first` on.
+class StreamPieces final : public internal::PieceSink {
+ public:
+  StreamPieces(const Model& model, const StreamCallback* callback, std::size_t first)
+      : spm_(*internal::ModelAccess::impl(model).tgt()), callback_(callback), first_(first) {}
+  // Where the search sends its pieces: here, or nowhere without a callback.
+  internal::PieceSink* sink() { return callback_ != nullptr && *callback_ ? this : nullptr; }
+  bool piece(int sentence, int32_t id) override {
+    StreamEvent e;
+    e.kind = StreamEvent::Kind::kPiece;
+    e.index = first_ + static_cast<std::size_t>(sentence);
+    e.id = id;
+    e.piece = spm_.IdToPiece(id);  // a reference into the processor: nothing allocated
+    return (*callback_)(e) == StreamAction::kContinue;
+  }
+
+ private:
+  const sentencepiece::SentencePieceProcessor& spm_;
+  const StreamCallback* callback_;
+  std::size_t first_;
+};
+
+// An ids call under a call's stop, its pieces streamed to `pieces` (null: not streamed).
+Status run_ids(internal::TranslatorImpl& impl, Span<const int32_t> source, const SearchOptions& search,
+               const internal::CallStop& stop, internal::PieceSink* pieces, NBestView* out) {
+  internal::Search s;
+  Status st = impl.resolve(merge(search, impl.options.search), &s);
+  if (!st.ok()) return st;
+  s.stop = &stop;
+  s.pieces = pieces;
+  return impl.translate_ids(source.data(), source.size(), s, out);
 }
 
 // The most pieces a protected span may enter the model as (more would not fit
@@ -126,11 +173,15 @@ Status Translator::translate_ids(Span<const int32_t> source, NBestView* out) {
 }
 
 Status Translator::translate_ids(Span<const int32_t> source, const SearchOptions& search, NBestView* out) {
+  return translate_ids(source, search, StreamCallback(), out);
+}
+
+Status Translator::translate_ids(Span<const int32_t> source, const SearchOptions& search,
+                                 const StreamCallback& callback, NBestView* out) {
   return internal::guarded([&]() -> Status {
-    internal::Search s;
-    Status st = impl_->resolve(merge(search, impl_->options.search), &s);
-    if (!st.ok()) return st;
-    return impl_->translate_ids(source.data(), source.size(), s, out);
+    const internal::CallStop stop(&impl_->cancels, timeout_of(merge(search, impl_->options.search)));
+    StreamPieces pieces(*impl_->model, &callback, 0);
+    return run_ids(*impl_, source, search, stop, pieces.sink(), out);
   });
 }
 
@@ -142,8 +193,11 @@ Status Translator::translate_ids_batch(const Span<const int32_t>* sources, std::
       return Status(StatusCode::kInvalidArgument, "the batch must hold 1 to max_batch (" +
                                                       std::to_string(impl_->B) + ") sources, got " + std::to_string(n));
     internal::Search s;
-    Status st = impl_->resolve(merge(search, impl_->options.search), &s);
+    const SearchOptions merged = merge(search, impl_->options.search);
+    Status st = impl_->resolve(merged, &s);
     if (!st.ok()) return st;
+    const internal::CallStop stop(&impl_->cancels, timeout_of(merged));
+    s.stop = &stop;
     // Pointers and lengths in the arena's batch scratch: nothing allocated.
     return impl_->translate_ids_batch(sources, static_cast<int>(n), s, out);
   });
@@ -236,14 +290,31 @@ Status fill_result(const Model& model, std::string_view text, bool repair_placeh
   return Status::Ok();
 }
 
-// Translates one source already tokenised.
-Status translate_tokens(Translator& tr, std::string_view text, const std::vector<int32_t>& ids,
+// One text call: its stop, its stream callback (null: none) and the
+// sentences it has told the callback so far.
+struct TextCall {
+  const internal::CallStop& stop;
+  const StreamCallback* callback;
+  std::size_t sentences = 0;
+};
+
+// Translates one source already tokenised: one sentence of the call.
+Status translate_tokens(internal::TranslatorImpl& impl, std::string_view text, const std::vector<int32_t>& ids,
                         const std::vector<std::string>& pieces, const SearchOptions& search,
-                        const internal::CopyPlan& plan, TranslationResult* out) {
+                        const internal::CopyPlan& plan, TextCall& call, TranslationResult* out) {
   NBestView nb;
-  Status st = tr.translate_ids(Span<const int32_t>(ids.data(), ids.size()), search, &nb);
+  StreamPieces stream(*impl.model, call.callback, call.sentences);
+  Status st = run_ids(impl, Span<const int32_t>(ids.data(), ids.size()), search, call.stop, stream.sink(), &nb);
   if (!st.ok()) return st;
-  return fill_result(tr.model(), text, tr.options().repair_placeholders, ids, pieces, nb, search, plan, out);
+  st = fill_result(*impl.model, text, impl.options.repair_placeholders, ids, pieces, nb, search, plan, out);
+  if (!st.ok() || call.callback == nullptr || !*call.callback) return st;
+  StreamEvent e;
+  e.kind = StreamEvent::Kind::kSentence;
+  e.index = call.sentences++;
+  e.text = out->hypotheses.at(0).text;
+  if ((*call.callback)(e) == StreamAction::kContinue) return Status::Ok();
+  call.stop.stop_by_callback();
+  return call.stop.status();
 }
 
 Status empty_result(TranslationResult* out) {
@@ -262,86 +333,105 @@ Status Translator::translate(std::string_view text, TranslationResult* out) {
   return translate(text, impl_->options.search, out);
 }
 
-Status Translator::translate(std::string_view text, const SearchOptions& search_in, TranslationResult* out) {
+Status Translator::translate(std::string_view text, const SearchOptions& search, TranslationResult* out) {
+  return translate(text, search, StreamCallback(), out);
+}
+
+namespace {
+
+// translate()'s text, `search` merged and its prefix as ids: in one piece,
+// or split (LongInputPolicy) with each part translated by this again.
+Status translate_text(internal::TranslatorImpl& impl, std::string_view text, const SearchOptions& search,
+                      TextCall& call, TranslationResult* out) {
+  if (text.size() > impl.options.max_line_bytes)
+    return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(text.size()) +
+                                                 " bytes, more than max_line_bytes " +
+                                                 std::to_string(impl.options.max_line_bytes));
+  if (call.stop.stopped()) return call.stop.status();
+  std::string fixed;
+  if (internal::find_invalid_utf8(text) != std::string_view::npos) {
+    if (impl.options.invalid_utf8 == InvalidUtf8Policy::kError)
+      return Status(StatusCode::kInvalidUtf8, "the input is not valid UTF-8 (at byte " +
+                                                  std::to_string(internal::find_invalid_utf8(text)) + ")");
+    fixed = internal::replace_invalid_utf8(text);
+    text = fixed;
+  }
+  if (internal::is_blank(text)) return empty_result(out);
+  std::vector<int32_t> ids;
+  std::vector<std::string> pieces;
+  internal::CopyPlan plan;
+  Status st = internal::encode_for_copy(*impl.model, text, impl.options.copy_through, &impl.glossary, &ids, &pieces,
+                                        &plan, max_span_pieces(impl));
+  if (!st.ok()) return st;
+  if (ids.size() <= static_cast<std::size_t>(impl.S) || impl.options.long_input == LongInputPolicy::kError)
+    return translate_tokens(impl, text, ids, pieces, search, plan, call, out);
+  if (!search.target_prefix_ids.empty())
+    return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(ids.size()) +
+                                                 " tokens, more than max_source_tokens " + std::to_string(impl.S) +
+                                                 ", and a target prefix needs it translated in one piece");
+  if (call.stop.stopped()) return call.stop.status();
+
+  // Too long: split (LongInputPolicy), translate each part (splitting it
+  // again when it is still too long) and join the best translations (one
+  // hypothesis; no attention or alignment across the parts).
+  // Never inside a protected span (code in backquotes, a URL), copied through or not.
+  const std::vector<TextRange> keep = internal::find_protected_spans(text);
+  std::vector<std::string> parts = internal::split_sentences(text, keep);
+  if (parts.size() < 2) parts = internal::split_clauses(text, keep);
+  if (parts.size() < 2) parts = internal::split_halves(text, keep);
+  if (parts.size() < 2)
+    return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(ids.size()) +
+                                                 " tokens, more than max_source_tokens " + std::to_string(impl.S) +
+                                                 ", and cannot be split further");
+  SearchOptions one = search;
+  one.nbest = 1;
+  one.return_attention = false;
+  one.return_alignment = false;
+  // The whole's confidence and features: the parts', weighted by their pieces (EOS included).
+  Hypothesis joined;
+  double weight_sum = 0.0, confidence_sum = 0.0;
+  std::array<double, kConfidenceFeatureCount> feature_sums{};
+  for (const std::string& part : parts) {
+    TranslationResult r;
+    st = translate_text(impl, part, one, call, &r);
+    if (!st.ok()) return st;
+    const Hypothesis& h = r.hypotheses.at(0);
+    if (!joined.text.empty() && !h.text.empty()) joined.text += ' ';
+    joined.text += h.text;
+    joined.pieces.insert(joined.pieces.end(), h.pieces.begin(), h.pieces.end());
+    joined.ids.insert(joined.ids.end(), h.ids.begin(), h.ids.end());
+    joined.score += h.score;
+    joined.log_prob += h.log_prob;
+    joined.placeholders_repaired = joined.placeholders_repaired || h.placeholders_repaired;
+    const double weight = static_cast<double>(h.ids.size() + 1);
+    weight_sum += weight;
+    confidence_sum += weight * h.confidence;
+    for (std::size_t f = 0; f < kConfidenceFeatureCount; ++f) feature_sums[f] += weight * h.confidence_features.values[f];
+  }
+  joined.confidence = static_cast<float>(confidence_sum / weight_sum);
+  for (std::size_t f = 0; f < kConfidenceFeatureCount; ++f)
+    joined.confidence_features.values[f] = static_cast<float>(feature_sums[f] / weight_sum);
+  out->source_ids = ids;
+  out->source_pieces = pieces;
+  out->protected_spans = plan.protected_spans();
+  out->glossary_matches = plan.glossary_matches();
+  out->hypotheses.assign(1, std::move(joined));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Translator::translate(std::string_view text, const SearchOptions& search_in, const StreamCallback& callback,
+                             TranslationResult* out) {
   return internal::guarded([&]() -> Status {
     if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
     SearchOptions search = merge(search_in, impl_->options.search);
+    const internal::CallStop stop(&impl_->cancels, timeout_of(search));
     std::vector<int32_t> prefix;
     Status st = tokenise_prefix(*impl_->model, &search, &prefix);
     if (!st.ok()) return st;
-    if (text.size() > impl_->options.max_line_bytes)
-      return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(text.size()) +
-                                                   " bytes, more than max_line_bytes " +
-                                                   std::to_string(impl_->options.max_line_bytes));
-    std::string fixed;
-    if (internal::find_invalid_utf8(text) != std::string_view::npos) {
-      if (impl_->options.invalid_utf8 == InvalidUtf8Policy::kError)
-        return Status(StatusCode::kInvalidUtf8, "the input is not valid UTF-8 (at byte " +
-                                                    std::to_string(internal::find_invalid_utf8(text)) + ")");
-      fixed = internal::replace_invalid_utf8(text);
-      text = fixed;
-    }
-    if (internal::is_blank(text)) return empty_result(out);
-    std::vector<int32_t> ids;
-    std::vector<std::string> pieces;
-    internal::CopyPlan plan;
-    st = internal::encode_for_copy(*impl_->model, text, impl_->options.copy_through, &impl_->glossary, &ids, &pieces, &plan,
-                                  max_span_pieces(*impl_));
-    if (!st.ok()) return st;
-    if (ids.size() <= static_cast<std::size_t>(impl_->S) ||
-        impl_->options.long_input == LongInputPolicy::kError)
-      return translate_tokens(*this, text, ids, pieces, search, plan, out);
-    if (!search.target_prefix_ids.empty())
-      return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(ids.size()) +
-                                                   " tokens, more than max_source_tokens " + std::to_string(impl_->S) +
-                                                   ", and a target prefix needs it translated in one piece");
-
-    // Too long: split (LongInputPolicy), translate each part (splitting it
-    // again when it is still too long) and join the best translations (one
-    // hypothesis; no attention or alignment across the parts).
-    // Never inside a protected span (code in backquotes, a URL), copied through or not.
-    const std::vector<TextRange> keep = internal::find_protected_spans(text);
-    std::vector<std::string> parts = internal::split_sentences(text, keep);
-    if (parts.size() < 2) parts = internal::split_clauses(text, keep);
-    if (parts.size() < 2) parts = internal::split_halves(text, keep);
-    if (parts.size() < 2)
-      return Status(StatusCode::kInputTooLong, "the input has " + std::to_string(ids.size()) +
-                                                   " tokens, more than max_source_tokens " + std::to_string(impl_->S) +
-                                                   ", and cannot be split further");
-    SearchOptions one = search;
-    one.nbest = 1;
-    one.return_attention = false;
-    one.return_alignment = false;
-    // The whole's confidence and features: the parts', weighted by their pieces (EOS included).
-    Hypothesis joined;
-    double weight_sum = 0.0, confidence_sum = 0.0;
-    std::array<double, kConfidenceFeatureCount> feature_sums{};
-    for (const std::string& part : parts) {
-      TranslationResult r;
-      st = translate(part, one, &r);
-      if (!st.ok()) return st;
-      const Hypothesis& h = r.hypotheses.at(0);
-      if (!joined.text.empty() && !h.text.empty()) joined.text += ' ';
-      joined.text += h.text;
-      joined.pieces.insert(joined.pieces.end(), h.pieces.begin(), h.pieces.end());
-      joined.ids.insert(joined.ids.end(), h.ids.begin(), h.ids.end());
-      joined.score += h.score;
-      joined.log_prob += h.log_prob;
-      joined.placeholders_repaired = joined.placeholders_repaired || h.placeholders_repaired;
-      const double weight = static_cast<double>(h.ids.size() + 1);
-      weight_sum += weight;
-      confidence_sum += weight * h.confidence;
-      for (std::size_t f = 0; f < kConfidenceFeatureCount; ++f) feature_sums[f] += weight * h.confidence_features.values[f];
-    }
-    joined.confidence = static_cast<float>(confidence_sum / weight_sum);
-    for (std::size_t f = 0; f < kConfidenceFeatureCount; ++f)
-      joined.confidence_features.values[f] = static_cast<float>(feature_sums[f] / weight_sum);
-    out->source_ids = ids;
-    out->source_pieces = pieces;
-    out->protected_spans = plan.protected_spans();
-    out->glossary_matches = plan.glossary_matches();
-    out->hypotheses.assign(1, std::move(joined));
-    return Status::Ok();
+    TextCall call{stop, &callback};
+    return translate_text(*impl_, text, search, call, out);
   });
 }
 
@@ -376,23 +466,28 @@ Status Translator::translate_batch(const std::vector<std::string>& texts, const 
   if (impl_->batch_pool != nullptr && texts.size() > 1)
     return impl_->batch_pool->translate_batch(texts, search, out, status, max_batch);
   Translator* self = this;
-  return internal::translate_batch_on(&self, 1, nullptr, texts, search, max_batch, out, status);
+  return internal::translate_batch_on(&self, 1, nullptr, &impl_->cancels, texts, search, max_batch, out, status);
 }
 
 namespace internal {
 
 Status TranslatorAccess::begin_batch(Translator& tr, const std::vector<std::string>& texts,
-                                     const SearchOptions& search_in, BatchCall* call) {
+                                     const SearchOptions& search_in, const std::atomic<uint64_t>* cancels,
+                                     BatchCall* call) {
   TranslatorImpl& impl = *tr.impl_;
   call->search = merge(search_in, impl.options.search);
+  call->stop.emplace(cancels, timeout_of(call->search));
   Status st = tokenise_prefix(*impl.model, &call->search, &call->prefix);
   if (!st.ok()) return st;
   st = impl.resolve(call->search, &call->resolved);
   if (!st.ok()) return st;
+  call->resolved.stop = &*call->stop;
   call->together = call->resolved.beam == 1 || impl.batches_beams();
   call->max_batch = impl.B;
   call->items.assign(texts.size(), BatchCall::Item());
   for (std::size_t i = 0; i < texts.size(); ++i) {
+    // Stopped: the texts left go through translate()'s path, which says so.
+    if (call->stop->stopped()) break;
     const std::string& text = texts[i];
     BatchCall::Item& item = call->items[i];
     // Those go one by one through translate()'s path (its error, replacement or split).
@@ -413,8 +508,14 @@ Status TranslatorAccess::begin_batch(Translator& tr, const std::vector<std::stri
 void TranslatorAccess::translate_run(Translator& tr, const BatchCall& call, const std::vector<std::string>& texts,
                                      const std::size_t* sentences, std::size_t n,
                                      std::vector<TranslationResult>* results, std::vector<Status>* status) {
+  if (call.stop->stopped()) {
+    for (std::size_t k = 0; k < n; ++k) (*status)[sentences[k]] = call.stop->status();
+    return;
+  }
   if (!call.items[sentences[0]].direct) {
-    (*status)[sentences[0]] = tr.translate(texts[sentences[0]], call.search, &(*results)[sentences[0]]);
+    TextCall text_call{*call.stop, nullptr};
+    (*status)[sentences[0]] =
+        guarded([&] { return translate_text(*tr.impl_, texts[sentences[0]], call.search, text_call, &(*results)[sentences[0]]); });
     return;
   }
   std::vector<const int32_t*> srcs(n);

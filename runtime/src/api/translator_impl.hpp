@@ -4,6 +4,8 @@
 // search (beam_search.hpp) over the engine (engine.hpp) -> results.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -62,6 +64,8 @@ class TranslatorImpl {
   // each, the same models and options), made at prepare. This translator's own
   // pool (`pool`, its CpuEngine's) serves translate() and the ids calls.
   std::unique_ptr<TranslatorPool> batch_pool;
+  // Translator::cancel() calls: a call stops when the count moves (core/call_stop.hpp).
+  std::atomic<uint64_t> cancels{0};
 
  private:
   void layout(Arena& a);

@@ -56,12 +56,13 @@ std::vector<std::pair<std::size_t, std::size_t>> plan_batches(IsDirect direct, s
 }  // namespace
 
 Status translate_batch_on(Translator* const* replicas, std::size_t count, WorkerPool* threads,
-                          const std::vector<std::string>& texts, const SearchOptions& search, int max_batch,
-                          std::vector<TranslationResult>* out, std::vector<Status>* item_status) {
+                          const std::atomic<uint64_t>* cancels, const std::vector<std::string>& texts,
+                          const SearchOptions& search, int max_batch, std::vector<TranslationResult>* out,
+                          std::vector<Status>* item_status) {
   return guarded([&]() -> Status {
     if (out == nullptr || item_status == nullptr) return Status(StatusCode::kInvalidArgument, "out or status is null");
     BatchCall call;
-    Status st = TranslatorAccess::begin_batch(*replicas[0], texts, search, &call);
+    Status st = TranslatorAccess::begin_batch(*replicas[0], texts, search, cancels, &call);
     if (!st.ok()) return st;
     if (max_batch < 0 || max_batch > call.max_batch)
       return Status(StatusCode::kInvalidArgument, "max_batch must be 1 to the prepared max_batch (" +
@@ -159,9 +160,11 @@ Status TranslatorPool::translate_batch(const std::vector<std::string>& texts, co
                                        int max_batch) {
   std::vector<Translator*> replicas;
   for (const auto& r : replicas_) replicas.push_back(r.get());
-  return internal::translate_batch_on(replicas.data(), replicas.size(), threads_.get(), texts, search, max_batch, out,
-                                      status);
+  return internal::translate_batch_on(replicas.data(), replicas.size(), threads_.get(), &cancels_, texts, search,
+                                      max_batch, out, status);
 }
+
+void TranslatorPool::cancel() { cancels_.fetch_add(1, std::memory_order_release); }
 
 std::size_t TranslatorPool::replica_count() const { return replicas_.size(); }
 Translator& TranslatorPool::replica(std::size_t i) { return *replicas_.at(i); }

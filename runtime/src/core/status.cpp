@@ -15,6 +15,8 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kUnsupported: return "unsupported";
     case StatusCode::kInternal: return "internal";
     case StatusCode::kResourceExhausted: return "resource_exhausted";
+    case StatusCode::kCancelled: return "cancelled";
+    case StatusCode::kDeadlineExceeded: return "deadline_exceeded";
   }
   return "unknown";
 }

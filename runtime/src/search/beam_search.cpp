@@ -48,12 +48,13 @@ void BeamSearch::layout(Arena& a, const SearchLimits& limits, const kernels::Ker
 // sentences through the engine at once, and each sentence keeps its own beam
 // (its best candidates over its own rows). A sentence leaves when its beam is
 // finished. One sentence is the same search with n = 1.
-bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens, const int* t_max, int n,
-                     const Search& sr, NBestView* out) {
+BeamSearch::End BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens, const int* t_max, int n,
+                                const Search& sr, NBestView* out) {
   const int beam = sr.beam;
   const int K = lim_.max_beam;
   // Candidates are flattened indices row * V + token id, per sentence.
   const int vocab = lim_.vocab;
+  if (sr.stop != nullptr && sr.stop->stopped()) return End::kStopped;
   engine.select_vocab(sr.shortlist, srcs, lens, n);
   engine.start(srcs, lens, n);
   for (int b = 0; b < n; ++b) {
@@ -79,6 +80,7 @@ bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens
         ++groups;
       }
     if (groups == 0) break;
+    if (sr.stop != nullptr && sr.stop->stopped()) return End::kStopped;
     StepGroups step_groups{groups, group_sent_, group_rows_, group_want_, forcing ? group_forced_ : nullptr};
     if (!forcing && sr.block_repeats > 0 && t > 0) {
       ban_repeats(t, groups, sr);
@@ -94,7 +96,7 @@ bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens
       for (int g = 0; g < groups; ++g) steps = std::max(steps, t_max[group_sent_[g]] - t);
       steps = std::min(steps, engine.greedy_steps());
       GreedySteps chosen;
-      if (!engine.greedy(step_groups, alive_tok_, alive_logp_, t, t_max, steps, &chosen)) return false;
+      if (!engine.greedy(step_groups, alive_tok_, alive_logp_, t, t_max, steps, &chosen)) return End::kFailed;
       int next_alive = 0;
       for (int s = 0; s < steps; ++s, ++t) {
         next_alive = 0;
@@ -104,6 +106,7 @@ bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens
           const bool alive = keep(b, t, 0, chosen.tokens[at], row++, chosen.log_probs[at],
                                   chosen.attention + at * chosen.source, lens[b], t_max[b], &next_alive);
           alive_count_[b] = alive ? 1 : 0;
+          if (!stream(sr, b, chosen.tokens[at], lim_.eos_id)) return End::kStopped;
         }
         std::memcpy(alive_logp_, alive_logp_next_, sizeof(float) * next_alive);
         std::memcpy(alive_idx_, alive_idx_next_, sizeof(int32_t) * next_alive);
@@ -112,7 +115,7 @@ bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens
       engine.reorder(alive_parent_, next_alive);
       continue;
     }
-    if (!step(engine, step_groups, t)) return false;
+    if (!step(engine, step_groups, t)) return End::kFailed;
     int next_alive = 0;
     for (int g = 0, first = 0; g < groups; first += group_rows_[g], ++g) {
       const int b = group_sent_[g];
@@ -125,13 +128,21 @@ bool BeamSearch::run(Engine& engine, const int32_t* const* srcs, const int* lens
           ++alive;
       }
       alive_count_[b] = alive;
+      if (beam == 1 && group_got_[g] > 0 && !stream(sr, b, idx[0] % vocab, lim_.eos_id)) return End::kStopped;
     }
     engine.reorder(alive_parent_, next_alive);
     std::memcpy(alive_logp_, alive_logp_next_, sizeof(float) * next_alive);
     std::memcpy(alive_idx_, alive_idx_next_, sizeof(int32_t) * next_alive);
   }
   for (int b = 0; b < n; ++b) finish(b, lens[b], sr, &out[b]);
-  return true;
+  return End::kDone;
+}
+
+bool BeamSearch::stream(const Search& sr, int b, int32_t tok, int32_t eos) {
+  if (sr.pieces == nullptr || tok == eos) return true;
+  if (sr.pieces->piece(b, tok)) return true;
+  if (sr.stop != nullptr) sr.stop->stop_by_callback();
+  return false;
 }
 
 bool BeamSearch::step(Engine& engine, const StepGroups& groups, int t) {

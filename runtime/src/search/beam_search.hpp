@@ -11,10 +11,21 @@
 
 #include "backends/engine.hpp"
 #include "core/arena.hpp"
+#include "core/call_stop.hpp"
 #include "kernels/kernels.hpp"
 #include "softalign/result.hpp"
 
 namespace softalign::internal {
+
+// Greedy search's pieces as they come (streaming): sentence b's id kept at a
+// step (EOS excepted). False stops the call.
+class PieceSink {
+ public:
+  virtual bool piece(int sentence, int32_t id) = 0;
+
+ protected:
+  ~PieceSink() = default;
+};
 
 // The search parameters of one call, resolved and checked (TranslatorImpl::resolve).
 struct Search {
@@ -31,6 +42,10 @@ struct Search {
   // length when translating.
   const int32_t* prefix = nullptr;
   int prefix_len = 0;
+  // The call's stop, asked before every step (null: never stops), and with
+  // beam 1 where its pieces go (null: nowhere). Neither is the search's.
+  const CallStop* stop = nullptr;
+  PieceSink* pieces = nullptr;
 };
 
 // What the buffers are sized for.
@@ -56,10 +71,11 @@ class BeamSearch {
   // Decodes n sentences (n <= max_sentences) together: srcs[i], lens[i] ids
   // (checked, EOS last), at most t_max[i] target tokens each (<= max_target,
   // more than s.prefix_len). out[i] views sentence i's n-best list until the
-  // next call. False when a step failed (the engine's fault(), else non-finite
-  // scores).
-  bool run(Engine& engine, const int32_t* const* srcs, const int* lens, const int* t_max, int n, const Search& s,
-           NBestView* out);
+  // next call. kFailed when a step failed (the engine's fault(), else
+  // non-finite scores); kStopped when s.stop said so (or s.pieces), before a step.
+  enum class End { kDone, kFailed, kStopped };
+  End run(Engine& engine, const int32_t* const* srcs, const int* lens, const int* t_max, int n, const Search& s,
+          NBestView* out);
 
  private:
   // Step t of the rows of `groups`: each group's candidates into top_idx_,
@@ -68,6 +84,8 @@ class BeamSearch {
   bool step(Engine& engine, const StepGroups& groups, int t);
   bool keep(int b, int t, int j, int32_t tok, int parent, float logp, const float* att, int src_len, int t_max,
             int* next_alive);
+  // With beam 1, sentence b's piece of this step to s.pieces; false: stop.
+  static bool stream(const Search& s, int b, int32_t tok, int32_t eos);
   // Fills banned_ for the alive rows of step t's groups (their history in hist_*).
   void ban_repeats(int t, int groups, const Search& s);
   // Sentence b's finished hypotheses: scores, the n-best order, the views.
