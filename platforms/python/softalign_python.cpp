@@ -14,13 +14,25 @@
 //   tr.translate_nbest("A simple", prefix="Un")       # a forced target prefix
 //   tr.translate_batch(["One.", "Two."], beam_size=4, num_hypotheses=2, return_scores=True)
 //     # -> list[TranslationResult] (CTranslate2's names): .hypotheses (list[str]), .scores
+//   for e in tr.translate_iter("One. Two.", beam=1): e.kind, e.text  # streaming: pieces, sentences
+//   tr.cancel()                                       # from another thread: the call raises softalign.Cancelled
+//   tr.translate(text, timeout_ms=100)                # softalign.DeadlineExceeded after 100 ms
+//
+// Ctrl-C: on the main thread a call runs on a helper thread while the main
+// thread checks for signals every 50 ms (PyErr_CheckSignals); a
+// KeyboardInterrupt cancels the call, waits for it to stop, and is raised.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,16 +47,30 @@ namespace {
 struct StatusError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// softalign.Cancelled and softalign.DeadlineExceeded: softalign.Errors of their own.
+struct CancelledError : StatusError {
+  using StatusError::StatusError;
+};
+struct DeadlineError : StatusError {
+  using StatusError::StatusError;
+};
 
 void check(const softalign::Status& st) {
-  if (!st.ok()) throw StatusError(st.to_string());
+  if (st.ok()) return;
+  if (st.code() == softalign::StatusCode::kCancelled) throw CancelledError(st.to_string());
+  if (st.code() == softalign::StatusCode::kDeadlineExceeded) throw DeadlineError(st.to_string());
+  throw StatusError(st.to_string());
 }
 
-// softalign.Error (set when the module is made; the module keeps it alive).
-py::handle g_error_type;
+// softalign.Error and its two subclasses (set when the module is made; the module keeps them alive).
+py::handle g_error_type, g_cancelled_type, g_deadline_type;
 
 // A softalign.Error for a failed item of a list: returned in its place, not raised.
-py::object error_object(const softalign::Status& st) { return g_error_type(st.to_string()); }
+py::object error_object(const softalign::Status& st) {
+  if (st.code() == softalign::StatusCode::kCancelled) return g_cancelled_type(st.to_string());
+  if (st.code() == softalign::StatusCode::kDeadlineExceeded) return g_deadline_type(st.to_string());
+  return g_error_type(st.to_string());
+}
 
 struct PyModel {
   std::shared_ptr<const softalign::Model> model;
@@ -56,11 +82,59 @@ struct PyTranslator {
   std::mutex mutex;  // a Translator is used by one thread at a time
 };
 
+// The main thread's id (signals are handled there only), set when the module is made.
+unsigned long g_main_thread = 0;
+
+// Runs `work` (a call of pt's translator) without the GIL, one call of pt at
+// a time. On the main thread it runs on a helper thread while this one
+// checks for signals every 50 ms: Ctrl-C's KeyboardInterrupt (or any signal
+// handler's exception) cancels the call, waits for it to stop and is raised.
+// Elsewhere it runs on this thread (no signal arrives there; cancel() works).
+void run_interruptibly(PyTranslator& pt, const std::function<void()>& work) {
+  if (PyThread_get_thread_ident() != g_main_thread) {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(pt.mutex);
+    work();
+    return;
+  }
+  bool interrupted = false;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(pt.mutex);
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    std::thread helper([&] {
+      work();
+      std::lock_guard<std::mutex> g(mu);
+      done = true;
+      cv.notify_one();
+    });
+    std::unique_lock<std::mutex> wait(mu);
+    while (!cv.wait_for(wait, std::chrono::milliseconds(50), [&] { return done; })) {
+      wait.unlock();
+      if (!interrupted) {
+        py::gil_scoped_acquire gil;
+        interrupted = PyErr_CheckSignals() != 0;
+      }
+      // Again at every tick: cancel() stops the calls running when it is
+      // called, and the helper's may not have begun at the first.
+      if (interrupted) pt.translator->cancel();
+      wait.lock();
+    }
+    wait.unlock();
+    helper.join();
+  }
+  if (interrupted) throw py::error_already_set();
+}
+
 softalign::SearchOptions search_options(std::optional<int> beam, std::optional<int> nbest,
                                         std::optional<float> alpha, std::optional<float> beta,
                                         std::optional<float> max_len_a, std::optional<float> max_len_b,
-                                        std::optional<int> block_repeats = std::nullopt) {
+                                        std::optional<int> block_repeats = std::nullopt,
+                                        std::optional<int> timeout_ms = std::nullopt) {
   softalign::SearchOptions s;
+  s.timeout_ms = timeout_ms;
   s.beam_size = beam;
   s.nbest = nbest;
   s.alpha = alpha;
@@ -209,12 +283,10 @@ Outcome translate_input(PyTranslator& pt, const py::object& input, const softali
   o.results.resize(texts.size());
   o.status.resize(texts.size());
   softalign::Status call;
-  {
-    py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(pt.mutex);
+  run_interruptibly(pt, [&] {
     call = o.single ? pt.translator->translate(texts[0], s, &o.results[0])
                     : pt.translator->translate_batch(texts, s, &o.results, &o.status);
-  }
+  });
   check(call);
   return o;
 }
@@ -268,12 +340,155 @@ std::vector<std::string> batch_source_of(const py::object& source) {
   return texts;
 }
 
+
+// translate_iter's events (softalign.StreamEvent).
+struct PyStreamEvent {
+  std::string kind;  // "piece" or "sentence"
+  std::size_t index = 0;
+  int32_t id = -1;
+  std::string text;
+};
+
+// translate_iter's iterator: the call runs on a thread of its own (holding
+// the translator's lock), its stream callback queues the events, and
+// __next__ takes them with the GIL released. Closing it early answers kStop
+// at the next event and cancels the call, so it ends within a step.
+class PyStream {
+ public:
+  PyStream(PyTranslator& pt, std::string text, const softalign::SearchOptions& search) : pt_(pt) {
+    thread_ = std::thread([this, text = std::move(text), search] {
+      std::lock_guard<std::mutex> lock(pt_.mutex);
+      softalign::TranslationResult result;
+      const softalign::Status st = pt_.translator->translate(
+          text, search,
+          [this](const softalign::StreamEvent& e) {
+            const bool piece = e.kind == softalign::StreamEvent::Kind::kPiece;
+            std::lock_guard<std::mutex> g(mu_);
+            events_.push_back({piece ? "piece" : "sentence", e.index, piece ? e.id : -1,
+                               std::string(piece ? e.piece : e.text)});
+            cv_.notify_one();
+            return stop_ ? softalign::StreamAction::kStop : softalign::StreamAction::kContinue;
+          },
+          &result);
+      std::lock_guard<std::mutex> g(mu_);
+      status_ = st;
+      result_ = std::move(result);
+      done_ = true;
+      cv_.notify_one();
+    });
+  }
+  ~PyStream() { close(); }
+  PyStream(const PyStream&) = delete;
+  PyStream& operator=(const PyStream&) = delete;
+
+  // The next event; at the end the result (or the call's error) and StopIteration.
+  PyStreamEvent next() {
+    if (closed_) throw py::stop_iteration();
+    bool interrupted = false;
+    std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
+    {
+      py::gil_scoped_release release;
+      lock.lock();
+      // Signals reach the main thread only: there, check them every 50 ms.
+      const bool main = PyThread_get_thread_ident() == g_main_thread;
+      while (!cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return !events_.empty() || done_; })) {
+        if (!main) continue;
+        lock.unlock();
+        {
+          py::gil_scoped_acquire gil;
+          interrupted = PyErr_CheckSignals() != 0;
+        }
+        lock.lock();
+        if (interrupted) break;
+      }
+    }
+    if (interrupted) {
+      lock.unlock();
+      close();
+      throw py::error_already_set();
+    }
+    if (!events_.empty()) {
+      PyStreamEvent e = std::move(events_.front());
+      events_.pop_front();
+      return e;
+    }
+    lock.unlock();
+    join();
+    if (!closed_) check(status_);
+    finished_ = status_.ok();
+    throw py::stop_iteration();
+  }
+
+  // Stops the call (if still running) and waits for its thread. cancel()
+  // stops the calls running when it is called: again every 10 ms until the
+  // call is done, in case it had not begun (the stream's thread holds the
+  // translator's lock for its call, so no other call is there to be hit).
+  void close() {
+    {
+      py::gil_scoped_release release;
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!done_) {
+        stop_ = true;
+        closed_ = true;
+        events_.clear();  // the iteration ends here
+      }
+      while (!done_) {
+        pt_.translator->cancel();
+        cv_.wait_for(lock, std::chrono::milliseconds(10));
+      }
+    }
+    join();
+  }
+
+  py::object result() const {
+    return finished_ ? py::cast(result_) : py::none();
+  }
+
+ private:
+  void join() {
+    if (!thread_.joinable()) return;
+    py::gil_scoped_release release;
+    thread_.join();
+  }
+
+  PyTranslator& pt_;  // kept alive by the iterator (keep_alive)
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<PyStreamEvent> events_;
+  bool stop_ = false, closed_ = false, done_ = false, finished_ = false;
+  softalign::Status status_;
+  softalign::TranslationResult result_;
+};
+
 }  // namespace
 
 PYBIND11_MODULE(softalign, m) {
   m.doc() = "softalign: offline translation with attention RNN models (Bahdanau 2014, Luong 2015)";
   m.attr("__version__") = softalign::version();
   g_error_type = py::register_exception<StatusError>(m, "Error", PyExc_RuntimeError);
+  g_cancelled_type = py::register_exception<CancelledError>(m, "Cancelled", g_error_type);
+  g_deadline_type = py::register_exception<DeadlineError>(m, "DeadlineExceeded", g_error_type);
+  g_main_thread = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+
+  py::class_<PyStreamEvent>(m, "StreamEvent", "What translate_iter gives as the translation goes on.")
+      .def_readonly("kind", &PyStreamEvent::kind, "'piece' (beam 1: a decoder step's piece) or 'sentence' (one done)")
+      .def_readonly("index", &PyStreamEvent::index, "the sentence, from 0")
+      .def_readonly("id", &PyStreamEvent::id, "a piece's target id; -1 for a sentence")
+      .def_readonly("text", &PyStreamEvent::text, "the piece ('\u2581fichier') or the sentence's translation")
+      .def("__repr__", [](const PyStreamEvent& e) {
+        return "<softalign.StreamEvent " + e.kind + " " + std::to_string(e.index) + " " +
+               py::repr(py::str(e.text)).cast<std::string>() + ">";
+      });
+
+  py::class_<PyStream>(m, "TranslationStream", "translate_iter's iterator of StreamEvents.")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", &PyStream::next)
+      .def("close", &PyStream::close, "Stops the translation (if still running); the iteration then ends.")
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PyStream& s, const py::args&) { s.close(); })
+      .def_property_readonly("result", &PyStream::result,
+                             "the Result once the iteration has ended with the whole translation, else None");
   m.def(
       "read_glossary",
       [](const py::object& tsv) {
@@ -482,8 +697,9 @@ PYBIND11_MODULE(softalign, m) {
           "translate",
           [](PyTranslator& pt, py::object input, std::optional<int> beam, std::optional<float> alpha,
              std::optional<float> beta, std::optional<float> max_len_a, std::optional<float> max_len_b,
-             std::optional<int> block_repeats) -> py::object {
-            softalign::SearchOptions s = search_options(beam, 1, alpha, beta, max_len_a, max_len_b, block_repeats);
+             std::optional<int> block_repeats, std::optional<int> timeout_ms) -> py::object {
+            softalign::SearchOptions s =
+                search_options(beam, 1, alpha, beta, max_len_a, max_len_b, block_repeats, timeout_ms);
             const Outcome o = translate_input(pt, input, s);
             if (o.single) return py::str(best_text(o.results[0]));
             py::list out;
@@ -493,18 +709,21 @@ PYBIND11_MODULE(softalign, m) {
           },
           py::arg("text"), py::kw_only(), py::arg("beam") = py::none(), py::arg("alpha") = py::none(),
           py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(), py::arg("max_len_b") = py::none(),
-          py::arg("block_repeats") = py::none(),
+          py::arg("block_repeats") = py::none(), py::arg("timeout_ms") = py::none(),
           "The best translation of a str (-> str) or of each str of a list (-> list, in order). A str that "
           "fails (e.g. invalid_utf8 for a lone surrogate or a NUL) raises softalign.Error; in a list, an item that fails (e.g. input_too_long) gives a "
           "softalign.Error (not raised) in its place and the others their translations, while an error of the "
-          "call itself (a beam over the prepared one) raises.")
+          "call itself (a beam over the prepared one) raises. timeout_ms: this call's deadline (0: none; None: "
+          "the translator's), past which it raises softalign.DeadlineExceeded (a list: in each item not done); "
+          "cancel() from another thread raises softalign.Cancelled, and Ctrl-C stops it (KeyboardInterrupt).")
       .def(
           "translate_nbest",
           [](PyTranslator& pt, py::object input, std::optional<int> nbest, std::optional<int> beam,
              std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
              std::optional<float> max_len_b, bool attention, bool alignment, const py::object& prefix,
-             std::optional<int> block_repeats) -> py::object {
-            softalign::SearchOptions s = search_options(beam, nbest, alpha, beta, max_len_a, max_len_b, block_repeats);
+             std::optional<int> block_repeats, std::optional<int> timeout_ms) -> py::object {
+            softalign::SearchOptions s =
+                search_options(beam, nbest, alpha, beta, max_len_a, max_len_b, block_repeats, timeout_ms);
             s.return_attention = attention;
             s.return_alignment = alignment;
             s.target_prefix = text_arg(prefix, "prefix");
@@ -518,16 +737,17 @@ PYBIND11_MODULE(softalign, m) {
           py::arg("text"), py::kw_only(), py::arg("nbest") = py::none(), py::arg("beam") = py::none(),
           py::arg("alpha") = py::none(), py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(),
           py::arg("max_len_b") = py::none(), py::arg("attention") = false, py::arg("alignment") = false,
-          py::arg("prefix") = "", py::arg("block_repeats") = py::none(),
+          py::arg("prefix") = "", py::arg("block_repeats") = py::none(), py::arg("timeout_ms") = py::none(),
           "A Result (or a list of them for a list, where an item that fails gives a softalign.Error in its place, "
           "as in translate): the n-best hypotheses with scores, pieces, ids and, "
           "on request, attention (soft alignment) and hard alignments. prefix: a target text every hypothesis "
-          "starts with (interactive completion; its log-probabilities count in the scores).")
+          "starts with (interactive completion; its log-probabilities count in the scores). timeout_ms, "
+          "cancel() and Ctrl-C: as in translate.")
       .def(
           "translate_batch",
           [](PyTranslator& pt, const py::object& source, std::optional<int> beam_size,
              std::optional<int> num_hypotheses, bool return_scores, std::optional<int> max_batch_size,
-             bool return_alignment) -> py::list {
+             bool return_alignment, std::optional<int> timeout_ms) -> py::list {
             const std::vector<std::string> texts = batch_source_of(source);
             // At most the max_batch the translator was prepared for (its arena holds that many).
             const int prepared = pt.translator->options().max_batch;
@@ -543,15 +763,12 @@ PYBIND11_MODULE(softalign, m) {
             s.beam_size = beam_size;
             s.nbest = num_hypotheses;
             s.return_alignment = return_alignment;
+            s.timeout_ms = timeout_ms;
             // The library sorts by length and decodes runs of up to `run` together (TranslatorPool's policy).
             std::vector<softalign::TranslationResult> results;
             std::vector<softalign::Status> status;
             softalign::Status call;
-            {
-              py::gil_scoped_release release;
-              std::lock_guard<std::mutex> lock(pt.mutex);
-              call = pt.translator->translate_batch(texts, s, &results, &status, run);
-            }
+            run_interruptibly(pt, [&] { call = pt.translator->translate_batch(texts, s, &results, &status, run); });
             check(call);
             py::list out;
             for (std::size_t i = 0; i < texts.size(); ++i)
@@ -561,7 +778,7 @@ PYBIND11_MODULE(softalign, m) {
           },
           py::arg("source"), py::kw_only(), py::arg("beam_size") = py::none(), py::arg("num_hypotheses") = py::none(),
           py::arg("return_scores") = false, py::arg("max_batch_size") = py::none(),
-          py::arg("return_alignment") = false,
+          py::arg("return_alignment") = false, py::arg("timeout_ms") = py::none(),
           "CTranslate2's translate_batch: source, a list of str (text, not tokens) -> a list of "
           "TranslationResult in order (.hypotheses: num_hypotheses str, best first; .scores with return_scores; "
           ".alignment, word (source, target) pairs, with return_alignment). An item that fails gives a "
@@ -569,7 +786,27 @@ PYBIND11_MODULE(softalign, m) {
           "the prepared beam, num_hypotheses over beam_size) raises. beam_size and num_hypotheses: unset, the "
           "translator's. max_batch_size: sentences decoded together, at most the translator's max_batch (more: "
           "ValueError; None or 0: max_batch); the library sorts the list by length and decodes runs of up to that "
-          "many together.")
+          "many together. timeout_ms, cancel() and Ctrl-C: as in translate (the items not done by then get a "
+          "softalign.DeadlineExceeded or softalign.Cancelled in their place).")
+      .def(
+          "translate_iter",
+          [](PyTranslator& pt, const py::object& text, std::optional<int> beam, std::optional<int> timeout_ms) {
+            softalign::SearchOptions s = search_options(beam, 1, std::nullopt, std::nullopt, std::nullopt,
+                                                        std::nullopt, std::nullopt, timeout_ms);
+            return std::make_unique<PyStream>(pt, text_arg(text, "text"), s);
+          },
+          py::arg("text"), py::kw_only(), py::arg("beam") = py::none(), py::arg("timeout_ms") = py::none(),
+          py::keep_alive<0, 1>(),
+          "Streaming: an iterator of StreamEvents as the translation of text goes on (it starts at once, on a "
+          "thread of its own): with beam 1 each decoder step's piece (kind 'piece'), and each finished sentence "
+          "(kind 'sentence'; a text within max_source_tokens is one, a longer one is split). The pieces are the "
+          "result's, the sentences joined by a space its text; .result is the Result once the iterator is done. "
+          "Leaving the loop early (break, close(), the iterator dropped) stops the call. Errors are raised by "
+          "the iteration, as translate raises them.")
+      .def(
+          "cancel", [](PyTranslator& pt) { pt.translator->cancel(); },
+          "Stops the call of this translator running now (from another thread): it raises softalign.Cancelled "
+          "(a list: each item not done gets one). A later call runs as usual.")
       .def_property_readonly("max_batch", [](const PyTranslator& pt) { return pt.translator->options().max_batch; })
       .def_property_readonly("model", [](const PyTranslator& pt) { return PyModel{pt.models[0]}; })
       .def_property_readonly("models", [](const PyTranslator& pt) {
