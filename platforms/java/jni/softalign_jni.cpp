@@ -347,4 +347,63 @@ JNIEXPORT jobjectArray JNICALL Java_org_softalign_Native_translateBatchStatus(JN
   return jsons_of(env, out);
 }
 
+// ---- Stop and stream -------------------------------------------------------------------------
+
+// Any thread, while the translator lives (Translator.cancel serialises it with close).
+JNIEXPORT void JNICALL Java_org_softalign_Native_translatorCancel(JNIEnv*, jclass, jlong translator) {
+  softalign_translator_cancel(reinterpret_cast<softalign_translator*>(static_cast<intptr_t>(translator)));
+}
+
+namespace {
+
+// softalign_translate_stream's callback: the event to Translator.streamEvent (static, on the
+// calling thread, so the same JNIEnv), which calls the listener. A Java exception (the
+// listener's) stops the call and stays pending for the caller.
+struct StreamTarget {
+  JNIEnv* env;
+  jclass translator_class;
+  jmethodID stream_event;
+  jobject listener;
+};
+
+int stream_event(const softalign_stream_event* e, void* user) {
+  auto* t = static_cast<StreamTarget*>(user);
+  JNIEnv* env = t->env;
+  jbyteArray text = to_bytes(env, e->text);
+  if (text == nullptr) return 1;  // OutOfMemoryError pending
+  const jboolean go_on = env->CallStaticBooleanMethod(t->translator_class, t->stream_event, t->listener,
+                                                      static_cast<jint>(e->kind), static_cast<jlong>(e->index),
+                                                      static_cast<jint>(e->id), text);
+  env->DeleteLocalRef(text);
+  return env->ExceptionCheck() || !go_on ? 1 : 0;
+}
+
+}  // namespace
+
+JNIEXPORT jbyteArray JNICALL Java_org_softalign_Native_translateStream(JNIEnv* env, jclass, jlong translator,
+                                                                      jbyteArray text, jobject listener) {
+  auto* t = handle<softalign_translator>(env, translator, "softalign: the translator is closed");
+  if (t == nullptr) return nullptr;
+  std::string s;
+  if (!c_string(env, text, "text", &s)) return nullptr;
+  if (listener == nullptr) {
+    throw_null(env, "listener");
+    return nullptr;
+  }
+  jclass c = env->FindClass("org/softalign/Translator");
+  if (c == nullptr) return nullptr;
+  jmethodID m = env->GetStaticMethodID(c, "streamEvent", "(Lorg/softalign/StreamListener;IJI[B)Z");
+  if (m == nullptr) return nullptr;
+  StreamTarget target{env, c, m, listener};
+  softalign_result* r = nullptr;
+  const softalign_status st = softalign_translate_stream(t, s.c_str(), stream_event, &target, &r);
+  env->DeleteLocalRef(c);
+  if (env->ExceptionCheck()) {  // the listener threw: that exception, not the status
+    softalign_result_free(r);
+    return nullptr;
+  }
+  if (!check(env, st)) return nullptr;
+  return json_of(env, r);
+}
+
 }  // extern "C"

@@ -61,4 +61,13 @@ final class Native {
    * instead.
    */
   static native byte[][] translateBatchStatus(long translator, byte[][] texts, int[] status);
+
+  /** softalign_translator_cancel: any thread, while the translator lives. */
+  static native void translatorCancel(long translator);
+
+  /**
+   * softalign_translate_stream: the result's JSON; each event goes to {@code
+   * Translator.streamEvent(listener, ...)} on this thread before it returns.
+   */
+  static native byte[] translateStream(long translator, byte[] text, StreamListener listener);
 }

@@ -13,6 +13,10 @@ public enum Status {
   UNSUPPORTED(8, "unsupported"),
   INTERNAL(9, "internal"),
   RESOURCE_EXHAUSTED(10, "resource_exhausted"),
+  /** Stopped by {@link Translator#cancel()}, {@link Thread#interrupt()} or a {@link StreamListener}. */
+  CANCELLED(11, "cancelled"),
+  /** The call ran past its deadline ({@code TranslatorOptions.Builder.set("timeout_ms", ...)}). */
+  DEADLINE_EXCEEDED(12, "deadline_exceeded"),
   /** A code this version of the binding does not know. */
   UNKNOWN(-1, "unknown");
 

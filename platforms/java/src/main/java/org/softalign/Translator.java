@@ -31,9 +31,19 @@ import java.util.List;
  * calls wait for each other (and {@link #close()} waits for a translation in progress). Make one
  * translator per thread over a shared {@link Model} to translate in parallel. Close it
  * (try-with-resources): its working memory is native and the garbage collector does not see it.
+ *
+ * <p>Stopping a translation: {@link #cancel()} from another thread, {@link Thread#interrupt()} of
+ * the translating thread (its interrupt status is kept), a deadline ({@code
+ * TranslatorOptions.builder().set("timeout_ms", 100)}: every call's), or a {@link StreamListener}
+ * returning false. The call then throws a {@link SoftalignException} with {@link
+ * Status#CANCELLED} or {@link Status#DEADLINE_EXCEEDED} within a few milliseconds (a list
+ * translated each alone: each text not done gets that status), and the translator goes on.
  */
 public final class Translator implements AutoCloseable {
   private long handle;
+  // cancel() takes this lock, not the translator's (a translation holds that one); close()
+  // frees the native translator under both, so a cancel never touches a freed one.
+  private final Object cancelLock = new Object();
 
   private Translator(long handle) {
     this.handle = handle;
@@ -92,7 +102,8 @@ public final class Translator implements AutoCloseable {
 
   /** Translates one text: the best hypothesis. An empty text gives "". */
   public synchronized String translate(String text) {
-    return best(ResultJson.hypotheses(Native.translate(handle(), text(text, "text"))));
+    byte[] t = text(text, "text");
+    return best(ResultJson.hypotheses(interruptible(() -> Native.translate(handle(), t))));
   }
 
   /**
@@ -112,7 +123,8 @@ public final class Translator implements AutoCloseable {
    * alignment on, each carries its alignments).
    */
   public synchronized List<Hypothesis> translateNBest(String text) {
-    return ResultJson.hypotheses(Native.translate(handle(), text(text, "text")));
+    byte[] t = text(text, "text");
+    return ResultJson.hypotheses(interruptible(() -> Native.translate(handle(), t)));
   }
 
   /**
@@ -154,7 +166,40 @@ public final class Translator implements AutoCloseable {
    * "" is no prefix).
    */
   public synchronized List<Hypothesis> translateWithPrefix(String text, String prefix) {
-    return ResultJson.hypotheses(Native.translatePrefix(handle(), text(text, "text"), text(prefix, "prefix")));
+    byte[] t = text(text, "text");
+    byte[] p = text(prefix, "prefix");
+    return ResultJson.hypotheses(interruptible(() -> Native.translatePrefix(handle(), t, p)));
+  }
+
+  /** The backend the translator computes on: "cpu" or "vulkan". */
+  /**
+   * Streaming: translates one text as {@link #translateNBest(String)} does, telling {@code
+   * listener} each finished sentence and, with beam 1, each decoder step's piece, on this thread,
+   * before it returns. A listener that returns false stops the translation ({@link
+   * Status#CANCELLED}); an exception it throws stops it too and reaches the caller.
+   */
+  public synchronized List<Hypothesis> translateStream(String text, StreamListener listener) {
+    if (listener == null) throw new NullPointerException("listener");
+    byte[] t = text(text, "text");
+    return ResultJson.hypotheses(interruptible(() -> Native.translateStream(handle(), t, listener)));
+  }
+
+  /** Called by the JNI glue for each event of {@link #translateStream}; false stops it. */
+  static boolean streamEvent(StreamListener listener, int kind, long sentence, int id, byte[] text) {
+    return kind == 0 ? listener.onPiece(sentence, id, utf8(text)) : listener.onSentence(sentence, utf8(text));
+  }
+
+  /**
+   * Stops the translation of this translator running now (called from another thread): it throws
+   * a {@link SoftalignException} with {@link Status#CANCELLED} (a list translated each alone:
+   * each text not done gets that status). A translation that starts afterwards runs as usual. It
+   * does not wait for the translation (it is not synchronized); on a closed translator it does
+   * nothing.
+   */
+  public void cancel() {
+    synchronized (cancelLock) {
+      if (handle != 0) Native.translatorCancel(handle);
+    }
   }
 
   /** The backend the translator computes on: "cpu" or "vulkan". */
@@ -174,10 +219,37 @@ public final class Translator implements AutoCloseable {
   /** Frees the translator's native memory; a second close does nothing. */
   @Override
   public synchronized void close() {
-    if (handle != 0) {
-      Native.translatorFree(handle);
-      handle = 0;
+    synchronized (cancelLock) {
+      if (handle != 0) {
+        Native.translatorFree(handle);
+        handle = 0;
+      }
     }
+  }
+
+  private interface NativeCall<T> {
+    T run();
+  }
+
+  /**
+   * A native call of this translator that {@link Thread#interrupt()} stops: the thread is watched
+   * while it runs (InterruptWatch), and one interrupted already does not start it.
+   */
+  private <T> T interruptible(NativeCall<T> call) {
+    if (Thread.currentThread().isInterrupted()) throw interrupted();
+    InterruptWatch.enter(this);
+    try {
+      return call.run();
+    } catch (SoftalignException e) {
+      if (e.status() == Status.CANCELLED && Thread.currentThread().isInterrupted()) throw interrupted();
+      throw e;
+    } finally {
+      InterruptWatch.exit();
+    }
+  }
+
+  private static SoftalignException interrupted() {
+    return new SoftalignException(Status.CANCELLED, "the thread was interrupted (Thread.interrupt())");
   }
 
   private long handle() {
@@ -190,7 +262,7 @@ public final class Translator implements AutoCloseable {
     long h = handle();
     byte[][] in = texts(texts);
     if (in.length == 0) return Collections.emptyList();
-    byte[][] results = Native.translateBatch(h, in);
+    byte[][] results = interruptible(() -> Native.translateBatch(h, in));
     List<List<Hypothesis>> out = new ArrayList<>(results.length);
     for (byte[] r : results) out.add(ResultJson.hypotheses(r));
     return out;
@@ -202,7 +274,7 @@ public final class Translator implements AutoCloseable {
     byte[][] in = texts(texts);
     if (in.length == 0) return Collections.emptyList();
     int[] status = new int[in.length];
-    byte[][] results = Native.translateBatchStatus(h, in, status);
+    byte[][] results = interruptible(() -> Native.translateBatchStatus(h, in, status));
     List<Outcome<List<Hypothesis>>> out = new ArrayList<>(results.length);
     for (int i = 0; i < results.length; ++i) {
       out.add(status[i] == Status.OK.code() ? Outcome.of(ResultJson.hypotheses(results[i]))
@@ -230,6 +302,9 @@ public final class Translator implements AutoCloseable {
    */
   private static SoftalignException itemError(long h, byte[] text, int i, int code) {
     String name = Status.fromCode(code).statusName();
+    // Stopped (cancel, interrupt, deadline): the text failed for no fault of its own.
+    if (code == Status.CANCELLED.code() || code == Status.DEADLINE_EXCEEDED.code())
+      return new SoftalignException(code, name, name + ": texts[" + i + "]: not translated before the call stopped");
     String detail = "failed in a batch";
     try {
       Native.translate(h, text);

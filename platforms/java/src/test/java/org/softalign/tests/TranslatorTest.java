@@ -17,6 +17,7 @@ import org.softalign.Model;
 import org.softalign.Outcome;
 import org.softalign.SoftalignException;
 import org.softalign.Status;
+import org.softalign.StreamListener;
 import org.softalign.Translator;
 import org.softalign.TranslatorOptions;
 
@@ -125,6 +126,145 @@ public final class TranslatorTest {
     step("closed translator and model", this::closed);
     step("wrong arguments", this::wrongArguments);
     step("threads: one translator each over a shared model; close during use", this::threads);
+    step("a 900 kB line: cancel(), Thread.interrupt() and a deadline stop it; the translator goes on", this::stop);
+    step("streaming: the pieces and sentences equal the result; a listener stops it", this::stream);
+  }
+
+  static String hugeLine() {
+    String s = "This package contains the documentation. A simple text editor with many plugins. ";
+    return repeat(s, 900 * 1024 / s.length()).trim();
+  }
+
+  static final double BOUND_MS = 5000;  // generous: a loaded machine must not fail it; the figure is printed
+
+  /** Runs translate(text) on a thread, then `stop` after 100 ms: the exception and the ms after the stop. */
+  Object[] stopAfter100ms(Translator tr, String text, Runnable stop, Thread[] caller) throws Exception {
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    long[] returned = new long[1];
+    Thread t = new Thread(() -> {
+      try {
+        tr.translate(text);
+      } catch (Throwable e) {
+        thrown.set(e);
+      }
+      returned[0] = System.nanoTime();
+    });
+    caller[0] = t;
+    t.start();
+    Thread.sleep(100);
+    long stopped = System.nanoTime();
+    stop.run();
+    t.join();
+    return new Object[] {thrown.get(), (returned[0] - stopped) / 1e6};
+  }
+
+  void stop() throws Exception {
+    String line = hugeLine();
+    String shortText = "A simple text editor.";
+    try (Translator tr = Translator.load(modelPath, TranslatorOptions.builder().beam(4).build())) {
+      String expected = tr.translate(shortText);
+      Thread[] caller = new Thread[1];
+      Object[] got = stopAfter100ms(tr, line, tr::cancel, caller);
+      System.out.printf("stop: Java cancel() at 100 ms: returned %.1f ms later%n", (Double) got[1]);
+      check(got[0] instanceof SoftalignException && ((SoftalignException) got[0]).status() == Status.CANCELLED,
+          "cancel(): CANCELLED, got " + got[0]);
+      check((Double) got[1] < BOUND_MS, "cancel(): returned promptly");
+      equal(expected, tr.translate(shortText), "after cancel(): the same translation");
+
+      got = stopAfter100ms(tr, line, () -> caller[0].interrupt(), caller);
+      System.out.printf("stop: Java Thread.interrupt() at 100 ms: returned %.1f ms later%n", (Double) got[1]);
+      check(got[0] instanceof SoftalignException && ((SoftalignException) got[0]).status() == Status.CANCELLED
+          && ((Throwable) got[0]).getMessage().contains("interrupt"), "interrupt(): CANCELLED naming it, got " + got[0]);
+      check((Double) got[1] < BOUND_MS, "interrupt(): returned promptly");
+      equal(expected, tr.translate(shortText), "after interrupt(): the same translation");
+
+      // A translateEach whose texts are not done: each gets CANCELLED, with no second translation.
+      AtomicReference<List<Outcome<String>>> each = new AtomicReference<>();
+      Thread t = new Thread(() -> each.set(tr.translateEach(Arrays.asList(shortText, line))));
+      t.start();
+      Thread.sleep(100);
+      tr.cancel();
+      t.join(60000);
+      check(!t.isAlive() && each.get() != null && !each.get().get(1).isOk()
+          && each.get().get(1).error().status() == Status.CANCELLED, "translateEach: the long text CANCELLED");
+      tr.cancel();  // nothing running: the next call is whole
+      equal(expected, tr.translate(shortText), "a cancel with nothing running changes nothing");
+    }
+    // The deadline: every call's, through the options' one table.
+    try (Translator tr = Translator.load(modelPath,
+             TranslatorOptions.builder().beam(4).set("timeout_ms", 100).build())) {
+      long t0 = System.nanoTime();
+      SoftalignException e = null;
+      try {
+        tr.translate(line);
+      } catch (SoftalignException x) {
+        e = x;
+      }
+      double ms = (System.nanoTime() - t0) / 1e6;
+      System.out.printf("stop: Java timeout_ms 100: returned at %.1f ms%n", ms);
+      check(e != null && e.status() == Status.DEADLINE_EXCEEDED, "deadline: DEADLINE_EXCEEDED, got " + e);
+      check(ms < BOUND_MS, "deadline: returned promptly");
+      equal("Un \u00e9diteur de texte simple.", tr.translate(shortText), "a short line within the deadline");
+    }
+  }
+
+  void stream() throws Exception {
+    try (Translator tr = Translator.load(modelPath,
+             TranslatorOptions.builder().beam(1).set("max_source_tokens", 16).build())) {
+      String text = "This package contains the documentation. A simple text editor. Tools to manage the files.";
+      StringBuilder pieces = new StringBuilder();
+      List<String> sentences = new ArrayList<>();
+      List<Hypothesis> h = tr.translateStream(text, new StreamListener() {
+        @Override
+        public boolean onPiece(long sentence, int id, String piece) {
+          pieces.append(piece);
+          return true;
+        }
+
+        @Override
+        public boolean onSentence(long sentence, String t) {
+          check(sentence == sentences.size(), "sentences in order");
+          sentences.add(t);
+          return true;
+        }
+      });
+      equal(3, sentences.size(), "three sentences");
+      equal(String.join(" ", sentences), h.get(0).text(), "the sentences joined are the result");
+      equal(tr.translate(text), h.get(0).text(), "the result is translate()'s");
+      // This text's pieces spell its translation (nothing copied through or repaired).
+      equal(pieces.toString().replace('\u2581', ' ').trim(), h.get(0).text(), "the pieces spell the result");
+
+      // A listener that returns false stops it: CANCELLED; the translator goes on.
+      int[] seen = new int[1];
+      SoftalignException e = null;
+      try {
+        tr.translateStream(hugeLine(), new StreamListener() {
+          @Override
+          public boolean onPiece(long sentence, int id, String piece) {
+            return ++seen[0] < 3;
+          }
+        });
+      } catch (SoftalignException x) {
+        e = x;
+      }
+      check(e != null && e.status() == Status.CANCELLED, "a listener's false: CANCELLED, got " + e);
+      equal(3, seen[0], "stopped at the third piece");
+      // A listener's exception stops it and reaches the caller.
+      RuntimeException mine = new IllegalStateException("mine");
+      Throwable got = null;
+      try {
+        tr.translateStream(text, new StreamListener() {
+          @Override
+          public boolean onSentence(long sentence, String t) {
+            throw mine;
+          }
+        });
+      } catch (Throwable x) {
+        got = x;
+      }
+      check(got == mine, "the listener's exception, got " + got);
+      equal(tr.translate(text), h.get(0).text(), "usable afterwards");
+    }
   }
 
   interface Check {
