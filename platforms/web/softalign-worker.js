@@ -1,7 +1,10 @@
 // The Web Worker behind WorkerTranslator (softalign.js). It holds any number
 // of translators, each under a handle; each message { id, op, handle, args }
 // gets { id, ok, value } or { id, ok: false, status, detail }. Messages run
-// one after another, in order. translateEach and translateDetailedEach give
+// one after another, in order; while one runs the worker reads no other (a
+// translation is one synchronous call), so WorkerTranslator stops a call by
+// ending the worker. translateStream posts { id, event } for each event
+// during the call, which reach the page at once. translateEach and translateDetailedEach give
 // an array whose failed items are { softalignError: { status, detail } }
 // made SoftalignErrors again on the page (fromMessage in softalign.js).
 import { Translator, SoftalignError } from './softalign.js';
@@ -36,6 +39,11 @@ self.onmessage = async (e) => {
         translators.delete(handle);
       } else if (op === 'translate') {
         value = await t.translate(args[0], args[1]);
+      } else if (op === 'translateStream') {
+        value = await t.translateStream(args[0], (event) => {
+          self.postMessage({ id, event });
+          return true;
+        });
       } else if (op === 'translateDetailed') {
         value = await t.translateDetailed(args[0], args[1]);
       } else if (op === 'translateEach') {

@@ -3,7 +3,8 @@
 /** The C API's status names (softalign_status_name). */
 export type StatusName =
   | 'invalid_argument' | 'not_found' | 'io_error' | 'invalid_model' | 'unsupported_version'
-  | 'input_too_long' | 'invalid_utf8' | 'unsupported' | 'internal' | 'resource_exhausted';
+  | 'input_too_long' | 'invalid_utf8' | 'unsupported' | 'internal' | 'resource_exhausted'
+  | 'cancelled' | 'deadline_exceeded';
 
 /** What every rejected promise of this API carries. */
 export class SoftalignError extends Error {
@@ -59,6 +60,11 @@ export interface TranslatorOptions {
   maxArenaBytes?: number;
   /** '': the best kernel set; 'ref': the reference kernels. */
   kernels?: string;
+  /**
+   * Every call's deadline in milliseconds from its start (0: none), checked inside the module: a
+   * call past it rejects with deadline_exceeded within a decoder step, and the translator goes on.
+   */
+  timeoutMs?: number;
 }
 
 /** What a model file says about itself. */
@@ -119,6 +125,33 @@ export interface TranslateOptions {
   prefix?: string;
 }
 
+/** WorkerTranslator's calls also take an AbortSignal. */
+export interface WorkerCallOptions {
+  /**
+   * Its abort rejects the call at once with 'cancelled'. The worker, busy in the call, reads no
+   * message until it ends, so a translator's own worker is ended and a new one makes the
+   * translator again for the next calls (its other waiting calls are rejected too); in a worker
+   * passed to create(), the call runs on there and its result is dropped.
+   */
+  signal?: AbortSignal;
+}
+
+/** What streaming tells, as the translation goes on. */
+export interface StreamEvent {
+  /**
+   * 'piece' (beam 1 only): a decoder step's piece of sentence `index`; the pieces of a sentence
+   * are its best hypothesis's pieces. 'sentence': sentence `index` is done, `text` its
+   * translation; a text within maxSourceTokens is one sentence, a longer one is split, and the
+   * result's text is the sentences' texts joined by a space (empty ones skipped).
+   */
+  kind: 'piece' | 'sentence';
+  index: number;
+  /** A piece's target id; -1 for a sentence. */
+  id: number;
+  /** The piece ("\u2581fichier") or the sentence's translation. */
+  text: string;
+}
+
 export type ModelBytes = ArrayBuffer | ArrayBufferView | Blob;
 
 /** A translator on the calling thread. */
@@ -143,6 +176,13 @@ export class Translator {
   translateEach(texts: string[]): Promise<(string | SoftalignError)[]>;
   /** translateEach with the full results. */
   translateDetailedEach(texts: string[]): Promise<(TranslationResult | SoftalignError)[]>;
+  /**
+   * Streaming, on this thread inside the call: onEvent is told each event; returning false stops
+   * the call (rejects with 'cancelled'). Resolves to the result.
+   */
+  translateStream(text: string, onEvent: (event: StreamEvent) => boolean | void): Promise<TranslationResult>;
+  /** The events as an async iterator (here they come when the call is done); returns the result. */
+  translateIter(text: string): AsyncGenerator<StreamEvent, TranslationResult, undefined>;
   /** Bytes of working memory the translator reserved. */
   arenaBytes(): number;
   /** Frees the translator and the model; later calls reject with invalid_argument. */
@@ -165,12 +205,20 @@ export class WorkerTranslator {
   static create(modelBytes: ModelBytes, options?: TranslatorOptions, worker?: WorkerOptions): Promise<WorkerTranslator>;
   readonly info: ModelInfo;
   readonly options: Required<TranslatorOptions> & Record<string, unknown>;
-  translate(text: string, options?: TranslateOptions): Promise<string>;
-  translate(texts: string[], options?: TranslateOptions): Promise<string[]>;
-  translateDetailed(text: string, options?: TranslateOptions): Promise<TranslationResult>;
-  translateDetailed(texts: string[], options?: TranslateOptions): Promise<TranslationResult[]>;
-  translateEach(texts: string[]): Promise<(string | SoftalignError)[]>;
-  translateDetailedEach(texts: string[]): Promise<(TranslationResult | SoftalignError)[]>;
+  translate(text: string, options?: TranslateOptions & WorkerCallOptions): Promise<string>;
+  translate(texts: string[], options?: TranslateOptions & WorkerCallOptions): Promise<string[]>;
+  translateDetailed(text: string, options?: TranslateOptions & WorkerCallOptions): Promise<TranslationResult>;
+  translateDetailed(texts: string[], options?: TranslateOptions & WorkerCallOptions): Promise<TranslationResult[]>;
+  translateEach(texts: string[], options?: WorkerCallOptions): Promise<(string | SoftalignError)[]>;
+  translateDetailedEach(texts: string[], options?: WorkerCallOptions): Promise<(TranslationResult | SoftalignError)[]>;
+  /** Streaming in the worker: onEvent is told each event as it happens. */
+  translateStream(text: string, onEvent: (event: StreamEvent) => void, options?: WorkerCallOptions):
+    Promise<TranslationResult>;
+  /**
+   * The events as an async iterator, as they happen; returns the result. Leaving the loop early
+   * stops the call as an abort does.
+   */
+  translateIter(text: string, options?: WorkerCallOptions): AsyncGenerator<StreamEvent, TranslationResult, undefined>;
   arenaBytes(): Promise<number>;
   /** Ends the worker, or frees the model in a worker passed to create(). */
   dispose(): void;

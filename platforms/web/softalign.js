@@ -7,7 +7,15 @@
 //   await tr.translate(['One file.', 'Open file']);       // array in, array out, in order
 //   const [r] = await tr.translateDetailed('Open file');  // n-best, pieces, scores, alignment
 //   await tr.translateEach(['Open file', 'x\uD800']);     // ['Ouvrir un fichier', SoftalignError]: each fails alone
+//   for await (const e of tr.translateIter('One. Two.')) e.kind, e.text;  // streaming: pieces, sentences
 //   tr.dispose();
+//
+// Stopping: the option timeoutMs (every call's deadline, checked inside the
+// module: a call past it rejects with 'deadline_exceeded'); and in
+// WorkerTranslator an AbortSignal ({ signal }) per call, which rejects the
+// call at once with 'cancelled' and ends the busy worker, starting a new one
+// for the next call (the module is one thread: a message cannot reach it
+// while it translates).
 //
 // Every call runs on the calling thread (one translation blocks it for its
 // duration); WorkerTranslator below has the same API and runs in a Web
@@ -271,6 +279,50 @@ export class Translator {
     }
   }
 
+  /**
+   * Streaming: translates one text as translateDetailed does, calling
+   * onEvent({ kind, index, id, text }) for each finished sentence (kind
+   * 'sentence', text its translation; a text within maxSourceTokens is one
+   * sentence, a longer one is split) and, with beam 1, each decoder step's
+   * piece (kind 'piece', id and text the piece) as the call goes on, on
+   * this thread. onEvent returning false stops it: the promise rejects with
+   * 'cancelled'. Resolves to the result.
+   */
+  async translateStream(text, onEvent) {
+    this._live();
+    if (typeof text !== 'string') throw new SoftalignError('invalid_argument', 'text must be a string');
+    if (typeof onEvent !== 'function') throw new SoftalignError('invalid_argument', 'onEvent must be a function');
+    const M = this._M;
+    let thrown = null;
+    M.onStreamEvent = (kind, index, id, piece) => {
+      try {
+        return onEvent({ kind: kind === 0 ? 'piece' : 'sentence', index, id, text: piece }) === false;
+      } catch (e) {
+        thrown = e;
+        return true;
+      }
+    };
+    try {
+      return this._translate([text], (array, out) => M._sa_web_translate_stream(this._tr, M.getValue(array, 'i32'), out))[0];
+    } catch (e) {
+      throw thrown ?? e;  // onEvent's own exception, which stopped the call
+    } finally {
+      M.onStreamEvent = null;
+    }
+  }
+
+  /**
+   * The events of translateStream as an async iterator. Here, on the
+   * calling thread, they come when the translation is done;
+   * WorkerTranslator's come as they happen. Its return value is the result.
+   */
+  async *translateIter(text) {
+    const events = [];
+    const result = await this.translateStream(text, (e) => { events.push(e); });
+    yield* events;
+    return result;
+  }
+
   /** The translation of a string, or of each string of an array (in order). */
   async translate(input, options = {}) {
     const r = await this.translateDetailed(input, options);
@@ -365,12 +417,17 @@ function fromMessage(items) {
  */
 let nextMessageId = 1;
 
+const aborted = () => new SoftalignError('cancelled',
+  'aborted (AbortSignal): the busy worker was ended; a new one serves the next call');
+
 export class WorkerTranslator {
-  constructor(worker, owned) {
-    this._worker = worker;
+  constructor(worker, owned, workerUrl) {
     this._owned = owned;
+    this._workerUrl = workerUrl;
     this._pending = new Map();
     this._handle = 0;  // the translator's handle in the worker
+    this._ready = Promise.resolve();  // a restarted worker's translator, made again
+    this._remake = null;  // [model bytes, options]: to make it again in a new worker (owned workers)
     this.info = null;
     this.options = null;
     this._onmessage = (e) => this._reply(e.data);
@@ -379,8 +436,18 @@ export class WorkerTranslator {
       for (const { reject } of this._pending.values()) reject(new SoftalignError('internal', `worker: ${why}`));
       this._pending.clear();
     };
+    this._attach(worker);
+  }
+
+  _attach(worker) {
+    this._worker = worker;
     worker.addEventListener('message', this._onmessage);
     worker.addEventListener('error', this._onerror);
+  }
+
+  _detach() {
+    this._worker.removeEventListener('message', this._onmessage);
+    this._worker.removeEventListener('error', this._onerror);
   }
 
   /** A worker for create({ worker }) (softalign-worker.js beside softalign.js, or workerUrl). */
@@ -388,6 +455,10 @@ export class WorkerTranslator {
     return new Worker(workerUrl ?? new URL('./softalign-worker.js', import.meta.url), { type: 'module' });
   }
 
+  /**
+   * Its own worker (the default) keeps a copy of the model's bytes, to make
+   * the translator again in a new worker after an aborted call.
+   */
   static async create(modelBytes, options = {}, { worker, workerUrl, transfer = false } = {}) {
     if (typeof Blob !== 'undefined' && modelBytes instanceof Blob) {
       modelBytes = await modelBytes.arrayBuffer();
@@ -395,9 +466,10 @@ export class WorkerTranslator {
     }
     let bytes = toUint8(modelBytes);
     if (!transfer || bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) bytes = bytes.slice();
-    const w = new WorkerTranslator(worker ?? WorkerTranslator.startWorker(workerUrl), !worker);
+    const w = new WorkerTranslator(worker ?? WorkerTranslator.startWorker(workerUrl), !worker, workerUrl);
+    if (!worker) w._remake = [bytes.slice(), options];
     try {
-      const { handle, info, options: used } = await w._call('create', [bytes.buffer, options], [bytes.buffer]);
+      const { handle, info, options: used } = await w._post('create', [bytes.buffer, options], [bytes.buffer]);
       w._handle = handle;
       w.info = info;
       w.options = used;
@@ -408,38 +480,131 @@ export class WorkerTranslator {
     }
   }
 
-  _call(op, args, transfer = []) {
+  /** A call, once the translator is there; { signal, onEvent } as _post takes them. */
+  async _call(op, args, how = {}) {
+    await this._ready;
+    return this._post(op, args, [], how);
+  }
+
+  /**
+   * Posts a call. signal (an AbortSignal): its abort rejects the call at
+   * once (_abort). onEvent: told the call's stream events.
+   */
+  _post(op, args, transfer = [], { signal, onEvent } = {}) {
     if (this._worker === null)
       return Promise.reject(new SoftalignError('invalid_argument', 'the translator was disposed'));
+    if (signal?.aborted) return Promise.reject(aborted());
     const id = nextMessageId++;
     return new Promise((resolve, reject) => {
-      this._pending.set(id, { resolve, reject });
+      const call = { resolve, reject, onEvent, done: () => {} };
+      if (signal) {
+        const abort = () => this._abort(id);
+        signal.addEventListener('abort', abort, { once: true });
+        call.done = () => signal.removeEventListener('abort', abort);
+      }
+      this._pending.set(id, call);
       this._worker.postMessage({ id, op, handle: this._handle, args }, transfer);
     });
   }
 
-  _reply({ id, ok, value, status, detail }) {
+  _reply({ id, ok, value, status, detail, event }) {
     const p = this._pending.get(id);
     if (!p) return;
+    if (event !== undefined) {
+      p.onEvent?.(event);
+      return;
+    }
     this._pending.delete(id);
+    p.done();
     if (ok) p.resolve(value);
     else p.reject(new SoftalignError(status, detail));
   }
 
-  translate(input, options = {}) { return this._call('translate', [input, options]); }
-  translateDetailed(input, options = {}) { return this._call('translateDetailed', [input, options]); }
-  async translateEach(texts) { return fromMessage(await this._call('translateEach', [texts])); }
-  async translateDetailedEach(texts) { return fromMessage(await this._call('translateDetailedEach', [texts])); }
+  /**
+   * An aborted call. The worker reads no message while it translates, so
+   * its own worker is ended (terminate: at once) and a new one makes the
+   * translator again for the next calls; the calls waiting in the old one
+   * are rejected too ('cancelled'). In a worker passed to create(), which
+   * other translators share, the call is rejected at once but runs on to its
+   * end there, its result dropped.
+   */
+  _abort(id) {
+    const call = this._pending.get(id);
+    if (!call) return;
+    this._pending.delete(id);
+    call.done();
+    call.reject(aborted());
+    if (!this._owned || this._worker === null) return;
+    for (const other of this._pending.values()) {
+      other.done();
+      other.reject(new SoftalignError('cancelled', 'another call of this translator was aborted: its worker was ended'));
+    }
+    this._pending.clear();
+    this._detach();
+    this._worker.terminate();
+    this._attach(WorkerTranslator.startWorker(this._workerUrl));
+    this._handle = 0;
+    const [bytes, options] = this._remake;
+    const copy = bytes.slice();
+    this._ready = this._post('create', [copy.buffer, options], [copy.buffer]).then(({ handle }) => {
+      this._handle = handle;
+    });
+  }
+
+  /** options: translateDetailed's (prefix) and signal (an AbortSignal). */
+  translate(input, { signal, ...options } = {}) { return this._call('translate', [input, options], { signal }); }
+  translateDetailed(input, { signal, ...options } = {}) {
+    return this._call('translateDetailed', [input, options], { signal });
+  }
+  async translateEach(texts, { signal } = {}) { return fromMessage(await this._call('translateEach', [texts], { signal })); }
+  async translateDetailedEach(texts, { signal } = {}) {
+    return fromMessage(await this._call('translateDetailedEach', [texts], { signal }));
+  }
+  /** Translator.translateStream in the worker: onEvent is told each event as it happens. */
+  translateStream(text, onEvent, { signal } = {}) {
+    return this._call('translateStream', [text], { signal, onEvent });
+  }
+  /**
+   * The stream's events as an async iterator, as they happen; its return
+   * value is the result. Leaving the loop early (break) stops the call as
+   * an abort does.
+   */
+  async *translateIter(text, { signal } = {}) {
+    const queue = [];
+    let wake = () => {};
+    let end = null;  // { result } or { error }
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.translateStream(text, (e) => { queue.push(e); wake(); }, { signal: stop.signal }).then(
+      (result) => { end = { result }; wake(); }, (error) => { end = { error }; wake(); });
+    try {
+      for (;;) {
+        if (queue.length > 0) {
+          yield queue.shift();
+        } else if (end !== null) {
+          if (end.error) throw end.error;
+          return end.result;
+        } else {
+          await new Promise((resolve) => { wake = resolve; });
+        }
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      if (end === null) stop.abort();  // left early: the call stops
+    }
+  }
   arenaBytes() { return this._call('arenaBytes', []); }
 
   /** Frees the translator: ends its worker, or frees the model in a worker passed to create(). */
   dispose() {
     if (this._worker === null) return;
-    for (const { reject } of this._pending.values())
-      reject(new SoftalignError('invalid_argument', 'the translator was disposed'));
+    for (const p of this._pending.values()) {
+      p.done();
+      p.reject(new SoftalignError('invalid_argument', 'the translator was disposed'));
+    }
     this._pending.clear();
-    this._worker.removeEventListener('message', this._onmessage);
-    this._worker.removeEventListener('error', this._onerror);
+    this._detach();
     if (this._owned) this._worker.terminate();
     else if (this._handle !== 0) this._worker.postMessage({ id: 0, op: 'dispose', handle: this._handle, args: [] });
     this._worker = null;

@@ -52,6 +52,16 @@ char* to_heap(const std::string& s) {
   return p;
 }
 
+// A stream event to the JS side (softalign.js sets Module.onStreamEvent for
+// the call); nonzero from it stops the call.
+EM_JS(int, sa_web_stream_event, (int kind, double index, int id, const char* text), {
+  return Module.onStreamEvent(kind, index, id, UTF8ToString(text)) ? 1 : 0;
+});
+
+int stream_event(const softalign_stream_event* e, void*) {
+  return sa_web_stream_event(e->kind, static_cast<double>(e->index), e->id, e->text);
+}
+
 }  // namespace
 
 extern "C" {
@@ -119,6 +129,26 @@ EMSCRIPTEN_KEEPALIVE int sa_web_translate(softalign_translator* tr, const char* 
   for (softalign_result* r : results) softalign_result_free(r);
   return st;
 } catch (const std::bad_alloc&) {  // the vector or the JSON string (-fexceptions)
+  return SOFTALIGN_RESOURCE_EXHAUSTED;
+}
+
+// Translates one text, each of its events to Module.onStreamEvent as it comes
+// (softalign_translate_stream). On success *json is a JSON array of its one
+// result, as sa_web_translate gives it.
+EMSCRIPTEN_KEEPALIVE int sa_web_translate_stream(softalign_translator* tr, const char* text, char** json) try {
+  *json = nullptr;
+  softalign_result* r = nullptr;
+  softalign_status st = softalign_translate_stream(tr, text, stream_event, nullptr, &r);
+  if (st == SOFTALIGN_OK) {
+    std::string out = "[";
+    put_result(out, r);
+    out += ']';
+    *json = to_heap(out);
+    if (*json == nullptr) st = SOFTALIGN_RESOURCE_EXHAUSTED;
+  }
+  softalign_result_free(r);
+  return st;
+} catch (const std::bad_alloc&) {
   return SOFTALIGN_RESOURCE_EXHAUSTED;
 }
 

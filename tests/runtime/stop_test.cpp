@@ -33,10 +33,12 @@ std::string huge_line() {
 
 const char* const kShort = "A simple text editor.";
 
-std::unique_ptr<Translator> make(int beam, int threads = 1) {
+// max_source_tokens 16 splits a text of three short sentences into them.
+std::unique_ptr<Translator> make(int beam, int threads = 1, int max_source_tokens = 0) {
   TranslatorOptions o;
   o.search.beam_size = beam;
   o.threads = threads;
+  o.max_source_tokens = max_source_tokens;
   std::unique_ptr<Translator> tr;
   REQUIRE(Translator::prepare(golden::shipped_en_fr(), o, &tr).ok());
   return tr;
@@ -222,17 +224,13 @@ struct Streamed {
 }  // namespace
 
 TEST_CASE("streaming: greedy pieces and the sentences of a long text equal the result") {
-  // A short max_source_tokens splits this text into its sentences.
-  TranslatorOptions o;
-  o.search.beam_size = 1;
-  o.max_source_tokens = 16;
-  std::unique_ptr<Translator> tr;
-  REQUIRE(Translator::prepare(golden::shipped_en_fr(), o, &tr).ok());
+  auto tr = make(1, 1, 16);
+  const SearchOptions& greedy = tr->options().search;
   const std::string text =
       "This package contains the documentation. A simple text editor. Tools to manage the files of a project.";
   Streamed got;
   TranslationResult r;
-  REQUIRE(tr->translate(text, o.search, got.callback(), &r).ok());
+  REQUIRE(tr->translate(text, greedy, got.callback(), &r).ok());
   CHECK(got.sentences.size() == 3);
   CHECK(got.joined() == r.hypotheses.at(0).text);
   CHECK(got.pieces == r.hypotheses.at(0).pieces);
@@ -245,7 +243,7 @@ TEST_CASE("streaming: greedy pieces and the sentences of a long text equal the r
 
   // A short text: one sentence, its pieces.
   Streamed one;
-  REQUIRE(tr->translate(kShort, o.search, one.callback(), &r).ok());
+  REQUIRE(tr->translate(kShort, greedy, one.callback(), &r).ok());
   CHECK(one.sentences == std::vector<std::string>{r.hypotheses.at(0).text});
   CHECK(one.pieces == r.hypotheses.at(0).pieces);
 
@@ -254,7 +252,7 @@ TEST_CASE("streaming: greedy pieces and the sentences of a long text equal the r
   REQUIRE(tr->model().encode_source(kShort, &ids).ok());
   Streamed from_ids;
   NBestView nb;
-  REQUIRE(tr->translate_ids(ids, o.search, from_ids.callback(), &nb).ok());
+  REQUIRE(tr->translate_ids(ids, greedy, from_ids.callback(), &nb).ok());
   CHECK(from_ids.pieces.size() == nb.hypotheses[0].length);
   CHECK(from_ids.sentences.empty());
 }

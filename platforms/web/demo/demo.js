@@ -1,16 +1,22 @@
 // The offline demo page: a model from a file (picked or dropped) or the
 // shipped one, translated in a Web Worker (WorkerTranslator), the attention
 // drawn as a heat map. Nothing is sent anywhere: after the page and the model
-// are loaded, it works with no network.
+// are loaded, it works with no network. While a translation runs, Translate
+// is disabled and Stop aborts it (an AbortSignal): the busy worker is ended
+// and the spare one, started with the page, takes over.
 import { WorkerTranslator } from '../softalign.js';
 
 const $ = (id) => document.getElementById(id);
 const SHIPPED = new URL('../models/en-fr.int8.softalign', import.meta.url);
-// One worker for the page's life, started now (while the page is online):
-// loading another model later needs no network.
-const worker = WorkerTranslator.startWorker();
+// The worker, and a spare for after a Stop, both started now (while the
+// page is online): loading another model or stopping later needs no network.
+let worker = WorkerTranslator.startWorker();
+let spare = WorkerTranslator.startWorker();
 let translator = null;
 let last = null;  // { bytes, name }: the model loaded last, kept to reload it with another beam
+let running = null;  // the AbortController of the translation under way
+
+const translatorOptions = () => ({ beam: Number($('beam').value), nbest: 2, alignment: true });
 
 function showError(e) {
   const box = $('error');
@@ -28,8 +34,7 @@ async function load(bytesPromise, name) {
   try {
     const bytes = await bytesPromise;
     last = { bytes: bytes.slice(0), name };
-    const tr = await WorkerTranslator.create(bytes, { beam: Number($('beam').value), nbest: 2, alignment: true },
-                                             { transfer: true, worker });
+    const tr = await WorkerTranslator.create(bytes, translatorOptions(), { transfer: true, worker });
     const ms = performance.now() - t0;
     translator = tr;
     const i = tr.info;
@@ -76,16 +81,29 @@ function heatmap(result) {
   div.appendChild(table);
 }
 
+// Busy: Translate disabled and Stop offered while a translation runs.
+function busy(on) {
+  $('translate').disabled = on || !translator;
+  $('stop').hidden = !on;
+}
+
 async function translate() {
-  if (!translator) return;
+  if (!translator || running) return;
   const out = $('output');
   const text = $('source').value;
+  // The old translation goes at once: what is shown is always this text's.
+  out.textContent = '';
+  $('nbest').textContent = '';
+  $('heatmap').textContent = '';
+  $('time').textContent = '';
   out.dataset.state = 'busy';
   showError(null);
+  running = new AbortController();
+  busy(true);
   const t0 = performance.now();
   try {
     const lines = text.split('\n');
-    const results = await translator.translateDetailed(lines);
+    const results = await translator.translateDetailed(lines, { signal: running.signal });
     const ms = performance.now() - t0;
     out.textContent = results.map((r) => r.hypotheses[0].text).join('\n');
     const last = results.filter((r) => r.hypotheses[0].pieces.length > 0).pop() ?? results[0];
@@ -95,10 +113,35 @@ async function translate() {
     out.dataset.ms = ms.toFixed(1);
     out.dataset.state = 'done';
   } catch (e) {
-    out.textContent = '';
-    $('heatmap').textContent = '';
+    if (e.status === 'cancelled') {
+      out.dataset.ms = (performance.now() - t0).toFixed(1);
+      $('time').textContent = 'stopped';
+      out.dataset.state = 'stopped';
+      running = null;
+      await replaceWorker();
+    } else {
+      showError(e);
+      out.dataset.state = 'error';
+    }
+  } finally {
+    running = null;
+    busy(false);
+  }
+}
+
+// After a Stop: the worker is still in the stopped call (it reads no message
+// until it ends), so it is ended; the spare takes over with the same model.
+async function replaceWorker() {
+  const old = worker;
+  worker = spare;
+  translator?.dispose();
+  translator = null;
+  old.terminate();
+  try {
+    translator = await WorkerTranslator.create(last.bytes.slice(0), translatorOptions(), { transfer: true, worker });
+    spare = WorkerTranslator.startWorker();  // for the next Stop (from the cache, or the network)
+  } catch (e) {
     showError(e);
-    out.dataset.state = 'error';
   }
 }
 
@@ -122,6 +165,7 @@ drop.addEventListener('drop', (e) => {
   if (f) load(f.arrayBuffer(), f.name);
 });
 $('translate').addEventListener('click', translate);
+$('stop').addEventListener('click', () => running?.abort());
 $('source').addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) translate();
 });

@@ -13,7 +13,11 @@
 // running while a translation is under way (it runs in a Web Worker), and a
 // damaged model file picked in the file input shows an invalid_model error
 // (not a hang); in the worker, translateEach gives a bad text its error in
-// its place. Prints the load time and per-sentence times.
+// its place; a 900 kB line aborted (AbortSignal) after 100 ms rejects with
+// 'cancelled' and the same translator then translates a short line; the
+// timeoutMs deadline; translateIter's events equal the result, and leaving
+// its loop stops the call; the page's Stop button (busy state, old output
+// cleared). Prints the load time and per-sentence times.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
@@ -185,6 +189,62 @@ try {
   check(two.na === 1 && two.nb === 2 && two.status === 'invalid_argument' && two.again === 'Un fichier.',
         `two translators in one worker: ${JSON.stringify(two)}`);
   check(two.eachOk && two.detailedOk, `translateEach in a worker: a bad text fails alone: ${JSON.stringify(two.each)}`);
+  // Stopping and streaming in a worker of its own (while online: after an
+  // abort it starts a new worker, which loads the scripts again).
+  const stop = await evaluate(`(async () => {
+    const { WorkerTranslator } = await import('/softalign.js');
+    const bytes = await (await fetch('/models/en-fr.int8.softalign')).arrayBuffer();
+    const s = 'This package contains the documentation. A simple text editor with many plugins. ';
+    const huge = s.repeat(Math.floor(900 * 1024 / s.length)).trim();
+    const tr = await WorkerTranslator.create(bytes, { beam: 1 });
+    const expected = await tr.translate('A simple text editor.');
+    const ac = new AbortController();
+    const t0 = performance.now();
+    let abortedAt = 0;
+    setTimeout(() => { abortedAt = performance.now(); ac.abort(); }, 100);
+    let status = '';
+    try { await tr.translate(huge, { signal: ac.signal }); } catch (e) { status = e.status; }
+    const abortMs = performance.now() - abortedAt;
+    const after = await tr.translate('A simple text editor.');
+    // The deadline, checked inside the module: the worker goes on.
+    const timed = await WorkerTranslator.create(bytes, { beam: 4, timeoutMs: 100 });
+    const t1 = performance.now();
+    let deadline = '';
+    try { await timed.translate(huge); } catch (e) { deadline = e.status; }
+    const deadlineMs = performance.now() - t1;
+    const timedAfter = await timed.translate('A simple text editor.');
+    timed.dispose();
+    // Streaming: the pieces and the sentences equal the result.
+    const text = 'This package contains the documentation. A simple text editor. Tools to manage the files of a project.';
+    const small = await WorkerTranslator.create(bytes, { beam: 1, maxSourceTokens: 16 });
+    const events = [];
+    const it = small.translateIter(text);
+    let r;
+    for (;;) { r = await it.next(); if (r.done) break; events.push(r.value); }
+    const h = r.value.hypotheses[0];
+    const pieces = events.filter((e) => e.kind === 'piece').map((e) => e.text);
+    const sentences = events.filter((e) => e.kind === 'sentence').map((e) => e.text);
+    const streamOk = JSON.stringify(pieces) === JSON.stringify(h.pieces) && sentences.length === 3 &&
+      sentences.filter((x) => x).join(' ') === h.text && h.text === await small.translate(text);
+    // Leaving the loop early stops the call; the translator goes on.
+    let got = 0;
+    const t2 = performance.now();
+    for await (const e of small.translateIter(huge)) { if (++got === 3) break; }
+    const breakMs = performance.now() - t2;
+    const smallAfter = await small.translate('A simple text editor.');
+    small.dispose();
+    tr.dispose();
+    return { status, abortMs, total: performance.now() - t0, after, expected, deadline, deadlineMs, timedAfter,
+             streamOk, pieces: pieces.length, sentences, got, breakMs, smallAfter };
+  })()`);
+  console.log(`     stop: JS worker AbortSignal at 100 ms: rejected ${stop.abortMs.toFixed(1)} ms later; ` +
+              `timeoutMs 100: rejected at ${stop.deadlineMs.toFixed(1)} ms; translateIter break after 3 events: ${stop.breakMs.toFixed(0)} ms`);
+  check(stop.status === 'cancelled' && stop.abortMs < 2000 && stop.after === stop.expected,
+        `a 900 kB line aborted: cancelled, then the same translator translates: ${JSON.stringify(stop)}`);
+  check(stop.deadline === 'deadline_exceeded' && stop.deadlineMs < 5000 && stop.timedAfter === stop.expected,
+        `timeoutMs: deadline_exceeded, then a short line: ${stop.deadline} ${stop.timedAfter}`);
+  check(stop.streamOk && stop.got === 3 && stop.smallAfter === stop.expected,
+        `translateIter: the events equal the result; break stops it: ${JSON.stringify(stop.sentences)}`);
   offline = true;
   server.close();
   await S('Network.emulateNetworkConditions', { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
@@ -228,6 +288,35 @@ try {
   // the worker it keeps ticking (a loaded machine may still delay it a little).
   check(gap.ticks >= 5 && gap.maxGap < Math.max(250, 0.5 * gap.ms),
         `the page stays responsive while translating 40 lines in ${gap.ms.toFixed(0)} ms (largest timer gap ${gap.maxGap.toFixed(0)} ms, ${gap.ticks} ticks)`);
+
+  // The page's Stop: while a 900 kB line translates, Translate is disabled
+  // and the old output is gone; Stop ends it, and the next text translates.
+  const pageStop = await evaluate(`new Promise((resolve) => {
+    const o = document.getElementById('output');
+    const s = 'This package contains the documentation. A simple text editor with many plugins. ';
+    document.getElementById('source').value = s.repeat(Math.floor(900 * 1024 / s.length)).trim();
+    document.getElementById('translate').click();
+    const busy = { state: o.dataset.state, cleared: o.textContent === '',
+                   disabled: document.getElementById('translate').disabled,
+                   stopShown: !document.getElementById('stop').hidden };
+    setTimeout(() => {
+      const t0 = performance.now();
+      document.getElementById('stop').click();
+      const timer = setInterval(() => {
+        if (o.dataset.state !== 'busy') {
+          clearInterval(timer);
+          resolve({ ...busy, after: o.dataset.state, ms: performance.now() - t0 });
+        }
+      }, 1);
+    }, 100);
+  })`);
+  console.log(`     stop: the page's Stop at 100 ms: "${pageStop.after}" ${pageStop.ms.toFixed(1)} ms later`);
+  check(pageStop.state === 'busy' && pageStop.cleared && pageStop.disabled && pageStop.stopShown,
+        `busy while translating: ${JSON.stringify(pageStop)}`);
+  check(pageStop.after === 'stopped' && pageStop.ms < 2000, `Stop stops it: ${JSON.stringify(pageStop)}`);
+  await waitFor(`!document.getElementById('translate').disabled`, 'the translator in the spare worker');
+  const next = await translateInPage(expected.sentences[0].source);
+  check(next.state === 'done' && next.text === expected.sentences[0].native, `after Stop: "${next.text}"`);
 
   // A screenshot of the page with a translation and its heat map.
   if (args.screenshot) {

@@ -209,6 +209,38 @@ await check('a disposed translator rejects', async () => {
   await rejects(() => t3.translate('Hello'), 'invalid_argument');
   await rejects(() => t3.translateEach(['Hello']), 'invalid_argument');
 });
+await check('streaming: the events equal the result; false from onEvent stops it (cancelled)', async () => {
+  const t = await Translator.create(bytes, { beam: 1, maxSourceTokens: 16 });
+  const text = 'This package contains the documentation. A simple text editor. Tools to manage the files of a project.';
+  const events = [];
+  const r = await t.translateStream(text, (e) => { events.push(e); });
+  const h = r.hypotheses[0];
+  assert.deepEqual(events.filter((e) => e.kind === 'piece').map((e) => e.text), h.pieces);
+  const sentences = events.filter((e) => e.kind === 'sentence');
+  assert.deepEqual(sentences.map((e) => e.index), [0, 1, 2]);
+  assert.equal(sentences.map((e) => e.text).filter((x) => x).join(' '), h.text);
+  const iterated = [];
+  for await (const e of t.translateIter(text)) iterated.push(e);
+  assert.deepEqual(iterated, events);
+  let n = 0;
+  await rejects(() => t.translateStream(text, () => ++n < 3), 'cancelled');
+  assert.equal(n, 3);
+  const mine = new Error('mine');
+  await assert.rejects(() => t.translateStream(text, () => { throw mine; }), (e) => e === mine);
+  assert.equal((await t.translateDetailed(text)).hypotheses[0].text, h.text);
+  t.dispose();
+});
+await check('timeoutMs: a 900 kB line rejects with deadline_exceeded; the translator goes on', async () => {
+  const t = await Translator.create(bytes, { beam: 4, timeoutMs: 100 });
+  const s = 'This package contains the documentation. A simple text editor with many plugins. ';
+  const start = performance.now();
+  await rejects(() => t.translate(s.repeat(Math.floor(900 * 1024 / s.length)).trim()), 'deadline_exceeded');
+  const ms = performance.now() - start;
+  console.log(`     stop: JS (node, this thread) timeoutMs 100: rejected at ${ms.toFixed(1)} ms`);
+  assert.ok(ms < 5000);
+  assert.equal(await t.translate('A simple text editor.'), await tr.translate('A simple text editor.'));
+  t.dispose();
+});
 tr.dispose();
 console.log(failures === 0 ? 'all passed' : `${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);
