@@ -459,11 +459,9 @@ std::function<int()> add_translate_command(CLI::App& app) {
       ->check(CLI::IsMember({"mark", "drop"}))
       ->needs(min_conf_opt);
   cmd->add_option("--timeout", a->timeout,
-                  "Deadline in seconds (decimals allowed: 0.1 is 100 ms) for each call: the --batch lines read "
-                  "together (--batch 1: each line). A line not translated by then fails with deadline_exceeded "
-                  "(an empty output line), the others go on; exit status 3")
-      ->type_name("SECONDS")
-      ->check(finite_in(0.001, 2147483.0));
+                  "Each call's deadline, in seconds (0.1: 100 ms); a call is the --batch lines read together (--batch "
+                  "1: a line). A line not done by then fails (deadline_exceeded), the others go on; exit status 3")
+      ->type_name("SECONDS")->check(finite_in(0.001, 2147483.0));
   cmd->add_flag("--check-placeholders", a->check_placeholders,
                 "Name on stderr each line whose placeholders the model did not keep (repaired, unless "
                 "--no-repair-placeholders), and their count at the end");
