@@ -9,7 +9,7 @@
 #                                   tools, the JDK (the Java binding), and the project venv (.venv) for the
 #                                   PyPI packages Debian lacks; what scripts/test.sh uses
 #   bash scripts/setup.sh web       the WebAssembly build and its tests (platforms/web/build.sh):
-#                                   Debian's emscripten and chromium, flatc, the
+#                                   Debian's emscripten, chromium and npm, flatc, the
 #                                   header-only -dev packages, pip (SentencePiece's source)
 #   bash scripts/setup.sh hardening clang 14 with its runtime libraries (libFuzzer,
 #                                   ASan/UBSan for clang), on top of full; what
@@ -41,6 +41,9 @@ FULL_DEBS=(
 HARDENING_DEBS=(clang libclang-rt-14-dev)
 WEB_DEBS=(cmake ninja-build flatbuffers-compiler libflatbuffers-dev libfp16-dev libsimde-dev doctest-dev python3-pip
   emscripten chromium)
+# npm packs and installs the npm package in its test (wasm.package). Debian's
+# npm goes with Debian's nodejs; a node from elsewhere brings its own npm.
+command -v npm >/dev/null || WEB_DEBS+=(npm)
 case "$profile" in
   runtime) DEBS=("${RUNTIME_DEBS[@]}") ;;
   full) DEBS=("${FULL_DEBS[@]}") ;;

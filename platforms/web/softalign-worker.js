@@ -7,7 +7,11 @@
 // during the call, which reach the page at once. translateEach and translateDetailedEach give
 // an array whose failed items are { softalignError: { status, detail } }
 // made SoftalignErrors again on the page (fromMessage in softalign.js).
-import { Translator, SoftalignError } from './softalign.js';
+import { Translator, SoftalignError, preload } from './softalign.js';
+
+// The module now, while the page that started this worker may still be
+// online: its translators are then made and run with no network.
+preload();
 
 const translators = new Map();
 let nextHandle = 1;

@@ -154,6 +154,13 @@ export interface StreamEvent {
 
 export type ModelBytes = ArrayBuffer | ArrayBufferView | Blob;
 
+/**
+ * Starts loading the WebAssembly module (softalign-core.wasm, compiled while
+ * it downloads) without waiting for it; the first call that needs it waits
+ * and reports a failure (io_error). The worker calls it when it starts.
+ */
+export function preload(): void;
+
 /** A translator on the calling thread. */
 export class Translator {
   /** Loads a model from its bytes and makes a translator; rejects with a SoftalignError. */

@@ -21,16 +21,42 @@
 // duration); WorkerTranslator below has the same API and runs in a Web
 // Worker, so a page never blocks. Errors are rejected promises carrying a
 // SoftalignError whose `status` is the C API's status name ("invalid_model",
-// "invalid_utf8", ...). Nothing is downloaded: the wasm is inside
-// softalign-core.mjs and the model is the bytes you pass.
+// "invalid_utf8", ...). Nothing is downloaded but the package's own files:
+// the module's code is softalign-core.wasm, beside softalign-core.mjs, and
+// the model is the bytes you pass.
 import createSoftalignCore from './softalign-core.mjs';
 
 let corePromise = null;
 
-/** The WebAssembly module, instantiated once per thread (page or worker). */
+/**
+ * The WebAssembly module, instantiated once per thread (page or worker). In a
+ * page or a worker emscripten's loader fetches softalign-core.wasm from beside
+ * softalign-core.mjs and compiles it while it downloads
+ * (WebAssembly.instantiateStreaming). Node's fetch() cannot read a file: URL,
+ * so under node the file is read here and handed over (wasmBinary).
+ */
 function core() {
-  if (corePromise === null) corePromise = createSoftalignCore();
+  if (corePromise === null) {
+    corePromise = coreArguments().then(createSoftalignCore).catch((e) => {
+      throw new SoftalignError('io_error', `softalign-core.wasm (beside softalign-core.mjs) could not be loaded: ${e?.message ?? e}`);
+    });
+  }
   return corePromise;
+}
+
+async function coreArguments() {
+  if (typeof process !== 'object' || typeof process.versions?.node !== 'string') return {};
+  const { readFile } = await import('node:fs/promises');
+  return { wasmBinary: await readFile(new URL('./softalign-core.wasm', import.meta.url)) };
+}
+
+/**
+ * Starts loading the module now (the worker does, when it starts, so that a
+ * worker started online later works offline). Its failure is reported by the
+ * first call that needs the module.
+ */
+export function preload() {
+  core().catch(() => {});
 }
 
 export class SoftalignError extends Error {
@@ -408,10 +434,11 @@ function fromMessage(items) {
  * every translation runs off the page's thread. create() transfers a copy of
  * the bytes to the worker (pass { transfer: true } to hand over an
  * ArrayBuffer instead of copying it). By default each translator starts its
- * own worker, which fetches softalign-worker.js, softalign.js and
- * softalign-core.mjs; a page that must keep working offline makes one worker
- * while it is online (WorkerTranslator.startWorker()) and passes it as
- * { worker } to every create(): a worker holds any number of translators
+ * own worker, which fetches softalign-worker.js, softalign.js,
+ * softalign-core.mjs and softalign-core.wasm when it starts; a page that
+ * must keep working offline makes one worker while it is online
+ * (WorkerTranslator.startWorker()) and passes it as { worker } to every
+ * create(): a worker holds any number of translators
  * (their calls run one after another), and dispose() then frees the
  * translator and leaves the worker running.
  */

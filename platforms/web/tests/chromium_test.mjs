@@ -18,11 +18,9 @@
 // timeoutMs deadline; translateIter's events equal the result, and leaving
 // its loop stops the call; the page's Stop button (busy state, old output
 // cleared). Prints the load time and per-sentence times.
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { serve, launch } from './chromium.mjs';
 
 const args = {};
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
@@ -31,109 +29,18 @@ const expected = JSON.parse(readFileSync(args.expected, 'utf8'));
 const runs = Number(args.runs ?? 1);
 const deadline = setTimeout(() => fail('timed out (240 s)'), 240_000);
 
-let chrome = null;
-let tmp = null;
-function cleanup() {
-  if (chrome && chrome.exitCode === null) chrome.kill('SIGKILL');
-  // Chromium may still be writing its profile for a moment after the kill.
-  if (tmp) try { rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }); } catch {}
-}
+let browser = null;
 function fail(msg) {
   console.log(`FAIL ${msg}`);
-  cleanup();
+  browser?.close();
   process.exit(1);
 }
 
-// ---- a static server for the page, closed once the model is loaded
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
-                '.softalign': 'application/octet-stream' };
-let requests = 0;
-let offline = false;
-const server = createServer((req, res) => {
-  requests++;
-  if (offline) console.log(`FAIL a request after going offline: ${req.url}`);
-  const p = path.join(webDir, decodeURIComponent(new URL(req.url, 'http://x').pathname));
-  if (!p.startsWith(webDir) || !existsSync(p)) {
-    res.writeHead(404).end();
-    return;
-  }
-  res.writeHead(200, { 'Content-Type': types[path.extname(p)] ?? 'application/octet-stream' });
-  res.end(readFileSync(p));
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${server.address().port}`;
-
-// ---- Chromium over the DevTools pipe (fd 3: commands in, fd 4: replies out; NUL-separated JSON)
-tmp = mkdtempSync(path.join(tmpdir(), 'softalign-chromium-'));
-chrome = spawn(args.chromium, [
-  '--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check',
-  '--disable-extensions', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--remote-debugging-pipe', `--user-data-dir=${path.join(tmp, 'profile')}`, '--window-size=1000,720',
-  'about:blank'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
-let stderr = '';
-chrome.stderr.on('data', (d) => { stderr += d; });
-chrome.on('exit', (code) => { if (!done) fail(`chromium exited (${code}): ${stderr.slice(-2000)}`); });
-let done = false;
-let nextId = 1;
-const pending = new Map();
-const listeners = [];
-let buf = '';
-chrome.stdio[4].on('data', (d) => {
-  buf += d.toString('utf8');
-  let i;
-  while ((i = buf.indexOf('\0')) >= 0) {
-    const msg = JSON.parse(buf.slice(0, i));
-    buf = buf.slice(i + 1);
-    if (msg.id && pending.has(msg.id)) {
-      const { resolve, reject } = pending.get(msg.id);
-      pending.delete(msg.id);
-      if (msg.error) reject(new Error(`${msg.error.message} ${msg.error.data ?? ''}`));
-      else resolve(msg.result);
-    } else {
-      for (const l of listeners) l(msg);
-    }
-  }
-});
-function send(method, params = {}, sessionId = undefined) {
-  const id = nextId++;
-  chrome.stdio[3].write(JSON.stringify({ id, method, params, sessionId }) + '\0');
-  return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
-}
-function once(method) {
-  return new Promise((resolve) => {
-    const l = (msg) => {
-      if (msg.method === method) {
-        listeners.splice(listeners.indexOf(l), 1);
-        resolve(msg.params);
-      }
-    };
-    listeners.push(l);
-  });
-}
-listeners.push((msg) => {
-  if (msg.method === 'Runtime.exceptionThrown')
-    console.log(`page exception: ${JSON.stringify(msg.params.exceptionDetails).slice(0, 500)}`);
-  if (msg.method === 'Runtime.consoleAPICalled' && msg.params.type === 'error')
-    console.log(`page console.error: ${msg.params.args.map((a) => a.value ?? a.description).join(' ')}`);
-});
-
-const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
-const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
-const S = (method, params) => send(method, params, sessionId);
-async function evaluate(expression) {
-  const r = await S('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
-  if (r.exceptionDetails) throw new Error(`${expression}: ${JSON.stringify(r.exceptionDetails).slice(0, 500)}`);
-  return r.result.value;
-}
-async function waitFor(expression, what, ms = 60_000) {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await evaluate(expression);
-    if (v) return v;
-    if (Date.now() - t0 > ms) throw new Error(`waited ${ms} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+// The page from a static server, closed once the model is loaded.
+const server = await serve(webDir);
+const base = server.base;
+browser = await launch(args.chromium, fail);
+const { S, evaluate, waitFor, once, tmp } = browser;
 
 let failures = 0;
 function check(ok, msg) {
@@ -245,10 +152,11 @@ try {
         `timeoutMs: deadline_exceeded, then a short line: ${stop.deadline} ${stop.timedAfter}`);
   check(stop.streamOk && stop.got === 3 && stop.smallAfter === stop.expected,
         `translateIter: the events equal the result; break stops it: ${JSON.stringify(stop.sentences)}`);
-  offline = true;
+  const servedOnline = server.log.length;
+  check(server.log.includes('/softalign-core.wasm'), 'the page fetched softalign-core.wasm');
   server.close();
   await S('Network.emulateNetworkConditions', { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
-  console.log(`     offline now (${requests} requests served while loading)`);
+  console.log(`     offline now (${servedOnline} requests served while loading)`);
 
   // Each sentence through the page: type, click, read.
   async function translateInPage(text) {
@@ -341,12 +249,12 @@ try {
     return e.hidden ? '' : e.textContent; })()`, 'the damaged file\'s error', 30_000);
   check(errText.startsWith('invalid_model'), `a damaged model file shows "${errText}"`);
   check(await evaluate(`document.getElementById('translate').disabled`), 'and the page offers no translation for it');
+  check(server.log.length === servedOnline, `no request after going offline: ${server.log.slice(servedOnline)}`);
 } catch (e) {
   failures++;
   console.log(`FAIL ${e.stack ?? e}`);
 }
-done = true;
 clearTimeout(deadline);
-cleanup();
+browser.close();
 console.log(failures === 0 ? 'all passed' : `${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);

@@ -6,15 +6,11 @@
 // options, a source too long, bad text (lone surrogates, NUL), a disposed
 // translator; translateEach: a text that fails fails alone.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 
 const [webDir, modelPath, expectedPath] = process.argv.slice(2);
-// emscripten 3.1.6's ES-module output still calls require() and reads __dirname under node.
-globalThis.require = createRequire(import.meta.url);
-globalThis.__dirname = path.resolve(webDir);
 const { Translator, SoftalignError } = await import(pathToFileURL(path.join(webDir, 'softalign.js')).href);
 
 const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
