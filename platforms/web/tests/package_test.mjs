@@ -3,15 +3,17 @@
 // npm pack in the build output (its files: the JS API, softalign-core.mjs and
 // softalign-core.wasm apart), npm install --offline of the tarball into an
 // empty folder, then `import { Translator } from 'softalign'` translates
-// under node (no shim, no NODE_PATH), and a page served from that folder
+// under node (no shim, no NODE_PATH; without its .wasm the package rejects
+// with an io_error naming it), and a page served from that folder
 // imports the installed files (an import map) and translates on its thread
 // and in a Web Worker; the .wasm is fetched as its own file (the server's
 // request log, the page's Performance API) and compiled as it streams
 // (WebAssembly.instantiateStreaming, not instantiate on a buffer).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { serve, launch } from './chromium.mjs';
 
 const args = {};
@@ -78,6 +80,17 @@ try {
   check(JSON.stringify(r.out) === JSON.stringify(natives), `node: import { Translator } from 'softalign' translates as the native CLI`);
   check(r.version === pkg.version, `node: the library's version ${r.version} is the package's ${pkg.version}`);
   check(r.worker === path.join(app, 'node_modules/softalign/softalign-worker.js'), `'softalign/worker' resolves to ${r.worker}`);
+  // Without its .wasm the package says so: a SoftalignError (io_error) naming the file.
+  const broken = path.join(tmp, 'broken');
+  cpSync(path.join(app, 'node_modules/softalign'), broken, { recursive: true });
+  rmSync(path.join(broken, 'softalign-core.wasm'));
+  writeFileSync(path.join(tmp, 'broken.mjs'), `
+    const { Translator } = await import(${JSON.stringify(pathToFileURL(path.join(broken, 'softalign.js')).href)});
+    try { await Translator.create(new Uint8Array(8)); } catch (e) { console.log(JSON.stringify([e.name, e.status, e.detail])); }
+  `);
+  const [name, status, detail] = JSON.parse(run('node', ['broken.mjs'], tmp));
+  check(name === 'SoftalignError' && status === 'io_error' && detail.includes('softalign-core.wasm'),
+        `no softalign-core.wasm: ${name} ${status}: ${detail}`);
 
   // ---- a page: the installed files served as they are
   if (args.chromium) {
