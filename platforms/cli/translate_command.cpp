@@ -31,7 +31,7 @@ struct TranslateArgs {
   std::vector<std::string> sentences;
   // --batch is the CLI's own (lines read and handed to one translate_batch
   // call); --threads, --device and the help's defaults are the library's.
-  int beam = 0, nbest = 0, batch = 16, max_src_len = 0, max_arena_mib = 0;
+  int beam = 0, nbest = 0, batch = TranslatorOptions::kListBatch, max_src_len = 0, max_arena_mib = 0;
   int threads = kDefaults.threads, workers = kDefaults.threads;
   float alpha = 0, beta = 0, max_len_a = 0, max_len_b = 0;
   bool alignment = false, word_alignment = false, json = false, split_long = false, no_split_long = false;
@@ -244,8 +244,7 @@ int run(const TranslateArgs& a) {
   // replica decodes at most its share of a call, so its arena is sized for
   // that share (with 256 threads, 256 arenas of 16 would not fit the default
   // max_arena_bytes). In size_t: --batch may be INT_MAX.
-  const std::size_t share = (static_cast<std::size_t>(a.batch) + threads - 1) / threads;
-  options.max_batch = static_cast<int>(std::min<std::size_t>(share, TranslatorOptions::kMaxBatch));
+  options.max_batch = TranslatorOptions::list_max_batch(static_cast<std::size_t>(a.batch), threads);
   options.copy_through = !a.no_copy_through;
   options.repair_placeholders = !a.no_repair_placeholders;
   if (a.max_line_bytes > 0) options.max_line_bytes = a.max_line_bytes;
