@@ -15,6 +15,10 @@
 #     java_binding_aarch64 test (tests/java) on Debian's arm64 JRE under qemu (-cpu max),
 #     unpacked into the sysroot by scripts/cross_jre.sh; it compares with the cross-built CLI,
 #     also under qemu. About 2 min (JRE download 43 MB once; build 15 s, test 1.5-4 min).
+#   aarch64 Python wheel: scripts/build_wheel.sh aarch64 (manylinux, the sysroot's libraries bundled),
+#     pip-installed into a venv of Debian's arm64 Python under qemu (-cpu max; scripts/cross_python.sh
+#     unpacks it into the sysroot, 16 MB once), python_wheel_install_aarch64 (tests/wheel): 100 DDTP
+#     test lines equal to the x86-64 wheel's.
 #   armhf, QEMU_CPU=cortex-a7 (ARMv7-A, NEON + VFPv4): the kernel tests, the
 #     golden tests and the exact outputs under ref and neon.
 #   Instructions per decode step of each aarch64 set (a qemu TCG plugin,
@@ -54,7 +58,7 @@ configure() {  # configure ARCH TOOLCHAIN
   cmake -S . -B "build-$1" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_TOOLCHAIN_FILE="cmake/toolchains/$2.cmake" -DSOFTALIGN_SYSROOT="$root/build-$1-sysroot" \
     -DSOFTALIGN_BUILD_TOOLS=ON -DSOFTALIGN_BUILD_TESTS=ON -DSOFTALIGN_INSTALL=OFF \
-    -DSOFTALIGN_GOLDEN_MODELS_DIR="$golden" -DSOFTALIGN_CROSS_TEST_AREAS="runtime;models;java" >/dev/null
+    -DSOFTALIGN_GOLDEN_MODELS_DIR="$golden" -DSOFTALIGN_CROSS_TEST_AREAS="runtime;models;java;wheel" >/dev/null
 }
 
 build() {  # build ARCH TARGET...: only what runs under qemu (no converter)
@@ -99,6 +103,14 @@ java_aarch64() {
     QEMU_CPU=max ctest --test-dir build-aarch64 -R '^java_binding_aarch64$' --output-on-failure --timeout 900
 }
 
+# The aarch64 wheel (tests/wheel): cross-built, pip-installed into a venv of the sysroot's arm64
+# Python under qemu, its output on 100 DDTP test lines equal to the x86-64 wheel's (both built by
+# the test, incrementally in build-wheel/).
+python_aarch64() {
+  bash scripts/cross_python.sh aarch64 &&
+    QEMU_CPU=max ctest --test-dir build-aarch64 -R '^python_wheel_install_aarch64$' --output-on-failure --timeout 2400
+}
+
 # aarch64
 if stage "aarch64 sysroot" bash scripts/cross_sysroot.sh aarch64 &&
   { stage "aarch64 JRE for the Java binding's test" bash scripts/cross_jre.sh aarch64; true; } &&
@@ -110,6 +122,7 @@ if stage "aarch64 sysroot" bash scripts/cross_sysroot.sh aarch64 &&
     '^(runtime_kernels|runtime_golden_neon|runtime_alloc_neon|models_exact_neon)$'
   stage "aarch64 cortex-a53 lists no neon_dot" no_dot_on_a53
   stage "aarch64 Java binding (JNI, arm64 JRE under qemu)" java_aarch64
+  stage "aarch64 Python wheel (cross-built, pip-installed under qemu)" python_aarch64
   stage "aarch64 sizes" sizes aarch64 aarch64-linux-gnu
   stage "aarch64 instructions per decode step" python3 scripts/arm/insn_per_step.py \
     --build build-aarch64 --sysroot "$root/build-aarch64-sysroot"

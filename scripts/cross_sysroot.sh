@@ -49,22 +49,7 @@ pkgs=(
   libc6 libstdc++6 libgcc-s1 zlib1g
 )
 pkgs_all=(doctest-dev nlohmann-json3-dev libcli11-dev)
-debs="$root/.debs"
-mkdir -p "$debs"
-chmod 777 "$debs"  # apt downloads as _apt when it can
-want=()
-for p in "${pkgs[@]}"; do [ -e "$debs/$p.done" ] || want+=("$p:$deb_arch"); done
-for p in "${pkgs_all[@]}"; do [ -e "$debs/$p.done" ] || want+=("$p"); done
-if [ ${#want[@]} -gt 0 ]; then
-  (cd "$debs" && apt_retry apt-get download -qq "${want[@]}")
-fi
-for p in "${pkgs[@]}" "${pkgs_all[@]}"; do
-  [ -e "$debs/$p.done" ] && continue
-  deb=$(ls "$debs/${p}"_*.deb 2>/dev/null | head -1)
-  [ -n "$deb" ] || { echo "cross_sysroot: could not download $p for $deb_arch" >&2; exit 1; }
-  dpkg-deb -x "$deb" "$root"
-  touch "$debs/$p.done"
-done
+unpack_debs "$root" "$deb_arch" "${pkgs[@]}" -- "${pkgs_all[@]}"
 
 # The FlatBuffers CMake package of the target, but flatc is the host's: the
 # target's FlatcTargets.cmake (flatbuffers-compiler-dev, not downloaded) is

@@ -35,6 +35,7 @@ FULL_DEBS=(
   python3 python3-venv python3-pip python3-dev pybind11-dev python3-torch libopenblas0-pthread
   python3-sentencepiece sentencepiece python3-numpy python3-yaml python3-tqdm
   python3-matplotlib python3-pytest python3-flatbuffers
+  mypy  # tests/python/test_typing.py: the stubs (mypy --strict, stubtest)
   libvulkan-dev glslc mesa-vulkan-drivers
   default-jdk-headless  # the Java binding (platforms/java) and its java_binding test
 )

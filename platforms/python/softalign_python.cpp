@@ -340,6 +340,69 @@ std::vector<std::string> batch_source_of(const py::object& source) {
   return texts;
 }
 
+// translate_batch's target_prefix: None (none), one str for every text, or a
+// list of one per text (None or "" for none).
+std::vector<std::string> batch_prefixes_of(const py::object& prefix, std::size_t n) {
+  if (prefix.is_none()) return std::vector<std::string>(n);
+  if (py::isinstance<py::str>(prefix)) return std::vector<std::string>(n, text_arg(prefix, "target_prefix"));
+  if (py::isinstance<py::bytes>(prefix) || !py::isinstance<py::sequence>(prefix))
+    throw py::type_error("target_prefix must be a str, a list of str (one per text) or None");
+  std::vector<std::string> out;
+  for (const py::handle item : prefix.cast<py::sequence>())
+    out.push_back(item.is_none() ? std::string() : text_arg(item, "target_prefix's item"));
+  if (out.size() != n)
+    throw py::value_error("target_prefix: " + std::to_string(out.size()) + " prefixes for " + std::to_string(n) +
+                          " texts (one per text, or one str for all)");
+  return out;
+}
+
+// translate_batch over texts with their prefixes. The library takes one
+// prefix a call, so each distinct prefix is one call of its texts (decoded
+// together as usual), in order of first appearance. The deadline is the
+// whole call's: each call gets what is left of it. A call stopped by
+// cancel() or the deadline stops the rest: their texts get its status.
+softalign::Status translate_batch_prefixed(softalign::Translator& tr, const std::vector<std::string>& texts,
+                                           const std::vector<std::string>& prefixes, const softalign::SearchOptions& s,
+                                           int run, std::vector<softalign::TranslationResult>* results,
+                                           std::vector<softalign::Status>* status) {
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> groups;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == prefixes[i]; });
+    if (g == groups.end()) g = groups.insert(groups.end(), {prefixes[i], {}});
+    g->second.push_back(i);
+  }
+  if (groups.empty()) groups.emplace_back();  // no text: one call all the same, which checks its options
+  results->assign(texts.size(), {});
+  status->assign(texts.size(), softalign::Status::Ok());
+  const int timeout = s.timeout_ms.value_or(tr.options().search.timeout_ms.value_or(0));
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<softalign::Status> stopped;
+  for (const auto& [prefix, items] : groups) {
+    if (stopped) {
+      for (const std::size_t i : items) (*status)[i] = *stopped;
+      continue;
+    }
+    std::vector<std::string> group;
+    for (const std::size_t i : items) group.push_back(texts[i]);
+    softalign::SearchOptions gs = s;
+    gs.target_prefix = prefix;
+    if (timeout > 0) {
+      const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+      gs.timeout_ms = std::max<int>(1, timeout - static_cast<int>(spent.count()));
+    }
+    std::vector<softalign::TranslationResult> r;
+    std::vector<softalign::Status> st;
+    const softalign::Status call = tr.translate_batch(group, gs, &r, &st, run);
+    if (!call.ok()) return call;
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      (*results)[items[k]] = std::move(r[k]);
+      (*status)[items[k]] = st[k];
+      if (st[k].code() == softalign::StatusCode::kCancelled || st[k].code() == softalign::StatusCode::kDeadlineExceeded)
+        stopped = st[k];
+    }
+  }
+  return softalign::Status::Ok();
+}
 
 // translate_iter's events (softalign.StreamEvent).
 struct PyStreamEvent {
@@ -463,7 +526,7 @@ class PyStream {
 
 }  // namespace
 
-PYBIND11_MODULE(softalign, m) {
+PYBIND11_MODULE(_softalign, m) {
   m.doc() = "softalign: offline translation with attention RNN models (Bahdanau 2014, Luong 2015)";
   m.attr("__version__") = softalign::version();
   g_error_type = py::register_exception<StatusError>(m, "Error", PyExc_RuntimeError);
@@ -675,6 +738,10 @@ PYBIND11_MODULE(softalign, m) {
              softalign::TranslatorOptions o;
              const std::string json = py::module_::import("json").attr("dumps")(given).cast<std::string>();
              check(softalign::parse_options_json(json, &o));
+             // A translator of lists unless told: its caller's rule (options.hpp, list_max_batch).
+             if (!given.contains("max_batch"))
+               o.max_batch = softalign::TranslatorOptions::list_max_batch(softalign::TranslatorOptions::kListBatch,
+                                                                           o.threads);
              if (glossary) o.glossary = glossary_of(glossary);
              softalign::Status st;
              {
@@ -690,7 +757,8 @@ PYBIND11_MODULE(softalign, m) {
            "gives each one's default) and docs/api.md: beam, nbest, alpha, beta, max_len_a, max_len_b, "
            "block_repeats (None: the model's), max_source_tokens, split_long_input, replace_invalid_utf8, "
            "copy_through, repair_placeholders, glossary ((source, target) pairs; softalign.read_glossary reads a "
-           "TSV file), max_batch (sentences of a list decoded together), threads, device (\"cpu\", \"auto\" or "
+           "TSV file), max_batch (sentences of a list decoded together; unset, not the library's 1 but its batch for "
+           "lists, TranslatorOptions::kListBatch, shared among the threads: docs/api.md), threads, device (\"cpu\", \"auto\" or "
            "\"vulkan\"), use_shortlist, kernels, max_arena_bytes, max_line_bytes. An unknown option or a value "
            "of the wrong type raises softalign.Error (invalid_argument), as a value out of range does.")
       .def(
@@ -747,8 +815,9 @@ PYBIND11_MODULE(softalign, m) {
           "translate_batch",
           [](PyTranslator& pt, const py::object& source, std::optional<int> beam_size,
              std::optional<int> num_hypotheses, bool return_scores, std::optional<int> max_batch_size,
-             bool return_alignment, std::optional<int> timeout_ms) -> py::list {
+             bool return_alignment, std::optional<int> timeout_ms, const py::object& target_prefix) -> py::list {
             const std::vector<std::string> texts = batch_source_of(source);
+            const std::vector<std::string> prefixes = batch_prefixes_of(target_prefix, texts.size());
             // At most the max_batch the translator was prepared for (its arena holds that many).
             const int prepared = pt.translator->options().max_batch;
             int run = 0;  // 0: max_batch
@@ -768,7 +837,9 @@ PYBIND11_MODULE(softalign, m) {
             std::vector<softalign::TranslationResult> results;
             std::vector<softalign::Status> status;
             softalign::Status call;
-            run_interruptibly(pt, [&] { call = pt.translator->translate_batch(texts, s, &results, &status, run); });
+            run_interruptibly(pt, [&] {
+              call = translate_batch_prefixed(*pt.translator, texts, prefixes, s, run, &results, &status);
+            });
             check(call);
             py::list out;
             for (std::size_t i = 0; i < texts.size(); ++i)
@@ -779,6 +850,7 @@ PYBIND11_MODULE(softalign, m) {
           py::arg("source"), py::kw_only(), py::arg("beam_size") = py::none(), py::arg("num_hypotheses") = py::none(),
           py::arg("return_scores") = false, py::arg("max_batch_size") = py::none(),
           py::arg("return_alignment") = false, py::arg("timeout_ms") = py::none(),
+          py::arg("target_prefix") = py::none(),
           "CTranslate2's translate_batch: source, a list of str (text, not tokens) -> a list of "
           "TranslationResult in order (.hypotheses: num_hypotheses str, best first; .scores with return_scores; "
           ".alignment, word (source, target) pairs, with return_alignment). An item that fails gives a "
@@ -787,7 +859,9 @@ PYBIND11_MODULE(softalign, m) {
           "translator's. max_batch_size: sentences decoded together, at most the translator's max_batch (more: "
           "ValueError; None or 0: max_batch); the library sorts the list by length and decodes runs of up to that "
           "many together. timeout_ms, cancel() and Ctrl-C: as in translate (the items not done by then get a "
-          "softalign.DeadlineExceeded or softalign.Cancelled in their place).")
+          "softalign.DeadlineExceeded or softalign.Cancelled in their place). target_prefix: a target text "
+          "each text's hypotheses start with, as translate_nbest's prefix: one str for all, or a list of one per "
+          "text (None or '' for none); the texts of each prefix are decoded together.")
       .def(
           "translate_iter",
           [](PyTranslator& pt, const py::object& text, std::optional<int> beam, std::optional<int> timeout_ms) {

@@ -458,6 +458,53 @@ def test_translate_batch_ctranslate2_names():
     assert "hypotheses=" in repr(out[0]) and "scores=" in repr(out[0])
 
 
+def test_translator_batches_lists_by_default():
+    """Translator(...) without max_batch is prepared for lists (the library's kListBatch shared among
+    the threads), not the library's max_batch 1; a given max_batch is kept as given."""
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    assert softalign.option_defaults()["max_batch"] == 1  # the library's default, for the C/C++ API
+    assert softalign.Translator(model).max_batch == 16
+    assert softalign.Translator(model, threads=4).max_batch == 4
+    assert softalign.Translator(model, threads=3).max_batch == 6
+    assert softalign.Translator(model, max_batch=1).max_batch == 1
+    assert softalign.Translator(model, max_batch=20, threads=2).max_batch == 20
+    # Batched results are each sentence's own: the same as max_batch 1 gives.
+    texts = ["This package contains the documentation.", "Open file", "Fonts for the desktop", "Python bindings"]
+    one = softalign.Translator(model, max_batch=1)
+    assert [r.hypotheses[0] for r in softalign.Translator(model).translate_batch(texts, beam_size=1)] == \
+        [r.hypotheses[0] for r in one.translate_batch(texts, beam_size=1)]
+
+
+def test_translate_batch_target_prefix():
+    """translate_batch(target_prefix=...): one str for all, or one per text (None or '' for none),
+    each text's hypotheses as translate_nbest(prefix=...) gives them."""
+    model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
+    tr = softalign.Translator(model, beam=4, max_batch=4)
+    texts = ["A simple text editor.", "Open file", "Fonts for the desktop", "Python bindings", "Open file"]
+    prefixes = ["Un", None, "Polices", "", "Le"]
+    out = tr.translate_batch(texts, target_prefix=prefixes, num_hypotheses=2, return_scores=True)
+    for r, text, prefix in zip(out, texts, prefixes):
+        want = tr.translate_nbest(text, prefix=prefix or "", nbest=2)
+        assert r.hypotheses == [h.text for h in want.hypotheses], (text, prefix)
+        assert r.scores == [h.score for h in want.hypotheses]
+        assert all(h.startswith(prefix or "") for h in r.hypotheses)
+    assert out[1].hypotheses != out[4].hypotheses  # the same text, its own prefix each
+    same = tr.translate_batch(texts, target_prefix="Le")
+    assert [r.hypotheses[0] for r in same] == [r.text for r in tr.translate_nbest(texts, prefix="Le")]
+    assert [r.hypotheses for r in tr.translate_batch(texts, target_prefix=None)] == \
+        [r.hypotheses for r in tr.translate_batch(texts)]
+    with pytest.raises(ValueError, match="2 prefixes for 5 texts"):
+        tr.translate_batch(texts, target_prefix=["Un", "Le"])
+    with pytest.raises(TypeError, match="target_prefix"):
+        tr.translate_batch(texts, target_prefix=3)
+    with pytest.raises(TypeError, match="target_prefix"):
+        tr.translate_batch(texts, target_prefix=[1, 2, 3, 4, 5])
+    # A deadline covers the whole call: what is not done when it passes gets DeadlineExceeded.
+    long = " ".join(["A simple text editor with a long line of words."] * 4)
+    slow = tr.translate_batch([long] * 8 + ["Open file"] * 8, target_prefix=["Un"] * 8 + ["Le"] * 8, timeout_ms=1)
+    assert all(isinstance(r, softalign.DeadlineExceeded) for r in slow[8:]), slow[8:]
+
+
 def test_translate_batch_failed_item_and_call_errors():
     model = softalign.Model.load(os.path.join(ROOT, "models", "en-fr", "en-fr.int8.softalign"))
     strict = softalign.Translator(model, beam=2, max_batch=2, split_long_input=False)

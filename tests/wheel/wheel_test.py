@@ -1,4 +1,4 @@
-"""python_wheel_install: the pip-installable wheel works where the build tree is not.
+"""python_wheel_install(_aarch64): the pip-installable wheel works where the build tree is not.
 
 1. scripts/build_wheel.sh builds dist/softalign-*-manylinux_*.whl, always:
    its CMake build in build-wheel/ is kept, so with the sources unchanged
@@ -12,16 +12,31 @@
    models/en-fr/en-fr.int8.softalign, translates "A simple text editor.",
    uses translate_batch and the attention matrix (numpy).
 
+4. `pip show` gives the metadata (pyproject.toml's [project]): name, summary, author,
+   licence, classifiers.
+
+--arch aarch64 (python_wheel_install_aarch64, the ARM stage): the wheel is cross-built
+(`scripts/build_wheel.sh aarch64`) and Debian's arm64 Python 3.11 in the sysroot
+(scripts/cross_python.sh), run by qemu-user, makes a clean venv (--without-pip: ensurepip
+would start pip in a child process, which qemu-user without binfmt cannot run), and pip,
+run from Debian's pip wheel, installs the wheel into it with numpy (downloaded here for
+aarch64 from PyPI once, into the work folder; pip under qemu then installs offline). That
+venv's Python translates the 100 DDTP test lines of ddtp-en-fr-test-100.en with the
+shipped model, and so does a host venv with the x86-64 wheel (built by build_wheel.sh
+too): the outputs must be equal.
+
 A missing tool fails with one line naming the setup step that provides it.
 """
 import argparse
 import fcntl
 import glob
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 
 CHECK = r'''
@@ -53,6 +68,23 @@ print("ok: softalign", softalign.__version__, "from", module, "numpy", numpy.__v
 '''
 
 
+# Translates argv[2]'s lines (not '#' ones) with argv[1], the Translator's defaults, and prints
+# them as JSON; the module and the libraries it loaded must be the venv's.
+TRANSLATE = r'''
+import json, os, sys
+import softalign
+module = os.path.realpath(softalign.__file__)
+assert module.startswith(os.path.realpath(sys.prefix) + os.sep), ("softalign imported from outside the venv", module)
+maps = [line.split()[-1] for line in open("/proc/self/maps") if "libXNNPACK" in line or "libsentencepiece" in line]
+assert maps and all("/softalign.libs/" in path for path in maps), sorted(set(maps))
+lines = [l.rstrip("\n") for l in open(sys.argv[2], encoding="utf-8") if not l.startswith("#")]
+tr = softalign.Translator(softalign.Model.load(sys.argv[1]))
+out = tr.translate(lines)
+assert all(isinstance(o, str) for o in out), [o for o in out if not isinstance(o, str)]
+print(json.dumps({"machine": os.uname().machine, "kernels": tr.kernels, "out": out}))
+'''
+
+
 def fail(line):
     print(f"python_wheel_install: FAIL: {line}", file=sys.stderr)
     sys.exit(1)
@@ -65,27 +97,13 @@ def run(cmd, what, shown=None, **kw):
         fail(f"{what} (exit status {r.returncode}; its output is above)")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--source", required=True, help="the repository")
-    ap.add_argument("--work", required=True, help="a folder of the build tree for the venv")
-    ap.add_argument("--python", default="/usr/bin/python3", help="the Python the wheel is built for")
-    a = ap.parse_args()
-    source = os.path.realpath(a.source)
-
-    # What this test needs itself (scripts/build_wheel.sh checks the build's own needs the same way).
-    if not os.access(a.python, os.X_OK):
-        fail(f"{a.python} is missing: `bash scripts/setup.sh full` provides it (python3)")
-    if subprocess.run([a.python, "-c", "import venv, ensurepip"], capture_output=True).returncode != 0:
-        fail(f"{a.python} cannot make a venv: `bash scripts/setup.sh full` provides it (python3-venv)")
-    if shutil.which("bash") is None:
-        fail("bash is missing")
-
-    lock_path = os.path.join(source, "build-wheel", ".lock")
+def build_wheel(source, work, python, arch):
+    """scripts/build_wheel.sh [arch], then its wheel copied into work (under the build's lock)."""
+    print(f"+ bash scripts/build_wheel.sh {arch}", flush=True)
     # Its output passes through; when it fails, its last line (a missing tool: the setup step) is ours.
-    print("+ bash scripts/build_wheel.sh", flush=True)
-    build = subprocess.Popen(["bash", os.path.join(source, "scripts", "build_wheel.sh")], stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, env=dict(os.environ, SOFTALIGN_WHEEL_PYTHON=a.python))
+    build = subprocess.Popen(["bash", os.path.join(source, "scripts", "build_wheel.sh"), arch],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             env=dict(os.environ, SOFTALIGN_WHEEL_PYTHON=python))
     last = ""
     for raw in build.stdout:
         line = raw.decode("utf-8", "replace").rstrip("\n")
@@ -94,46 +112,158 @@ def main():
     if build.wait() != 0:
         fail(last if last.startswith("build_wheel.sh: ") else
              f"scripts/build_wheel.sh failed (exit status {build.returncode}; its output is above)")
-
     # Copy the wheel out while no build_wheel.sh replaces it (it holds the same lock).
-    os.makedirs(a.work, exist_ok=True)
+    lock_path = os.path.join(source, "build-wheel", ".lock")
+    os.makedirs(work, exist_ok=True)
     os.makedirs(os.path.dirname(lock_path), exist_ok=True)
     with open(lock_path, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        wheels = sorted(glob.glob(os.path.join(source, "dist", "softalign-*manylinux*.whl")))
+        wheels = sorted(glob.glob(os.path.join(source, "dist", f"softalign-*manylinux*_{arch}.whl")))
         if len(wheels) != 1:
-            fail(f"expected one dist/softalign-*manylinux*.whl, found {len(wheels)}: {wheels}")
-        for old in glob.glob(os.path.join(a.work, "softalign-*.whl")):
+            fail(f"expected one dist/softalign-*manylinux*_{arch}.whl, found {len(wheels)}: {wheels}")
+        for old in glob.glob(os.path.join(work, f"softalign-*_{arch}.whl")):
             os.remove(old)
-        wheel = shutil.copy2(wheels[0], a.work)
+        wheel = shutil.copy2(wheels[0], work)
     names = zipfile.ZipFile(wheel).namelist()
-    libs = sorted(os.path.basename(n) for n in names if n.startswith("softalign.libs/"))
-    print(f"wheel: {os.path.basename(wheel)}, {os.path.getsize(wheel) / 1e6:.1f} MB, bundles {libs}")
-    if not any(n.startswith("softalign.") and n.endswith(".so") and "/" not in n for n in names):
-        fail(f"{os.path.basename(wheel)} holds no softalign*.so at its root: {names}")
+    libs = sorted(os.path.basename(n) for n in names if n.startswith("softalign.libs/") and not n.endswith("/"))
+    print(f"wheel: {os.path.basename(wheel)}, {os.path.getsize(wheel) / 1e6:.2f} MB, bundles {libs}")
+    for want in ("softalign/__init__.py", "softalign/__init__.pyi", "softalign/py.typed"):
+        if want not in names:
+            fail(f"{os.path.basename(wheel)} lacks {want}: {names}")
+    if not any(n.startswith("softalign/_softalign.") and n.endswith(f"-{arch}-linux-gnu.so") for n in names):
+        fail(f"{os.path.basename(wheel)} holds no softalign/_softalign*-{arch}-linux-gnu.so: {names}")
     if not any(lib.startswith("libXNNPACK") for lib in libs):
         fail(f"{os.path.basename(wheel)} does not bundle XNNPACK (auditwheel repair): {libs}")
+    return wheel
 
-    # A clean venv: no system site packages, so nothing of Debian's (numpy included) is visible.
-    venv = os.path.join(a.work, "venv")
+
+def clean_env():
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    env["PYTHONNOUSERSITE"] = "1"
+    return env
+
+
+def make_venv(python, venv, *options):
+    """A clean venv: no system site packages, so nothing of Debian's (numpy included) is visible."""
     shutil.rmtree(venv, ignore_errors=True)
-    run([a.python, "-m", "venv", venv], f"{a.python} -m venv failed")
+    run([*python, "-m", "venv", *options, venv], f"{' '.join(python)} -m venv failed", env=clean_env())
     with open(os.path.join(venv, "pyvenv.cfg")) as f:
         if "include-system-site-packages = false" not in f.read():
             fail("the venv sees the system site packages")
-    vpy = os.path.join(venv, "bin", "python")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    env["PYTHONNOUSERSITE"] = "1"
-    run([vpy, "-m", "pip", "install", "-q", "--disable-pip-version-check", wheel],
-        "pip install of the wheel failed (numpy comes from PyPI or pip's cache)", env=env)
 
-    model = os.path.join(source, "models", "en-fr", "en-fr.int8.softalign")
+
+def check_metadata(pip):
+    """pip show: pyproject.toml's [project] fields."""
+    show = subprocess.run([*pip, "show", "-v", "--disable-pip-version-check", "softalign"],
+                          capture_output=True, text=True, env=clean_env())
+    print(show.stdout, end="")
+    fields = dict(line.split(": ", 1) for line in show.stdout.splitlines() if ": " in line)
+    for field, want in (("Name", "softalign"), ("Author", "softalign maintainers"),
+                        ("License", "No licence chosen yet"), ("Requires", "numpy")):
+        if not fields.get(field, "").startswith(want):
+            fail(f"pip show: {field} is {fields.get(field)!r}, not {want!r}...")
+    if "Offline translation" not in fields.get("Summary", ""):
+        fail(f"pip show: no summary: {fields.get('Summary')!r}")
+    for classifier in ("Typing :: Typed", "Topic :: Text Processing :: Linguistic"):
+        if classifier not in show.stdout:
+            fail(f"pip show -v: no classifier {classifier!r}")
+
+
+def run_outside(source, python, script, args, what):
+    """python -c script args, from a temporary folder outside the repository, with no PYTHONPATH."""
     with tempfile.TemporaryDirectory(prefix="softalign-wheel-") as cwd:
         if os.path.realpath(cwd).startswith(source + os.sep):
             fail(f"the temporary folder {cwd} is inside the repository (set TMPDIR elsewhere)")
-        run([vpy, "-c", CHECK, model, source], "the installed wheel does not translate",
-            shown=f"cd {cwd} && {vpy} -c <CHECK> {model} {source}", cwd=cwd, env=env)
-    print("python_wheel_install: ok")
+        print(f"+ cd {cwd} && {' '.join(python)} -c <script> {' '.join(args)}", flush=True)
+        r = subprocess.run([*python, "-c", script, *args], cwd=cwd, env=clean_env(), capture_output=True, text=True)
+        print(r.stderr, end="")
+        if r.returncode != 0:
+            fail(f"{what} (exit status {r.returncode}; its output is above)")
+        return r.stdout
+
+
+def host_venv(source, work, python, wheel):
+    """A host venv with the wheel pip-installed (numpy from PyPI or pip's cache): its python."""
+    if subprocess.run([python, "-c", "import venv, ensurepip"], capture_output=True).returncode != 0:
+        fail(f"{python} cannot make a venv: `bash scripts/setup.sh full` provides it (python3-venv)")
+    venv = os.path.join(work, "venv")
+    make_venv([python], venv)
+    vpy = os.path.join(venv, "bin", "python")
+    run([vpy, "-m", "pip", "install", "-q", "--disable-pip-version-check", wheel],
+        "pip install of the wheel failed (numpy comes from PyPI or pip's cache)", env=clean_env())
+    return [vpy]
+
+
+def emulated_venv(source, work, wheel, sysroot, tools_python):
+    """A venv of the sysroot's aarch64 Python under qemu-user, the wheel pip-installed: its python."""
+    pip_wheels = sorted(glob.glob(os.path.join(sysroot, "usr", "share", "python-wheels", "pip-*.whl")))
+    target_python = os.path.join(sysroot, "usr", "bin", "python3.11")
+    if not os.access(target_python, os.X_OK) or not pip_wheels:
+        fail(f"the aarch64 Python is missing in {sysroot}: `bash scripts/cross_python.sh aarch64` provides it")
+    if shutil.which("qemu-aarch64") is None:
+        fail("qemu-aarch64 is missing: `bash scripts/cross_sysroot.sh aarch64` installs it (qemu-user)")
+    emulator = ["qemu-aarch64", "-L", sysroot]
+    # numpy, the wheel's dependency, for aarch64 (downloaded once by the host's pip: pip under qemu
+    # then installs offline).
+    deps = os.path.join(work, "deps-aarch64")
+    if not glob.glob(os.path.join(deps, "numpy-*aarch64*.whl")):
+        run([tools_python, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--only-binary=:all:",
+             "--platform", "manylinux2014_aarch64", "--python-version", "3.11", "--implementation", "cp",
+             "--abi", "cp311", "numpy==1.26.4", "-d", deps], "pip download of numpy for aarch64 failed (PyPI)")
+    venv = os.path.join(work, "venv-aarch64")
+    make_venv([*emulator, target_python], venv, "--without-pip")
+    vpy = [*emulator, os.path.join(venv, "bin", "python")]
+    pip = [*vpy, os.path.join(pip_wheels[-1], "pip")]
+    run([*pip, "install", "-q", "--disable-pip-version-check", "--no-index", "--find-links", deps, wheel],
+        "pip install of the aarch64 wheel under qemu failed", env=clean_env())
+    return vpy, pip
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--source", required=True, help="the repository")
+    ap.add_argument("--work", required=True, help="a folder of the build tree for the venv")
+    ap.add_argument("--python", default="/usr/bin/python3", help="the Python the wheel is built for")
+    ap.add_argument("--arch", default="x86_64", help="x86_64 (this machine) or aarch64 (cross-built, run under qemu)")
+    ap.add_argument("--sysroot", help="aarch64: the sysroot (scripts/cross_sysroot.sh, cross_python.sh)")
+    a = ap.parse_args()
+    source = os.path.realpath(a.source)
+
+    # What this test needs itself (scripts/build_wheel.sh checks the build's own needs the same way).
+    if not os.access(a.python, os.X_OK):
+        fail(f"{a.python} is missing: `bash scripts/setup.sh full` provides it (python3)")
+    if shutil.which("bash") is None:
+        fail("bash is missing")
+    model = os.path.join(source, "models", "en-fr", "en-fr.int8.softalign")
+    host_arch = os.uname().machine
+    wheel = build_wheel(source, a.work, a.python, host_arch)
+    vpy = host_venv(source, a.work, a.python, wheel)
+    if a.arch == host_arch:
+        check_metadata([*vpy, "-m", "pip"])
+        print(run_outside(source, vpy, CHECK, [model, source], "the installed wheel does not translate"), end="")
+        print("python_wheel_install: ok")
+        return
+
+    # aarch64: its wheel under qemu against the host's, on the same lines.
+    start = time.time()
+    target_wheel = build_wheel(source, a.work, a.python, a.arch)
+    target_vpy, target_pip = emulated_venv(source, a.work, target_wheel, os.path.realpath(a.sysroot),
+                                           os.path.join(source, "build-wheel", "venv", "bin", "python"))
+    print(f"aarch64 venv and pip install under qemu: {time.time() - start:.0f} s")
+    check_metadata(target_pip)
+    lines = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddtp-en-fr-test-100.en")
+    want = json.loads(run_outside(source, vpy, TRANSLATE, [model, lines], "the x86-64 wheel does not translate"))
+    got = json.loads(run_outside(source, target_vpy, TRANSLATE, [model, lines], "the aarch64 wheel does not translate"))
+    print(f"x86-64 ({want['machine']}, kernels {want['kernels']}) and aarch64 under qemu ({got['machine']}, "
+          f"kernels {got['kernels']}): {len(got['out'])} lines")
+    if got["machine"] != "aarch64" or len(got["out"]) != 100:
+        fail(f"not the aarch64 wheel's 100 lines: {got['machine']}, {len(got['out'])}")
+    differ = [(i, w, g) for i, (w, g) in enumerate(zip(want["out"], got["out"])) if w != g]
+    for i, w, g in differ[:5]:
+        print(f"line {i + 1}: x86-64 {w!r}\n        aarch64 {g!r}")
+    if differ or len(want["out"]) != len(got["out"]):
+        fail(f"{len(differ)} of {len(got['out'])} lines differ between the x86-64 and the aarch64 wheel")
+    print(f"python_wheel_install_aarch64: ok, the 100 lines equal ({time.time() - start:.0f} s)")
 
 
 if __name__ == "__main__":
