@@ -4,6 +4,7 @@
 // (a loaded machine must not fail them): the figure is the printed one.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -16,6 +17,19 @@
 using namespace softalign;
 
 namespace {
+
+// cancel() stops the calls running when it is called; on a loaded machine
+// the thread of a call may start it after the test's first cancel (a new
+// thread can wait past 100 ms for a core). So the first cancel is the one
+// timed, and it is repeated until the call has returned.
+template <class Cancel>
+void cancel_until_done(const std::atomic<bool>& done, Cancel cancel) {
+  cancel();
+  while (!done.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    cancel();
+  }
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -63,13 +77,15 @@ TEST_CASE("cancel: a 900 kB line cancelled after 100 ms returns cancelled, and t
     Status st;
     const Clock::time_point t0 = Clock::now();
     double returned_ms = 0;
+    std::atomic<bool> done{false};
     std::thread call([&] {
       st = tr->translate(line, &r);
       returned_ms = ms_since(t0);
+      done = true;
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const double cancelled_ms = ms_since(t0);
-    tr->cancel();
+    cancel_until_done(done, [&] { tr->cancel(); });
     call.join();
     std::printf("stop: C++ cancel, beam %d: cancelled at %.1f ms, returned at %.1f ms (%.1f ms after)\n", beam,
                 cancelled_ms, returned_ms, returned_ms - cancelled_ms);
@@ -142,12 +158,14 @@ TEST_CASE("cancel and deadline in translate_batch: the sentences not finished ge
     Status call;
     const Clock::time_point t0 = Clock::now();
     double returned_ms = 0;
+    std::atomic<bool> done{false};
     std::thread worker([&] {
       call = tr->translate_batch(texts, tr->options().search, &results, &status);
       returned_ms = ms_since(t0);
+      done = true;
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    tr->cancel();
+    cancel_until_done(done, [&] { tr->cancel(); });
     worker.join();
     std::printf("stop: C++ translate_batch cancel at 300 ms, threads %d: returned at %.1f ms\n", threads, returned_ms);
     REQUIRE(call.ok());
@@ -180,9 +198,13 @@ TEST_CASE("TranslatorPool::cancel stops its running batch") {
   std::vector<TranslationResult> results;
   std::vector<Status> status;
   Status call;
-  std::thread worker([&] { call = pool->translate_batch(texts, SearchOptions(), &results, &status); });
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    call = pool->translate_batch(texts, SearchOptions(), &results, &status);
+    done = true;
+  });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  pool->cancel();
+  cancel_until_done(done, [&] { pool->cancel(); });
   worker.join();
   REQUIRE(call.ok());
   CHECK(status[0].code() == StatusCode::kCancelled);
