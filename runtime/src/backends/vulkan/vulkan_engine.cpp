@@ -837,7 +837,7 @@ bool VulkanEngine::run_step(const VkCommandBuffer* parts) {
     if (i > 0) run_host_op(*host_ops_[i - 1]);
     const VkCommandBuffer both[] = {vocab_cb_, parts[i]};
     const bool with_vocab = i == 0 && vocab_dirty_;
-    vocab_dirty_ = vocab_dirty_ && !with_vocab;
+    if (with_vocab) vocab_dirty_ = false;
     if (!run(with_vocab ? both : both + 1, with_vocab ? 2 : 1)) return false;
   }
   return true;
