@@ -15,6 +15,13 @@
 #     java_binding_aarch64 test (tests/java) on Debian's arm64 JRE under qemu (-cpu max),
 #     unpacked into the sysroot by scripts/cross_jre.sh; it compares with the cross-built CLI,
 #     also under qemu. About 2 min (JRE download 43 MB once; build 15 s, test 1.5-4 min).
+#   Java package: platforms/java/package/build_jar.sh test: the self-contained JNI library
+#     (SOFTALIGN_SELF_CONTAINED: SentencePiece static from its sdist, no other library but libc,
+#     libm, libstdc++, libgcc) for x86-64 and aarch64 in one jar, mvn install'd into build-jar/m2
+#     from Debian's Maven repository; ctest -L java_package: the natives' dependencies, a Maven
+#     consumer built offline and run on the host's JVM and on the arm64 JRE under qemu. About
+#     5 min from nothing (SentencePiece twice ~1 min each, the runtime twice ~1.5 min each, mvn
+#     4 s, the tests 15 s); build-jar/ is kept, so a rerun is incremental.
 #   aarch64 Python wheel: scripts/build_wheel.sh aarch64 (manylinux, the sysroot's libraries bundled),
 #     pip-installed into a venv of Debian's arm64 Python under qemu (-cpu max; scripts/cross_python.sh
 #     unpacks it into the sysroot, 16 MB once), python_wheel_install_aarch64 (tests/wheel): 100 DDTP
@@ -123,6 +130,8 @@ if stage "aarch64 sysroot" bash scripts/cross_sysroot.sh aarch64 &&
   stage "aarch64 cortex-a53 lists no neon_dot" no_dot_on_a53
   stage "aarch64 Java binding (JNI, arm64 JRE under qemu)" java_aarch64
   stage "aarch64 Python wheel (cross-built, pip-installed under qemu)" python_aarch64
+  stage "Java package (self-contained natives for x86-64 and aarch64, Maven consumer on both)" \
+    bash platforms/java/package/build_jar.sh test
   stage "aarch64 sizes" sizes aarch64 aarch64-linux-gnu
   stage "aarch64 instructions per decode step" python3 scripts/arm/insn_per_step.py \
     --build build-aarch64 --sysroot "$root/build-aarch64-sysroot"

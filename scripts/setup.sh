@@ -15,6 +15,10 @@
 #                                   ASan/UBSan for clang), on top of full; what
 #                                   scripts/ci_hardening.sh adds (gcc's ASan/UBSan/TSan
 #                                   runtimes come with build-essential)
+#   bash scripts/setup.sh java-package  the JDK, Maven and the Maven plugins of Debian's
+#                                   repository: what platforms/java/package/build_jar.sh
+#                                   adds to full (the cross compiler comes from
+#                                   scripts/cross_sysroot.sh)
 #
 # The first run downloads from Debian's archive (and, for full, PyPI); the
 # README gives each profile's download size and time on a fresh machine.
@@ -40,6 +44,11 @@ FULL_DEBS=(
   default-jdk-headless  # the Java binding (platforms/java) and its java_binding test
 )
 HARDENING_DEBS=(clang libclang-rt-14-dev)
+# The Java package (platforms/java/package/build_jar.sh): Maven and the plugins its pom names, from
+# Debian's repository (/usr/share/maven-repo; junit5 holds the BOM the compiler plugin's parent
+# imports), so that Maven needs no network.
+JAVA_PACKAGE_DEBS=(default-jdk-headless maven libmaven-resources-plugin-java libmaven-compiler-plugin-java
+  libmaven-jar-plugin-java libmaven-install-plugin-java junit5)
 WEB_DEBS=(cmake ninja-build flatbuffers-compiler libflatbuffers-dev libfp16-dev libsimde-dev doctest-dev python3-pip
   emscripten chromium)
 # npm packs and installs the npm package in its test (wasm.package). Debian's
@@ -49,8 +58,9 @@ case "$profile" in
   runtime) DEBS=("${RUNTIME_DEBS[@]}") ;;
   full) DEBS=("${FULL_DEBS[@]}") ;;
   hardening) DEBS=("${HARDENING_DEBS[@]}") ;;
+  java-package) DEBS=("${JAVA_PACKAGE_DEBS[@]}") ;;
   web) DEBS=("${WEB_DEBS[@]}") ;;
-  *) echo "usage: $0 [runtime|full|hardening|web]" >&2; exit 2 ;;
+  *) echo "usage: $0 [runtime|full|hardening|java-package|web]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -2,10 +2,9 @@
 # The WebAssembly build's dependencies, in a git-ignored sysroot
 # (build-wasm-sysroot/ by default; SOFTALIGN_WASM_SYSROOT overrides it).
 # Nothing here is committed and the runtime downloads nothing:
-#   - SentencePiece: its C++ source from the PyPI sdist (pip download, pinned
-#     by version and sha256; 0.1.97's sdist has no C++ source, 0.1.99's does),
-#     compiled by Debian's emscripten (-fexceptions, no threads) into a static
-#     library, its headers beside it;
+#   - SentencePiece: its C++ source from the PyPI sdist, compiled by Debian's
+#     emscripten (-fexceptions, no threads) into a static library, its headers
+#     beside it (scripts/build_sentencepiece.sh);
 #   - FlatBuffers, FP16, SIMDe, doctest and nlohmann-json: header-only, copied from Debian's
 #     packages (libflatbuffers-dev, libfp16-dev, libsimde-dev, doctest-dev,
 #     nlohmann-json3-dev),
@@ -17,8 +16,6 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 sysroot=${SOFTALIGN_WASM_SYSROOT:-$root/build-wasm-sysroot}
 jobs=${JOBS:-2}
-spm_version=0.1.99
-spm_sha256=189c48f5cb2949288f97ccdb97f0473098d9c3dcf5a3d99d4eabe719ec27297f
 prefix=$sysroot  # include/ and lib/: emscripten's CMake searches / under each root
 mkdir -p "$sysroot/src" "$prefix/include" "$prefix/lib/cmake/flatbuffers"
 
@@ -47,24 +44,6 @@ endif()
 set(FlatBuffers_FOUND TRUE)
 CFG
 
-# SentencePiece from source.
-if [ -f "$prefix/lib/libsentencepiece.a" ] && [ -f "$prefix/include/sentencepiece_processor.h" ]; then
-  echo "build_deps: SentencePiece $spm_version already in $sysroot"
-  exit 0
-fi
-tarball=$sysroot/src/sentencepiece-$spm_version.tar.gz
-if [ ! -f "$tarball" ]; then
-  python3 -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: \
-    "sentencepiece==$spm_version" -d "$sysroot/src"
-fi
-echo "$spm_sha256  $tarball" | sha256sum -c --quiet
-rm -rf "$sysroot/src/sentencepiece-$spm_version"
-tar xzf "$tarball" -C "$sysroot/src"
-src=$sysroot/src/sentencepiece-$spm_version/sentencepiece
-emcmake cmake -S "$src" -B "$sysroot/spm-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DSPM_ENABLE_SHARED=OFF -DSPM_ENABLE_TCMALLOC=OFF -DSPM_USE_BUILTIN_PROTOBUF=ON \
-  -DCMAKE_CXX_FLAGS="-fexceptions" -DCMAKE_C_FLAGS="-fexceptions" >/dev/null
-cmake --build "$sysroot/spm-build" -j"$jobs" --target sentencepiece-static
-cp "$sysroot/spm-build/src/libsentencepiece.a" "$prefix/lib/"
-cp "$src/src/sentencepiece_processor.h" "$src/src/sentencepiece_trainer.h" "$prefix/include/"
-echo "build_deps: SentencePiece $spm_version built into $sysroot"
+# SentencePiece from source (scripts/build_sentencepiece.sh: the pinned sdist).
+SOFTALIGN_CMAKE="emcmake cmake" JOBS=$jobs bash scripts/build_sentencepiece.sh "$prefix" \
+  -DCMAKE_CXX_FLAGS="-fexceptions" -DCMAKE_C_FLAGS="-fexceptions"

@@ -4,18 +4,13 @@ package org.softalign;
  * The JNI glue (platforms/java/jni/softalign_jni.cpp). Text crosses it as UTF-8 {@code byte[]}
  * (never JNI's modified UTF-8); handles are the C API's pointers as longs.
  *
- * <p>The library is {@code libsoftalign_jni.so}, found by {@link System#loadLibrary} (on Android:
- * the app's {@code jniLibs/<abi>/}; elsewhere {@code -Djava.library.path}), or at the absolute
- * path in the system property {@code softalign.library.path}.
+ * <p>The library, {@code libsoftalign_jni.so}, is found and loaded by {@link NativeLoader}: a path
+ * in {@code softalign.library.path}, the jar's own copy for this platform, or {@link
+ * System#loadLibrary}.
  */
 final class Native {
   static {
-    String path = System.getProperty("softalign.library.path");
-    if (path != null && !path.isEmpty()) {
-      System.load(path);
-    } else {
-      System.loadLibrary("softalign_jni");
-    }
+    NativeLoader.load();
   }
 
   private Native() {}
