@@ -64,6 +64,16 @@ for arch in x86_64 aarch64; do
   echo "build_jar: linux-$arch: $(stat -c %s "$natives/org/softalign/native/linux-$arch/libsoftalign_jni.so") bytes stripped ($(( $(date +%s) - t )) s)"
 done
 
+# SentencePiece is inside each library, with the code it bundles (absl, darts-clone, esaxx,
+# protobuf-lite): their licences go into the jar, META-INF/licenses/.
+licenses=$natives/META-INF/licenses
+mkdir -p "$licenses"
+spm=$(ls -d "$work/deps-$host"/src/sentencepiece-*/sentencepiece)
+cp "$spm/LICENSE" "$licenses/sentencepiece.txt"
+for part in absl darts_clone esaxx protobuf-lite; do
+  cp "$spm/third_party/$part/LICENSE" "$licenses/sentencepiece-$part.txt"
+done
+
 t=$(date +%s)
 mvn -B -q -Dstyle.color=never -s platforms/java/package/settings.xml -Dmaven.repo.local="$repo" -f "$work/$host/java-package/pom.xml" install
 version=$(sed -n 's:^  <version>\(.*\)</version>:\1:p' "$work/$host/java-package/pom.xml")

@@ -5,7 +5,7 @@ its folder's architecture, the libraries it names (readelf -d: NEEDED) are only 
 libstdc++, libgcc_s and the dynamic loader, and so is every library the dynamic loader then
 loads for it (ldd on this machine's own architecture; for another, the target's loader under
 qemu with --list, when a sysroot is given). Prints the newest GLIBC_ and GLIBCXX_ versions each
-needs (the oldest system it loads on).
+needs (the oldest system it loads on). The jar carries SentencePiece's licence.
 
     python3 check_natives.py JAR --platform linux-x86_64 --platform linux-aarch64 [--sysroot ARCH=DIR ...]
 """
@@ -78,6 +78,10 @@ def main():
             for p in problems:
                 print(f"  FAIL {folder}: {p}")
             failures += bool(problems)
+        # SentencePiece, linked into each library, is Apache-2.0: its licence travels with it.
+        if "META-INF/licenses/sentencepiece.txt" not in jar.namelist():
+            print("FAIL: the jar has no META-INF/licenses/sentencepiece.txt (SentencePiece is linked in)")
+            failures += 1
     present = {n.split("/")[3] for n in natives}
     for missing in sorted(set(args.platform) - present):
         print(f"FAIL: the jar has no org/softalign/native/{missing}/libsoftalign_jni.so")
