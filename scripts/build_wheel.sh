@@ -34,7 +34,8 @@
 # bundled libXNNPACK 1.0 MB, libsentencepiece 1.5 MB, libpthreadpool and
 # libcpuinfo 0.15 MB); aarch64's 1.33 MB (4.3 MB installed). Their tag here is
 # manylinux_2_35 (auditwheel picks the most compatible tag the symbol versions
-# of glibc and libstdc++ allow).
+# of glibc and libstdc++ allow). scripts/wheel_licenses.py then adds the Debian
+# copyright file of each bundled library (dist-info/licenses/).
 #
 # Environment: SOFTALIGN_WHEEL_PYTHON (default /usr/bin/python3, the Python
 # the wheel is for), SOFTALIGN_WHEEL_JOBS (default: nproc).
@@ -109,4 +110,6 @@ rm -f dist/softalign-*_"$ARCH".whl
 # auditwheel's default (--plat auto): the most compatible manylinux tag this wheel qualifies for.
 PATH="$PWD/$VENV/bin:$PATH" "$VENV/bin/auditwheel" repair -w dist ${lib:+--ldpaths "$lib"} "$raw"
 wheel=$(ls dist/softalign-*manylinux*_"$ARCH".whl)
+# The bundled libraries' copyright files, as their licences ask (dist-info/licenses/).
+"$PY" scripts/wheel_licenses.py "$wheel"
 echo "build_wheel.sh: $wheel ($(du -k "$wheel" | cut -f1) KiB) in $(( $(date +%s) - start )) s"

@@ -13,7 +13,8 @@
    uses translate_batch and the attention matrix (numpy).
 
 4. `pip show` gives the metadata (pyproject.toml's [project]): name, summary, author,
-   licence, classifiers.
+   licence, classifiers. The wheel carries a copyright file for each library auditwheel
+   bundled (scripts/wheel_licenses.py).
 
 --arch aarch64 (python_wheel_install_aarch64, the ARM stage): the wheel is cross-built
 (`scripts/build_wheel.sh aarch64`) and Debian's arm64 Python 3.11 in the sysroot
@@ -169,6 +170,18 @@ def check_metadata(pip):
             fail(f"pip show -v: no classifier {classifier!r}")
 
 
+def check_licenses(wheel):
+    """One <package>.copyright in the dist-info's licenses/ for each bundled library."""
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+    bundled = [n for n in names if ".libs/" in n and not n.endswith("/")]
+    notices = [n for n in names if ".dist-info/licenses/" in n and n.endswith(".copyright")]
+    print(f"{os.path.basename(wheel)}: {len(bundled)} bundled libraries, notices: "
+          + ", ".join(os.path.basename(n) for n in notices))
+    if not bundled or len(notices) != len(bundled):
+        fail(f"{len(bundled)} bundled libraries but {len(notices)} copyright files in the wheel")
+
+
 def run_outside(source, python, script, args, what):
     """python -c script args, from a temporary folder outside the repository, with no PYTHONPATH."""
     with tempfile.TemporaryDirectory(prefix="softalign-wheel-") as cwd:
@@ -239,6 +252,7 @@ def main():
     wheel = build_wheel(source, a.work, a.python, host_arch)
     vpy = host_venv(source, a.work, a.python, wheel)
     if a.arch == host_arch:
+        check_licenses(wheel)
         check_metadata([*vpy, "-m", "pip"])
         print(run_outside(source, vpy, CHECK, [model, source], "the installed wheel does not translate"), end="")
         print("python_wheel_install: ok")
@@ -250,6 +264,7 @@ def main():
     target_vpy, target_pip = emulated_venv(source, a.work, target_wheel, os.path.realpath(a.sysroot),
                                            os.path.join(source, "build-wheel", "venv", "bin", "python"))
     print(f"aarch64 venv and pip install under qemu: {time.time() - start:.0f} s")
+    check_licenses(target_wheel)
     check_metadata(target_pip)
     lines = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddtp-en-fr-test-100.en")
     want = json.loads(run_outside(source, vpy, TRANSLATE, [model, lines], "the x86-64 wheel does not translate"))
