@@ -47,13 +47,13 @@ self.onmessage = async (e) => {
         value = await t.translateStream(args[0], (event) => {
           self.postMessage({ id, event });
           return true;
-        });
+        }, args[1]);
       } else if (op === 'translateDetailed') {
         value = await t.translateDetailed(args[0], args[1]);
       } else if (op === 'translateEach') {
-        value = toMessage(await t.translateEach(args[0]));
+        value = toMessage(await t.translateEach(args[0], args[1]));
       } else if (op === 'translateDetailedEach') {
-        value = toMessage(await t.translateDetailedEach(args[0]));
+        value = toMessage(await t.translateDetailedEach(args[0], args[1]));
       } else if (op === 'arenaBytes') {
         value = t.arenaBytes();
       } else {

@@ -120,7 +120,17 @@ export interface TranslationResult {
   hypotheses: Hypothesis[];
 }
 
-export interface TranslateOptions {
+/** What any call takes. */
+export interface CallOptions {
+  /**
+   * This call's deadline in milliseconds from its start (0: none), over the translator's
+   * timeoutMs: past it the call rejects with deadline_exceeded within a decoder step (an array
+   * translated each alone: the texts not done get it), and the translator goes on.
+   */
+  timeoutMs?: number;
+}
+
+export interface TranslateOptions extends CallOptions {
   /** Forces the translation's beginning (one text only). */
   prefix?: string;
 }
@@ -180,16 +190,17 @@ export class Translator {
    * with an array is all or nothing. Rejects only for a wrong call (not an array of strings, a
    * disposed translator) or an error of the call itself.
    */
-  translateEach(texts: string[]): Promise<(string | SoftalignError)[]>;
+  translateEach(texts: string[], options?: CallOptions): Promise<(string | SoftalignError)[]>;
   /** translateEach with the full results. */
-  translateDetailedEach(texts: string[]): Promise<(TranslationResult | SoftalignError)[]>;
+  translateDetailedEach(texts: string[], options?: CallOptions): Promise<(TranslationResult | SoftalignError)[]>;
   /**
    * Streaming, on this thread inside the call: onEvent is told each event; returning false stops
    * the call (rejects with 'cancelled'). Resolves to the result.
    */
-  translateStream(text: string, onEvent: (event: StreamEvent) => boolean | void): Promise<TranslationResult>;
+  translateStream(text: string, onEvent: (event: StreamEvent) => boolean | void, options?: CallOptions):
+    Promise<TranslationResult>;
   /** The events as an async iterator (here they come when the call is done); returns the result. */
-  translateIter(text: string): AsyncGenerator<StreamEvent, TranslationResult, undefined>;
+  translateIter(text: string, options?: CallOptions): AsyncGenerator<StreamEvent, TranslationResult, undefined>;
   /** Bytes of working memory the translator reserved. */
   arenaBytes(): number;
   /** Frees the translator and the model; later calls reject with invalid_argument. */
@@ -216,16 +227,17 @@ export class WorkerTranslator {
   translate(texts: string[], options?: TranslateOptions & WorkerCallOptions): Promise<string[]>;
   translateDetailed(text: string, options?: TranslateOptions & WorkerCallOptions): Promise<TranslationResult>;
   translateDetailed(texts: string[], options?: TranslateOptions & WorkerCallOptions): Promise<TranslationResult[]>;
-  translateEach(texts: string[], options?: WorkerCallOptions): Promise<(string | SoftalignError)[]>;
-  translateDetailedEach(texts: string[], options?: WorkerCallOptions): Promise<(TranslationResult | SoftalignError)[]>;
+  translateEach(texts: string[], options?: CallOptions & WorkerCallOptions): Promise<(string | SoftalignError)[]>;
+  translateDetailedEach(texts: string[], options?: CallOptions & WorkerCallOptions):
+    Promise<(TranslationResult | SoftalignError)[]>;
   /** Streaming in the worker: onEvent is told each event as it happens. */
-  translateStream(text: string, onEvent: (event: StreamEvent) => void, options?: WorkerCallOptions):
+  translateStream(text: string, onEvent: (event: StreamEvent) => void, options?: CallOptions & WorkerCallOptions):
     Promise<TranslationResult>;
   /**
    * The events as an async iterator, as they happen; returns the result. Leaving the loop early
    * stops the call as an abort does.
    */
-  translateIter(text: string, options?: WorkerCallOptions): AsyncGenerator<StreamEvent, TranslationResult, undefined>;
+  translateIter(text: string, options?: CallOptions & WorkerCallOptions): AsyncGenerator<StreamEvent, TranslationResult, undefined>;
   arenaBytes(): Promise<number>;
   /** Ends the worker, or frees the model in a worker passed to create(). */
   dispose(): void;

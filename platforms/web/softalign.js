@@ -272,7 +272,7 @@ export class Translator {
     try {
       prefixPtr = cString(M, prefix);
       const results = this._translate(texts, (array, out) =>
-        M._sa_web_translate(this._tr, array, texts.length, prefixPtr, out));
+        M._sa_web_translate(this._tr, array, texts.length, prefixPtr, out), options);
       return many ? results : results[0];
     } finally {
       M._sa_web_free(prefixPtr);
@@ -282,13 +282,19 @@ export class Translator {
   /**
    * The texts in the module's memory, the call (array, out) => status over
    * them, and its JSON array of results parsed (alignments as Float32Array).
+   * options.timeoutMs: this call's deadline (softalign_translator_set_timeout_ms
+   * before it, and back to the translator's after it).
    */
-  _translate(texts, call) {
+  _translate(texts, call, options = {}) {
     const M = this._M;
+    const timed = options.timeoutMs !== undefined;
+    if (timed && !(Number.isInteger(options.timeoutMs) && options.timeoutMs >= 0))
+      throw new SoftalignError('invalid_argument', `timeoutMs must be an integer >= 0, got ${options.timeoutMs}`);
     const ptrs = [];
     const array = M._sa_web_alloc(4 * Math.max(texts.length, 1));
     const out = M._sa_web_alloc(8);
     try {
+      if (timed) check(M, M._softalign_translator_set_timeout_ms(this._tr, options.timeoutMs));
       for (let i = 0; i < texts.length; ++i) {
         ptrs.push(cString(M, texts[i]));
         M.setValue(array + 4 * i, ptrs[i], 'i32');
@@ -299,6 +305,7 @@ export class Translator {
       M._sa_web_free(json);
       return results.map(fromLibrary);
     } finally {
+      if (timed) M._softalign_translator_set_timeout_ms(this._tr, -1);
       for (const p of ptrs) M._sa_web_free(p);
       M._sa_web_free(array);
       M._sa_web_free(out);
@@ -312,9 +319,9 @@ export class Translator {
    * sentence, a longer one is split) and, with beam 1, each decoder step's
    * piece (kind 'piece', id and text the piece) as the call goes on, on
    * this thread. onEvent returning false stops it: the promise rejects with
-   * 'cancelled'. Resolves to the result.
+   * 'cancelled'. Resolves to the result. options.timeoutMs: the call's deadline.
    */
-  async translateStream(text, onEvent) {
+  async translateStream(text, onEvent, options = {}) {
     this._live();
     if (typeof text !== 'string') throw new SoftalignError('invalid_argument', 'text must be a string');
     if (typeof onEvent !== 'function') throw new SoftalignError('invalid_argument', 'onEvent must be a function');
@@ -329,7 +336,8 @@ export class Translator {
       }
     };
     try {
-      return this._translate([text], (array, out) => M._sa_web_translate_stream(this._tr, M.getValue(array, 'i32'), out))[0];
+      return this._translate([text], (array, out) => M._sa_web_translate_stream(this._tr, M.getValue(array, 'i32'), out),
+        options)[0];
     } catch (e) {
       throw thrown ?? e;  // onEvent's own exception, which stopped the call
     } finally {
@@ -342,9 +350,9 @@ export class Translator {
    * calling thread, they come when the translation is done;
    * WorkerTranslator's come as they happen. Its return value is the result.
    */
-  async *translateIter(text) {
+  async *translateIter(text, options = {}) {
     const events = [];
-    const result = await this.translateStream(text, (e) => { events.push(e); });
+    const result = await this.translateStream(text, (e) => { events.push(e); }, options);
     yield* events;
     return result;
   }
@@ -365,24 +373,25 @@ export class Translator {
    * ("texts[3]: the input is not valid UTF-8 (at byte 1)"). translate() and
    * translateDetailed() with an array stay all or nothing. Rejects only for a
    * wrong call (not an array, an item not a string, a disposed translator) or
-   * an error of the call itself, not of a text.
+   * an error of the call itself, not of a text. options.timeoutMs: the
+   * call's deadline (the texts not done by then get deadline_exceeded).
    */
-  async translateDetailedEach(texts) {
+  async translateDetailedEach(texts, options = {}) {
     this._live();
     if (!Array.isArray(texts)) throw new SoftalignError('invalid_argument', 'texts must be an array of strings');
     for (const t of texts)
       if (typeof t !== 'string') throw new SoftalignError('invalid_argument', 'texts must be strings');
     const M = this._M;
     const items = this._translate(texts, (array, out) =>
-      M._sa_web_translate_each(this._tr, array, texts.length, out));
+      M._sa_web_translate_each(this._tr, array, texts.length, out), options);
     for (let i = 0; i < items.length; ++i)
       if (items[i].failed !== undefined) items[i] = this._itemError(texts[i], i, items[i].failed);
     return items;
   }
 
   /** The translation of each text of an array, or the SoftalignError it failed with in its place (translateDetailedEach). */
-  async translateEach(texts) {
-    const r = await this.translateDetailedEach(texts);
+  async translateEach(texts, options = {}) {
+    const r = await this.translateDetailedEach(texts, options);
     return r.map((x) => (x instanceof SoftalignError ? x : x.hypotheses[0].text));
   }
 
@@ -390,11 +399,16 @@ export class Translator {
    * The error of text i, which failed in a batch with this status code. The
    * C API names only the first failure, so the text is translated again alone
    * for its own message: a text fails for what it is (invalid text, length)
-   * before it is translated, so this costs little.
+   * before it is translated, so this costs little. A text stopped by the
+   * call's deadline is not translated again.
    */
   _itemError(text, i, code) {
     const M = this._M;
     const status = M.UTF8ToString(M._softalign_status_name(code));
+    // A text the call's stop (a deadline; a cancel) left undone: nothing of its own to tell, and
+    // translating it again would run past the stop.
+    if (status === 'deadline_exceeded' || status === 'cancelled')
+      return new SoftalignError(status, `texts[${i}]: the call stopped before this text was done`);
     let detail = 'failed in a batch';
     try {
       this._translate([text], (array, out) => M._sa_web_translate(this._tr, array, 1, 0, out));
@@ -578,32 +592,34 @@ export class WorkerTranslator {
     });
   }
 
-  /** options: translateDetailed's (prefix) and signal (an AbortSignal). */
+  /** options: translateDetailed's (prefix, timeoutMs) and signal (an AbortSignal). */
   translate(input, { signal, ...options } = {}) { return this._call('translate', [input, options], { signal }); }
   translateDetailed(input, { signal, ...options } = {}) {
     return this._call('translateDetailed', [input, options], { signal });
   }
-  async translateEach(texts, { signal } = {}) { return fromMessage(await this._call('translateEach', [texts], { signal })); }
-  async translateDetailedEach(texts, { signal } = {}) {
-    return fromMessage(await this._call('translateDetailedEach', [texts], { signal }));
+  async translateEach(texts, { signal, ...options } = {}) {
+    return fromMessage(await this._call('translateEach', [texts, options], { signal }));
+  }
+  async translateDetailedEach(texts, { signal, ...options } = {}) {
+    return fromMessage(await this._call('translateDetailedEach', [texts, options], { signal }));
   }
   /** Translator.translateStream in the worker: onEvent is told each event as it happens. */
-  translateStream(text, onEvent, { signal } = {}) {
-    return this._call('translateStream', [text], { signal, onEvent });
+  translateStream(text, onEvent, { signal, ...options } = {}) {
+    return this._call('translateStream', [text, options], { signal, onEvent });
   }
   /**
    * The stream's events as an async iterator, as they happen; its return
    * value is the result. Leaving the loop early (break) stops the call as
    * an abort does.
    */
-  async *translateIter(text, { signal } = {}) {
+  async *translateIter(text, { signal, ...options } = {}) {
     const queue = [];
     let wake = () => {};
     let end = null;  // { result } or { error }
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    this.translateStream(text, (e) => { queue.push(e); wake(); }, { signal: stop.signal }).then(
+    this.translateStream(text, (e) => { queue.push(e); wake(); }, { ...options, signal: stop.signal }).then(
       (result) => { end = { result }; wake(); }, (error) => { end = { error }; wake(); });
     try {
       for (;;) {

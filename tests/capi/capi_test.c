@@ -1396,6 +1396,32 @@ static void test_stop(const char* model_path) {
   CHECK(r != NULL && strcmp(softalign_result_text(r, 0), expected) == 0);
   softalign_result_free(r);
   softalign_translator_free(timed);
+  /* A per-call deadline: softalign_translator_set_timeout_ms before the call. */
+  CHECK(softalign_translator_set_timeout_ms(tr, 100) == SOFTALIGN_OK);
+  t1 = now_ms();
+  CHECK(softalign_translate(tr, line, &r) == SOFTALIGN_DEADLINE_EXCEEDED);
+  printf("stop: C set_timeout_ms 100: returned at %.1f ms\n", now_ms() - t1);
+  CHECK(now_ms() - t1 < 2000.0);
+  const char* batch[2] = {short_text, line};
+  softalign_result* rs[2] = {NULL, NULL};
+  int32_t codes[2] = {0, 0};
+  CHECK(softalign_translate_batch_status(tr, batch, 2, rs, codes) == SOFTALIGN_DEADLINE_EXCEEDED);
+  CHECK(codes[1] == SOFTALIGN_DEADLINE_EXCEEDED && rs[1] == NULL);
+  softalign_result_free(rs[0]);
+  CHECK(softalign_translator_set_timeout_ms(tr, -1) == SOFTALIGN_OK); /* back to the options' (none) */
+  CHECK(softalign_translate(tr, short_text, &r) == SOFTALIGN_OK);
+  CHECK(r != NULL && strcmp(softalign_result_text(r, 0), expected) == 0);
+  softalign_result_free(r);
+  CHECK(softalign_translator_set_timeout_ms(tr, -2) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(strstr(softalign_last_error(), "timeout_ms") != NULL);
+  CHECK(softalign_translator_set_timeout_ms(NULL, 5) == SOFTALIGN_INVALID_ARGUMENT);
+  CHECK(softalign_translator_create(m, &o, &timed) == SOFTALIGN_OK); /* timeout_ms 100 */
+  CHECK(softalign_translator_set_timeout_ms(timed, 0) == SOFTALIGN_OK); /* none, over the option */
+  CHECK(softalign_translate(timed, short_text, &r) == SOFTALIGN_OK);
+  softalign_result_free(r);
+  CHECK(softalign_translator_set_timeout_ms(timed, -1) == SOFTALIGN_OK); /* the option's 100 ms again */
+  CHECK(softalign_translate(timed, line, &r) == SOFTALIGN_DEADLINE_EXCEEDED);
+  softalign_translator_free(timed);
   o.timeout_ms = -1;
   CHECK(softalign_translator_create(m, &o, &timed) == SOFTALIGN_INVALID_ARGUMENT);
   CHECK(softalign_translator_create_json((const softalign_model* const*)&m, 1, "{\"timeout_ms\": \"1\"}", &timed) ==

@@ -276,6 +276,13 @@ JNIEXPORT jbyteArray JNICALL Java_org_softalign_Native_translatorBackend(JNIEnv*
   return to_bytes(env, softalign_translator_backend(t));
 }
 
+JNIEXPORT void JNICALL Java_org_softalign_Native_translatorSetTimeout(JNIEnv* env, jclass, jlong translator,
+                                                                      jint timeout_ms) {
+  auto* t = handle<softalign_translator>(env, translator, "softalign: the translator is closed");
+  if (t == nullptr) return;
+  check(env, softalign_translator_set_timeout_ms(t, static_cast<int32_t>(timeout_ms)));
+}
+
 JNIEXPORT jlong JNICALL Java_org_softalign_Native_translatorArenaBytes(JNIEnv* env, jclass, jlong translator) {
   const auto* t = handle<const softalign_translator>(env, translator, "softalign: the translator is closed");
   if (t == nullptr) return 0;

@@ -121,6 +121,12 @@ try {
     const deadlineMs = performance.now() - t1;
     const timedAfter = await timed.translate('A simple text editor.');
     timed.dispose();
+    // A per-call deadline through the worker; the next call has none.
+    const t3 = performance.now();
+    let perCall = '';
+    try { await tr.translate(huge, { timeoutMs: 100 }); } catch (e) { perCall = e.status; }
+    const perCallMs = performance.now() - t3;
+    const perCallAfter = await tr.translate('A simple text editor.');
     // Streaming: the pieces and the sentences equal the result.
     const text = 'This package contains the documentation. A simple text editor. Tools to manage the files of a project.';
     const small = await WorkerTranslator.create(bytes, { beam: 1, maxSourceTokens: 16 });
@@ -142,6 +148,7 @@ try {
     small.dispose();
     tr.dispose();
     return { status, abortMs, total: performance.now() - t0, after, expected, deadline, deadlineMs, timedAfter,
+             perCall, perCallMs, perCallAfter,
              streamOk, pieces: pieces.length, sentences, got, breakMs, smallAfter };
   })()`);
   console.log(`     stop: JS worker AbortSignal at 100 ms: rejected ${stop.abortMs.toFixed(1)} ms later; ` +
@@ -150,6 +157,9 @@ try {
         `a 900 kB line aborted: cancelled, then the same translator translates: ${JSON.stringify(stop)}`);
   check(stop.deadline === 'deadline_exceeded' && stop.deadlineMs < 5000 && stop.timedAfter === stop.expected,
         `timeoutMs: deadline_exceeded, then a short line: ${stop.deadline} ${stop.timedAfter}`);
+  console.log(`     stop: JS worker translate(text, { timeoutMs: 100 }): rejected at ${stop.perCallMs.toFixed(1)} ms`);
+  check(stop.perCall === 'deadline_exceeded' && stop.perCallMs < 5000 && stop.perCallAfter === stop.expected,
+        `timeoutMs per call: deadline_exceeded, then a short line: ${stop.perCall} ${stop.perCallAfter}`);
   check(stop.streamOk && stop.got === 3 && stop.smallAfter === stop.expected,
         `translateIter: the events equal the result; break stops it: ${JSON.stringify(stop.sentences)}`);
   const servedOnline = server.log.length;

@@ -237,6 +237,25 @@ await check('timeoutMs: a 900 kB line rejects with deadline_exceeded; the transl
   assert.equal(await t.translate('A simple text editor.'), await tr.translate('A simple text editor.'));
   t.dispose();
 });
+await check('timeoutMs per call: that call\'s deadline, then the translator\'s again', async () => {
+  const t = await Translator.create(bytes, { beam: 4 });
+  const s = 'This package contains the documentation. A simple text editor with many plugins. ';
+  const huge = s.repeat(Math.floor(900 * 1024 / s.length)).trim();
+  const start = performance.now();
+  await rejects(() => t.translate(huge, { timeoutMs: 100 }), 'deadline_exceeded');
+  console.log(`     stop: JS (node) translate(text, { timeoutMs: 100 }): rejected at ${(performance.now() - start).toFixed(1)} ms`);
+  const each = await t.translateEach(['A simple text editor.', huge], { timeoutMs: 100 });
+  assert.equal(each[1].status, 'deadline_exceeded');
+  await rejects(() => t.translateStream(huge, () => true, { timeoutMs: 100 }), 'deadline_exceeded');
+  await rejects(() => t.translate('x', { timeoutMs: -1 }), 'invalid_argument');
+  // The next call has no deadline again.
+  assert.equal(await t.translate('A simple text editor.'), await tr.translate('A simple text editor.'));
+  const timed = await Translator.create(bytes, { beam: 4, timeoutMs: 100 });
+  assert.equal(await timed.translate('A simple text editor.', { timeoutMs: 0 }), await tr.translate('A simple text editor.'));
+  await rejects(() => timed.translate(huge), 'deadline_exceeded');  // the translator's own again
+  timed.dispose();
+  t.dispose();
+});
 tr.dispose();
 console.log(failures === 0 ? 'all passed' : `${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);

@@ -305,6 +305,15 @@ SOFTALIGN_API const char* softalign_translator_backend_reason(const softalign_tr
  * translator is alive); it allocates nothing. NULL does nothing. */
 SOFTALIGN_API void softalign_translator_cancel(softalign_translator* translator);
 
+/* The deadline of the calls that follow on this translator, in milliseconds
+ * from each call's start (as the timeout_ms option, which it overrides): 0
+ * for none, -1 to go back to the timeout_ms the translator was made with. A
+ * per-call deadline is this before the call (as JDBC's setQueryTimeout). Call
+ * it from the thread that uses the translator, between calls; it allocates
+ * nothing. Below -1: SOFTALIGN_INVALID_ARGUMENT, nothing changed. */
+SOFTALIGN_API softalign_status softalign_translator_set_timeout_ms(softalign_translator* translator,
+                                                                   int32_t timeout_ms);
+
 /* Translates one sentence (UTF-8, NUL-terminated). An empty text gives one
  * empty hypothesis. Text that is not UTF-8 (invalid bytes, an encoded
  * surrogate, C0 80) is SOFTALIGN_INVALID_UTF8, or replaced with

@@ -25,6 +25,7 @@ struct softalign_translator {
   bool alignment = false;
   std::string backend_reason;  // backend_info's reason, with the device
   std::string options_json;    // the prepared options (softalign_translator_options_json)
+  int32_t timeout_ms = -1;     // softalign_translator_set_timeout_ms; -1: the options' timeout_ms
 };
 
 struct softalign_result {
@@ -266,6 +267,14 @@ softalign_status make_translator(const std::vector<std::shared_ptr<const softali
 }
 
 // softalign_translate, _prefix and _stream.
+// The search options of a call: the translator's, with the deadline that
+// softalign_translator_set_timeout_ms set for the calls that follow.
+softalign::SearchOptions call_search(const softalign_translator& translator) {
+  softalign::SearchOptions search = translator.translator->options().search;
+  if (translator.timeout_ms >= 0) search.timeout_ms = translator.timeout_ms;
+  return search;
+}
+
 softalign_status translate_text(softalign_translator* translator, const char* text, const char* prefix,
                                 const softalign::StreamCallback& stream, softalign_result** out) {
   return guarded([&] {
@@ -274,7 +283,7 @@ softalign_status translate_text(softalign_translator* translator, const char* te
     if (translator == nullptr) return null_arg("translator");
     if (text == nullptr) return null_arg("text");
     if (prefix == nullptr) return null_arg("prefix");
-    softalign::SearchOptions search = translator->translator->options().search;
+    softalign::SearchOptions search = call_search(*translator);
     search.target_prefix = prefix;
     auto r = std::make_unique<softalign_result>();
     Status st = translator->translator->translate(text, search, stream, &r->result);
@@ -562,6 +571,17 @@ void softalign_translator_cancel(softalign_translator* translator) {
   if (translator != nullptr) translator->translator->cancel();
 }
 
+softalign_status softalign_translator_set_timeout_ms(softalign_translator* translator, int32_t timeout_ms) {
+  return guarded([&] {
+    if (translator == nullptr) return null_arg("translator");
+    if (timeout_ms < -1)
+      return fail(SOFTALIGN_INVALID_ARGUMENT, "invalid_argument: timeout_ms must be -1 (the option's), 0 (none) "
+                                              "or a number of milliseconds, got " + std::to_string(timeout_ms));
+    translator->timeout_ms = timeout_ms;
+    return SOFTALIGN_OK;
+  });
+}
+
 softalign_status softalign_translate(softalign_translator* translator, const char* text,
                                      softalign_result** out) {
   return softalign_translate_prefix(translator, text, "", out);
@@ -605,7 +625,7 @@ softalign_status softalign_translate_batch(softalign_translator* translator, con
       in.emplace_back(texts[i]);
     }
     std::vector<softalign::TranslationResult> results;
-    Status st = translator->translator->translate_batch(in, &results);
+    Status st = translator->translator->translate_batch(in, call_search(*translator), &results);
     if (!st.ok()) return from(st);
     if (results.size() != count)
       return fail(SOFTALIGN_INTERNAL, "internal: translate_batch returned " + std::to_string(results.size()) +
@@ -639,7 +659,7 @@ softalign_status softalign_translate_batch_status(softalign_translator* translat
     std::vector<softalign::TranslationResult> results;
     std::vector<Status> item;
     softalign::Translator& tr = *translator->translator;
-    const Status st = tr.translate_batch(in, tr.options().search, &results, &item);
+    const Status st = tr.translate_batch(in, call_search(*translator), &results, &item);
     if (!st.ok()) return from(st);
     if (results.size() != in.size() || item.size() != in.size())
       return fail(SOFTALIGN_INTERNAL, "internal: translate_batch returned " + std::to_string(results.size()) +
@@ -700,7 +720,7 @@ softalign_status softalign_translate_ids_prefix(softalign_translator* translator
     if (ids == nullptr && count > 0) return null_arg("ids");
     if (prefix == nullptr && prefix_count > 0) return null_arg("prefix");
     softalign::Translator& tr = *translator->translator;
-    softalign::SearchOptions search = tr.options().search;
+    softalign::SearchOptions search = call_search(*translator);
     search.target_prefix_ids = softalign::Span<const int32_t>(prefix, prefix_count);
     softalign::NBestView nb;
     Status st = tr.translate_ids(softalign::Span<const int32_t>(ids, count), search, &nb);

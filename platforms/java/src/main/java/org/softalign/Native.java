@@ -60,6 +60,9 @@ final class Native {
   /** softalign_translator_cancel: any thread, while the translator lives. */
   static native void translatorCancel(long translator);
 
+  /** softalign_translator_set_timeout_ms: the following calls' deadline (-1: the options'). */
+  static native void translatorSetTimeout(long translator, int timeoutMs);
+
   /**
    * softalign_translate_stream: the result's JSON; each event goes to {@code
    * Translator.streamEvent(listener, ...)} on this thread before it returns.

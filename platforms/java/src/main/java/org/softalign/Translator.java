@@ -171,7 +171,6 @@ public final class Translator implements AutoCloseable {
     return ResultJson.hypotheses(interruptible(() -> Native.translatePrefix(handle(), t, p)));
   }
 
-  /** The backend the translator computes on: "cpu" or "vulkan". */
   /**
    * Streaming: translates one text as {@link #translateNBest(String)} does, telling {@code
    * listener} each finished sentence and, with beam 1, each decoder step's piece, on this thread,
@@ -200,6 +199,17 @@ public final class Translator implements AutoCloseable {
     synchronized (cancelLock) {
       if (handle != 0) Native.translatorCancel(handle);
     }
+  }
+
+  /**
+   * The deadline of the calls that follow, in milliseconds from each call's start: a call still
+   * running then throws {@link SoftalignException} with {@link Status#DEADLINE_EXCEEDED} and the
+   * translator goes on. It overrides the option {@code timeout_ms}: 0 for none, -1 to go back to
+   * the option's. A deadline for one call is this before the call (as JDBC's {@code
+   * setQueryTimeout}); below -1 is {@code INVALID_ARGUMENT}.
+   */
+  public synchronized void setTimeoutMillis(int timeoutMs) {
+    Native.translatorSetTimeout(handle(), timeoutMs);
   }
 
   /** The backend the translator computes on: "cpu" or "vulkan". */

@@ -141,7 +141,7 @@ public final class TranslatorTest {
    * qemu runs that 10-50x slower.
    */
   double boundMs() {
-    return emulator != null ? 120000 : 5000;
+    return !emulator.isEmpty() ? 120000 : 5000;
   }
 
   /**
@@ -208,7 +208,7 @@ public final class TranslatorTest {
     }
     // The deadline: every call's, through the options' one table. 100 ms, or under an emulator 3 s: a
     // short line at beam 4 must fit in it, and qemu runs one in a few hundred ms.
-    int deadline = emulator != null ? 3000 : 100;
+    int deadline = !emulator.isEmpty() ? 3000 : 100;
     try (Translator tr = Translator.load(modelPath,
              TranslatorOptions.builder().beam(4).set("timeout_ms", deadline).build())) {
       long t0 = System.nanoTime();
@@ -223,6 +223,32 @@ public final class TranslatorTest {
       check(e != null && e.status() == Status.DEADLINE_EXCEEDED, "deadline: DEADLINE_EXCEEDED, got " + e);
       check(ms < boundMs(), "deadline: returned promptly");
       equal("Un \u00e9diteur de texte simple.", tr.translate(shortText), "a short line within the deadline");
+      tr.setTimeoutMillis(0);  // none, over the option
+      equal("Un \u00e9diteur de texte simple.", tr.translate(shortText), "setTimeoutMillis(0): no deadline");
+    }
+    // A per-call deadline: setTimeoutMillis before the call, on a translator made without one.
+    try (Translator tr = Translator.load(modelPath, TranslatorOptions.builder().beam(4).build())) {
+      tr.setTimeoutMillis(deadline);
+      long t0 = System.nanoTime();
+      SoftalignException e = null;
+      try {
+        tr.translate(line);
+      } catch (SoftalignException x) {
+        e = x;
+      }
+      double ms = (System.nanoTime() - t0) / 1e6;
+      System.out.printf("stop: Java setTimeoutMillis(%d): returned at %.1f ms%n", deadline, ms);
+      check(e != null && e.status() == Status.DEADLINE_EXCEEDED, "setTimeoutMillis: DEADLINE_EXCEEDED, got " + e);
+      check(ms < boundMs(), "setTimeoutMillis: returned promptly");
+      tr.setTimeoutMillis(-1);  // back to the options' (none)
+      equal("Un \u00e9diteur de texte simple.", tr.translate(shortText), "setTimeoutMillis(-1): the options' again");
+      SoftalignException bad = null;
+      try {
+        tr.setTimeoutMillis(-2);
+      } catch (SoftalignException x) {
+        bad = x;
+      }
+      check(bad != null && bad.status() == Status.INVALID_ARGUMENT, "setTimeoutMillis(-2): INVALID_ARGUMENT, got " + bad);
     }
   }
 
