@@ -21,7 +21,8 @@
 #     from Debian's Maven repository; ctest -L java_package: the natives' dependencies, a Maven
 #     consumer built offline and run on the host's JVM and on the arm64 JRE under qemu. About
 #     4.5 min from nothing (x86-64 SentencePiece 60 s and runtime 76 s, aarch64 both 100 s, mvn
-#     4 s, the tests 18 s); build-jar/ is kept, so a rerun is incremental.
+#     4 s, the tests 18 s; 13 min from a fresh clone with other builds and training on the 2
+#     cores); build-jar/ is kept, so a rerun is incremental.
 #   aarch64 Python wheel: scripts/build_wheel.sh aarch64 (manylinux, the sysroot's libraries bundled),
 #     pip-installed into a venv of Debian's arm64 Python under qemu (-cpu max; scripts/cross_python.sh
 #     unpacks it into the sysroot, 16 MB once), python_wheel_install_aarch64 (tests/wheel): 100 DDTP
