@@ -211,17 +211,7 @@ public final class TranslatorTest {
     int deadline = !emulator.isEmpty() ? 3000 : 100;
     try (Translator tr = Translator.load(modelPath,
              TranslatorOptions.builder().beam(4).set("timeout_ms", deadline).build())) {
-      long t0 = System.nanoTime();
-      SoftalignException e = null;
-      try {
-        tr.translate(line);
-      } catch (SoftalignException x) {
-        e = x;
-      }
-      double ms = (System.nanoTime() - t0) / 1e6;
-      System.out.printf("stop: Java timeout_ms %d: returned at %.1f ms%n", deadline, ms);
-      check(e != null && e.status() == Status.DEADLINE_EXCEEDED, "deadline: DEADLINE_EXCEEDED, got " + e);
-      check(ms < boundMs(), "deadline: returned promptly");
+      checkDeadline(tr, line, "timeout_ms " + deadline);
       equal("Un \u00e9diteur de texte simple.", tr.translate(shortText), "a short line within the deadline");
       tr.setTimeoutMillis(0);  // none, over the option
       equal("Un \u00e9diteur de texte simple.", tr.translate(shortText), "setTimeoutMillis(0): no deadline");
@@ -229,17 +219,7 @@ public final class TranslatorTest {
     // A per-call deadline: setTimeoutMillis before the call, on a translator made without one.
     try (Translator tr = Translator.load(modelPath, TranslatorOptions.builder().beam(4).build())) {
       tr.setTimeoutMillis(deadline);
-      long t0 = System.nanoTime();
-      SoftalignException e = null;
-      try {
-        tr.translate(line);
-      } catch (SoftalignException x) {
-        e = x;
-      }
-      double ms = (System.nanoTime() - t0) / 1e6;
-      System.out.printf("stop: Java setTimeoutMillis(%d): returned at %.1f ms%n", deadline, ms);
-      check(e != null && e.status() == Status.DEADLINE_EXCEEDED, "setTimeoutMillis: DEADLINE_EXCEEDED, got " + e);
-      check(ms < boundMs(), "setTimeoutMillis: returned promptly");
+      checkDeadline(tr, line, "setTimeoutMillis(" + deadline + ")");
       tr.setTimeoutMillis(-1);  // back to the options' (none)
       equal("Un \u00e9diteur de texte simple.", tr.translate(shortText), "setTimeoutMillis(-1): the options' again");
       SoftalignException bad = null;
@@ -250,6 +230,21 @@ public final class TranslatorTest {
       }
       check(bad != null && bad.status() == Status.INVALID_ARGUMENT, "setTimeoutMillis(-2): INVALID_ARGUMENT, got " + bad);
     }
+  }
+
+  /** Translating {@code line} (too long for the deadline) throws DEADLINE_EXCEEDED promptly. */
+  void checkDeadline(Translator tr, String line, String what) {
+    long t0 = System.nanoTime();
+    SoftalignException e = null;
+    try {
+      tr.translate(line);
+    } catch (SoftalignException x) {
+      e = x;
+    }
+    double ms = (System.nanoTime() - t0) / 1e6;
+    System.out.printf("stop: Java %s: returned at %.1f ms%n", what, ms);
+    check(e != null && e.status() == Status.DEADLINE_EXCEEDED, what + ": DEADLINE_EXCEEDED, got " + e);
+    check(ms < boundMs(), what + ": returned promptly");
   }
 
   void stream() throws Exception {
