@@ -11,17 +11,15 @@
 
 namespace softalign::kernels::avx2 {
 
+#include "kernels/simd8/quantize_rest.inc"
+
 float quantize_i8(const float* x, int n, int8_t* xq) {
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   __m256 vmax = _mm256_setzero_ps();
   int i = 0;
   for (; i + 8 <= n; i += 8) vmax = _mm256_max_ps(vmax, _mm256_and_ps(_mm256_loadu_ps(x + i), abs_mask));
-  float amax = hmax(vmax);
-  for (; i < n; ++i) amax = std::fmax(amax, std::fabs(x[i]));
-  if (!(amax > 0.0f)) {
-    for (i = 0; i < n; ++i) xq[i] = 0;
-    return 0.0f;
-  }
+  const float amax = amax_rest(x, i, n, hmax(vmax), xq);
+  if (amax == 0.0f) return 0.0f;
   const float inv = 127.0f / amax;
   const __m256 vinv = _mm256_set1_ps(inv);
   const __m256 hi = _mm256_set1_ps(127.0f), lo = _mm256_set1_ps(-127.0f);
@@ -37,18 +35,8 @@ float quantize_i8(const float* x, int n, int8_t* xq) {
     const __m256i fixed = _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(xq + i), fixed);
   }
-  for (; i < n; ++i) {
-    float q = std::nearbyint(x[i] * inv);
-    q = std::fmin(127.0f, std::fmax(-127.0f, q));
-    xq[i] = static_cast<int8_t>(q);
-  }
+  quantize_rest(x, i, n, inv, xq);
   return amax / 127.0f;
-}
-
-void row_f16(const uint16_t* src, int n, float* dst) {
-  int i = 0;
-  for (; i + 8 <= n; i += 8) store8(dst + i, load8(src + i));
-  for (; i < n; ++i) dst[i] = fp16_ieee_to_fp32_value(src[i]);
 }
 
 void row_i8(const int8_t* src, float scale, int n, float* dst) {

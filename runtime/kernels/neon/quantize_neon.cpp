@@ -10,16 +10,14 @@
 
 namespace softalign::kernels::neon {
 
+#include "kernels/simd8/quantize_rest.inc"
+
 float quantize_i8(const float* x, int n, int8_t* xq) {
   float32x4_t vmax = vdupq_n_f32(0.0f);
   int i = 0;
   for (; i + 4 <= n; i += 4) vmax = vmaxq_f32(vmax, vabsq_f32(vld1q_f32(x + i)));
-  float amax = hmax({vmax, vmax});
-  for (; i < n; ++i) amax = std::fmax(amax, std::fabs(x[i]));
-  if (!(amax > 0.0f)) {
-    for (i = 0; i < n; ++i) xq[i] = 0;
-    return 0.0f;
-  }
+  const float amax = amax_rest(x, i, n, hmax({vmax, vmax}), xq);
+  if (amax == 0.0f) return 0.0f;
   const float inv = 127.0f / amax;
   const float32x4_t vinv = vdupq_n_f32(inv);
   const float32x4_t hi = vdupq_n_f32(127.0f), lo = vdupq_n_f32(-127.0f);
@@ -33,18 +31,8 @@ float quantize_i8(const float* x, int n, int8_t* xq) {
     const int16x8_t cd = vcombine_s16(vmovn_s32(q4(x + i + 8)), vmovn_s32(q4(x + i + 12)));
     vst1q_s8(xq + i, vcombine_s8(vmovn_s16(ab), vmovn_s16(cd)));
   }
-  for (; i < n; ++i) {
-    float q = std::nearbyint(x[i] * inv);
-    q = std::fmin(127.0f, std::fmax(-127.0f, q));
-    xq[i] = static_cast<int8_t>(q);
-  }
+  quantize_rest(x, i, n, inv, xq);
   return amax / 127.0f;
-}
-
-void row_f16(const uint16_t* src, int n, float* dst) {
-  int i = 0;
-  for (; i + 8 <= n; i += 8) store8(dst + i, load8(src + i));
-  for (; i < n; ++i) dst[i] = fp16_ieee_to_fp32_value(src[i]);
 }
 
 void row_i8(const int8_t* src, float scale, int n, float* dst) {
