@@ -58,7 +58,7 @@ export interface TranslatorOptions {
   maxLineBytes?: number;
   /** The most working memory the translator may reserve, in bytes. */
   maxArenaBytes?: number;
-  /** '': the best kernel set; 'ref': the reference kernels. */
+  /** '': the best kernel set (wasm_simd128); 'wasm_simd' (the NEON kernels through SIMDe); 'ref': the reference kernels. */
   kernels?: string;
   /**
    * Every call's deadline in milliseconds from its start (0: none), checked inside the module: a

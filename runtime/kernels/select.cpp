@@ -19,6 +19,9 @@
 #if SOFTALIGN_HAVE_WASM_SIMD_KERNELS
 #include "kernels/wasm_simd/wasm_simd.hpp"
 #endif
+#if SOFTALIGN_HAVE_WASM_SIMD128_KERNELS
+#include "kernels/wasm_simd128/wasm_simd128.hpp"
+#endif
 
 namespace softalign::kernels {
 
@@ -54,6 +57,9 @@ int available_kernels(const KernelTable** out, int max) {
   // WebAssembly: SIMD is decided when the module is built (an engine without
   // SIMD128 would not load the module at all).
   sets[n++] = &wasm_simd::table();
+#endif
+#if SOFTALIGN_HAVE_WASM_SIMD128_KERNELS
+  sets[n++] = &wasm_simd128::table();  // written for WASM: the best there
 #endif
   for (int i = 0; i < n && i < max; ++i) out[i] = sets[i];
   return n;

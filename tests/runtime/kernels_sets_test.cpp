@@ -48,6 +48,32 @@ double max_abs_diff(const float* a, const float* b, std::size_t n) {
 
 }  // namespace
 
+// The sets this build compiled (SOFTALIGN_KERNEL_SETS, runtime/CMakeLists.txt,
+// joined by commas)
+// that this machine runs are tested below; the others are skipped, and said
+// so here (every test binary run prints this line).
+TEST_CASE("kernel sets: the sets built, each tested or said to be skipped") {
+  const KernelTable* sets[16];
+  const int n = available_kernels(sets, 16);
+  std::string built = SOFTALIGN_BUILT_KERNEL_SETS, tested, skipped;
+  built += ',';
+  for (std::size_t start = 0, end; (end = built.find(',', start)) != std::string::npos; start = end + 1) {
+    const std::string name = built.substr(start, end - start);
+    if (name.empty()) continue;
+    const bool here = select_kernels(name.c_str()) != nullptr;
+    (here ? tested : skipped) += " " + name;
+  }
+  std::printf("kernel sets tested:%s; skipped (not run by this machine):%s\n", tested.c_str(),
+              skipped.empty() ? " none" : skipped.c_str());
+  for (int i = 0; i < n && i < 16; ++i) {
+    INFO(sets[i]->name);
+    CHECK(("," + built).find("," + std::string(sets[i]->name) + ",") != std::string::npos);  // every set listed is one built
+  }
+#if defined(__EMSCRIPTEN__)
+  CHECK(skipped.empty());  // WebAssembly: a set built is a set run (an engine without SIMD would not load the module)
+#endif
+}
+
 TEST_CASE("kernel sets: every entry filled, the reference's by the reference functions") {
   const KernelTable* sets[16];
   const int n = available_kernels(sets, 16);
@@ -397,6 +423,18 @@ Digests digests(const KernelTable& k) {
   return d;
 }
 
+void check_same(const Digests& got, const Digests& want) {
+  CHECK(got.products == want.products);
+  CHECK(got.f16 == want.f16);
+  CHECK(got.i8 == want.i8);
+  CHECK(got.gru == want.gru);
+  CHECK(got.additive == want.additive);
+  CHECK(got.dot == want.dot);
+  CHECK(got.softmax == want.softmax);
+  CHECK(got.log_softmax == want.log_softmax);
+  CHECK(got.weighted == want.weighted);
+}
+
 }  // namespace
 
 TEST_CASE("kernel sets: neon gives the avx2 set's floats bit for bit") {
@@ -415,28 +453,32 @@ TEST_CASE("kernel sets: neon gives the avx2 set's floats bit for bit") {
                   (unsigned long long)d.gru, (unsigned long long)d.additive, (unsigned long long)d.dot,
                   (unsigned long long)d.softmax, (unsigned long long)d.log_softmax, (unsigned long long)d.weighted);
     INFO(name);
-    CHECK(d.products == want.products);
-    CHECK(d.f16 == want.f16);
-    CHECK(d.i8 == want.i8);
-    CHECK(d.gru == want.gru);
-    CHECK(d.additive == want.additive);
-    CHECK(d.dot == want.dot);
-    CHECK(d.softmax == want.softmax);
-    CHECK(d.log_softmax == want.log_softmax);
-    CHECK(d.weighted == want.weighted);
+    check_same(d, want);
   }
 }
 
 #if defined(__EMSCRIPTEN__)
-// The WebAssembly build (platforms/web, SOFTALIGN_WASM_SIMD): the neon set's
-// files on SIMD128 through SIMDe, listed as wasm_simd and picked by "auto".
-// WASM has no fused multiply-add (SIMDe's vfmaq_f32 rounds twice), so it is
-// held to the reference's tolerances above, not to the avx2 digests.
-TEST_CASE("kernel sets: the WebAssembly build lists wasm_simd and picks it") {
+// The WebAssembly build (platforms/web): wasm_simd (the neon set's files on
+// SIMD128 through SIMDe) and wasm_simd128 (written for WASM), the latter
+// picked by "auto". WASM has no fused multiply-add (both round a multiply-add
+// twice), so they are held to the reference's tolerances above, not to the
+// avx2 digests.
+TEST_CASE("kernel sets: the WebAssembly build lists wasm_simd and wasm_simd128, and picks wasm_simd128") {
   const KernelTable* simd = select_kernels("wasm_simd");
+  const KernelTable* simd128 = select_kernels("wasm_simd128");
   REQUIRE(simd != nullptr);
+  REQUIRE(simd128 != nullptr);
   CHECK(std::string(simd->name) == "wasm_simd");
-  CHECK(select_kernels("auto") == simd);
+  CHECK(std::string(simd128->name) == "wasm_simd128");
+  CHECK(select_kernels("auto") == simd128);
   CHECK(select_kernels("neon") == nullptr);
+}
+
+// wasm_simd128's float kernels run wasm_simd's operations in the same order
+// (simd8/ over math_wasm128.hpp, a multiply-add rounded twice as SIMDe's
+// vfmaq_f32 is): on fixed inputs the two sets give the same floats, bit for
+// bit; the int8 products are exact in both.
+TEST_CASE("kernel sets: wasm_simd128 gives the wasm_simd set's floats bit for bit") {
+  check_same(digests(*select_kernels("wasm_simd128")), digests(*select_kernels("wasm_simd")));
 }
 #endif

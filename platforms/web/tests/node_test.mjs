@@ -53,8 +53,8 @@ await check('translations equal the native CLI', async () => {
   }
   console.log(`     per sentence: mean ${(times.reduce((a, b) => a + b) / times.length).toFixed(1)} ms`);
 });
-await check('the same with each kernel set forced (ref, wasm_simd)', async () => {
-  for (const kernels of ['ref', 'wasm_simd']) {
+await check('the same with each kernel set forced (ref, wasm_simd, wasm_simd128)', async () => {
+  for (const kernels of ['ref', 'wasm_simd', 'wasm_simd128']) {
     const t = await Translator.create(bytes, { beam: expected.beam, kernels });
     const t0 = performance.now();
     const out = await t.translate(expected.sentences.map((s) => s.source));
