@@ -20,6 +20,7 @@ namespace softalign::kernels::avx2 {
 namespace {
 
 constexpr int kInputs = 4;  // 2 rows × 4 inputs: 8 of the 16 ymm registers
+constexpr int kI8Rows = 2, kI8Inputs = kInputs;
 
 #include "kernels/simd8/float_block.inc"
 

@@ -27,6 +27,7 @@ constexpr int kInputs = 4;  // 32 q registers: 2 × 4 × 2 accumulators fit
 #else
 constexpr int kInputs = 2;  // 16 q registers on 32-bit ARM
 #endif
+constexpr int kI8Rows = 2, kI8Inputs = kInputs;
 
 #include "kernels/simd8/float_block.inc"
 
