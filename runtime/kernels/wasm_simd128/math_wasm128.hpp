@@ -44,18 +44,27 @@ inline f8 add(f8 a, f8 b) { return {wasm_f32x4_add(a.lo, b.lo), wasm_f32x4_add(a
 inline f8 sub(f8 a, f8 b) { return {wasm_f32x4_sub(a.lo, b.lo), wasm_f32x4_sub(a.hi, b.hi)}; }
 inline f8 mul(f8 a, f8 b) { return {wasm_f32x4_mul(a.lo, b.lo), wasm_f32x4_mul(a.hi, b.hi)}; }
 inline f8 div(f8 a, f8 b) { return {wasm_f32x4_div(a.lo, b.lo), wasm_f32x4_div(a.hi, b.hi)}; }
-// IEEE max / min (NaN in, NaN out), as vmaxq_f32 through SIMDe.
-inline f8 max(f8 a, f8 b) { return {wasm_f32x4_max(a.lo, b.lo), wasm_f32x4_max(a.hi, b.hi)}; }
-inline f8 min(f8 a, f8 b) { return {wasm_f32x4_min(a.lo, b.lo), wasm_f32x4_min(a.hi, b.hi)}; }
+// max / min as a compare and a select (f32x4.pmax: a < b ? b : a; pmin:
+// b < a ? b : a), which engines run as one instruction each, where IEEE
+// f32x4.max / min take several. They differ only for a NaN in b (a is
+// kept) and in the sign of an equal zero: exp8's clamp (x in a) and
+// softmax's running maximum give the same results either way, for finite
+// inputs bit for bit the wasm_simd set's (vmaxq_f32 through SIMDe).
+inline f8 max(f8 a, f8 b) { return {wasm_f32x4_pmax(a.lo, b.lo), wasm_f32x4_pmax(a.hi, b.hi)}; }
+inline f8 min(f8 a, f8 b) { return {wasm_f32x4_pmin(a.lo, b.lo), wasm_f32x4_pmin(a.hi, b.hi)}; }
 // a * b + c, rounded twice (no fused multiply-add in WASM SIMD128).
 inline f8 fmadd(f8 a, f8 b, f8 c) { return add(c, mul(a, b)); }
 // c − a * b, rounded twice.
 inline f8 fnmadd(f8 a, f8 b, f8 c) { return sub(c, mul(a, b)); }
 // Round to nearest, ties to even.
 inline f8 round8(f8 x) { return {wasm_f32x4_nearest(x.lo), wasm_f32x4_nearest(x.hi)}; }
-// 2^n for integral n in [-126, 127], built in the exponent field.
+// 2^n for integral n in [-126, 127], built in the exponent field. n + 1.5·2^23
+// holds n in its low mantissa bits (exact), so its bits + 127, shifted up by
+// 23, are n + 127 in the exponent field (the shift drops the rest): cheaper
+// than i32x4.trunc_sat_f32x4_s, which engines follow with fix-ups.
 inline v128_t pow2_4(v128_t n) {
-  return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+  const v128_t bits = wasm_f32x4_add(n, wasm_f32x4_splat(12582912.0f));
+  return wasm_i32x4_shl(wasm_i32x4_add(bits, wasm_i32x4_splat(127)), 23);
 }
 inline f8 pow2(f8 n) { return {pow2_4(n.lo), pow2_4(n.hi)}; }
 inline f8 abs8(f8 x) { return {wasm_f32x4_abs(x.lo), wasm_f32x4_abs(x.hi)}; }
