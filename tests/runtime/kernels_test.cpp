@@ -97,16 +97,19 @@ TEST_CASE("matvec f32, f16 and i8 against double loops") {
 }
 
 TEST_CASE("quantize_i8 edge cases") {
-  const KernelTable& k = ref_kernels();
-  std::vector<float> zero(7, 0.0f);
-  std::vector<int8_t> q(7, 5);
-  CHECK(k.quantize_i8(zero.data(), 7, q.data()) == 0.0f);
-  for (int8_t v : q) CHECK(v == 0);
-  std::vector<float> x = {-2.0f, 1.0f, 2.0f};
-  CHECK(k.quantize_i8(x.data(), 3, q.data()) == doctest::Approx(2.0f / 127));
-  CHECK(q[0] == -127);
-  CHECK(q[2] == 127);
-  CHECK(q[1] == 64);  // 63.5 rounds to even
+  // 3 and 7 values: scalar code only; 37: the vector loops and a remainder.
+  for (const KernelTable* k : tables())
+    for (int n : {3, 7, 37}) {
+      INFO(k->name, " n ", n);
+      std::vector<float> zero(n, 0.0f);
+      std::vector<int8_t> q(n, 5);
+      CHECK(k->quantize_i8(zero.data(), n, q.data()) == 0.0f);
+      for (int8_t v : q) CHECK(v == 0);
+      std::vector<float> x(n);
+      for (int i = 0; i < n; ++i) x[i] = i % 3 == 0 ? -2.0f : i % 3 == 1 ? 1.0f : 2.0f;
+      CHECK(k->quantize_i8(x.data(), n, q.data()) == doctest::Approx(2.0f / 127));
+      for (int i = 0; i < n; ++i) CHECK(q[i] == (i % 3 == 0 ? -127 : i % 3 == 1 ? 64 : 127));  // 63.5 rounds to even
+    }
 }
 
 TEST_CASE("Matrix dispatch: matvec, get_row and slice_rows agree across types") {
