@@ -1,5 +1,8 @@
 // wasm.node: the JS API (softalign.js over softalign-core.mjs) under node.
-//   node node_test.mjs WEB_DIR MODEL EXPECTED_JSON
+//   node node_test.mjs WEB_DIR MODEL EXPECTED_JSON [KERNEL_SETS]
+// KERNEL_SETS: the sets the module was built with, comma-separated (ctest
+// passes SOFTALIGN_KERNEL_SETS; default ref,wasm_simd,wasm_simd128), each
+// forced in turn.
 // Translates the expected file's sentences (the native CLI's outputs, beam 4)
 // and checks the text, n-best and alignments, and that errors are rejected
 // promises with the status name: a damaged model, a truncated one, bad
@@ -10,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 
-const [webDir, modelPath, expectedPath] = process.argv.slice(2);
+const [webDir, modelPath, expectedPath, kernelSets = 'ref,wasm_simd,wasm_simd128'] = process.argv.slice(2);
 const { Translator, SoftalignError } = await import(pathToFileURL(path.join(webDir, 'softalign.js')).href);
 
 const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
@@ -53,8 +56,8 @@ await check('translations equal the native CLI', async () => {
   }
   console.log(`     per sentence: mean ${(times.reduce((a, b) => a + b) / times.length).toFixed(1)} ms`);
 });
-await check('the same with each kernel set forced (ref, wasm_simd, wasm_simd128)', async () => {
-  for (const kernels of ['ref', 'wasm_simd', 'wasm_simd128']) {
+await check(`the same with each kernel set forced (${kernelSets})`, async () => {
+  for (const kernels of kernelSets.split(',')) {
     const t = await Translator.create(bytes, { beam: expected.beam, kernels });
     const t0 = performance.now();
     const out = await t.translate(expected.sentences.map((s) => s.source));
