@@ -25,7 +25,7 @@ namespace {
 // take 8 accumulators (two registers per 8 lanes) and 4 for the inputs. The
 // int8 block's 4 rows × 4 inputs take 16 accumulators, with the inputs and a
 // weight row reloaded as needed (a load of 8 bytes either way): 15-20 % less
-// time than 2 × 2 from 4 inputs on (node 20, 384 columns), the same alone.
+// time than 2 × 2 from 4 inputs on (node 20, 384 columns), the same with one.
 constexpr int kInputs = 2;
 constexpr int kI8Rows = 4, kI8Inputs = 4;
 
