@@ -67,6 +67,11 @@ struct KernelTable {
   // blocks r, z, n of `hidden` each): r = σ(gi_r + gh_r), z = σ(gi_z + gh_z),
   // n = tanh(gi_n + r ⊙ gh_n), h_out = (1 − z) ⊙ n + z ⊙ h. h_out may alias h.
   void (*gru_cell)(const float* gi, const float* gh, const float* h, int hidden, float* h_out);
+  // PyTorch LSTM cell from gi = W_ih x + b_ih and gh = W_hh h + b_hh (gate
+  // blocks i, f, g, o of `hidden` each) and the cell state c: i = σ(gi_i + gh_i),
+  // f = σ(gi_f + gh_f), g = tanh(gi_g + gh_g), o = σ(gi_o + gh_o),
+  // c_out = f ⊙ c + i ⊙ g, h_out = o ⊙ tanh(c_out). c_out may alias c.
+  void (*lstm_cell)(const float* gi, const float* gh, const float* c, int hidden, float* h_out, float* c_out);
 
   // Additive scores: scores[j] = Σ_k v[k] tanh(q[k] + keys[j*dim + k]), j < count.
   void (*additive_scores)(const float* q, const float* keys, const float* v, int count, int dim,

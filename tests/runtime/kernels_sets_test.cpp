@@ -90,6 +90,7 @@ TEST_CASE("kernel sets: every entry filled, the reference's by the reference fun
     CHECK((k.row_f16 != nullptr));
     CHECK((k.row_i8 != nullptr));
     CHECK((k.gru_cell != nullptr));
+    CHECK((k.lstm_cell != nullptr));
     CHECK((k.additive_scores != nullptr));
     CHECK((k.dot_scores != nullptr));
     CHECK((k.softmax != nullptr));
@@ -310,6 +311,13 @@ TEST_CASE("kernel sets: element-wise kernels at odd sizes") {
       ref.gru_cell(gi.data(), gh.data(), st.data(), n, a.data());
       k->gru_cell(gi.data(), gh.data(), st.data(), n, b.data());
       CHECK(max_abs_diff(a.data(), b.data(), n) <= 1e-6);
+      // LSTM cell, the same way: its output and its cell state
+      auto li = rnd(g, 4 * n, 12.0f), lh = rnd(g, 4 * n, 12.0f), cell = rnd(g, n, 3.0f);
+      std::vector<float> ca(n + 64), cb(n + 64);
+      ref.lstm_cell(li.data(), lh.data(), cell.data(), n, a.data(), ca.data());
+      k->lstm_cell(li.data(), lh.data(), cell.data(), n, b.data(), cb.data());
+      CHECK(max_abs_diff(a.data(), b.data(), n) <= 1e-6);
+      CHECK(max_abs_diff(ca.data(), cb.data(), n) <= 1e-6);
       // softmax / log-softmax over a wide range
       auto s = rnd(g, n, 40.0f);
       std::vector<float> sa(s.begin(), s.begin() + n), sb(sa);

@@ -156,6 +156,29 @@ TEST_CASE("GRU cell follows PyTorch's gate order and reset placement") {
     }
 }
 
+TEST_CASE("LSTM cell follows PyTorch's gate order i, f, g, o") {
+  std::mt19937 rng(13);
+  for (const KernelTable* k : tables())
+    for (int hidden : {1, 7, 24}) {
+      auto gi = random_vec(rng, 4 * hidden, 2.0f), gh = random_vec(rng, 4 * hidden, 2.0f);
+      auto c = random_vec(rng, hidden, 2.0f);
+      std::vector<float> h_out(hidden), c_out(hidden);
+      k->lstm_cell(gi.data(), gh.data(), c.data(), hidden, h_out.data(), c_out.data());
+      for (int j = 0; j < hidden; ++j) {
+        auto gate = [&](int b) { return double(gi[b * hidden + j]) + gh[b * hidden + j]; };
+        const double i = 1 / (1 + std::exp(-gate(0))), f = 1 / (1 + std::exp(-gate(1)));
+        const double g = std::tanh(gate(2)), o = 1 / (1 + std::exp(-gate(3)));
+        const double c_new = f * c[j] + i * g;
+        CHECK(c_out[j] == doctest::Approx(c_new).epsilon(1e-5));
+        CHECK(h_out[j] == doctest::Approx(o * std::tanh(c_new)).epsilon(1e-5));
+      }
+      // c_out may alias c
+      std::vector<float> c2(c.begin(), c.end()), h2(hidden);
+      k->lstm_cell(gi.data(), gh.data(), c2.data(), hidden, h2.data(), c2.data());
+      for (int j = 0; j < hidden; ++j) CHECK((c2[j] == c_out[j] && h2[j] == h_out[j]));
+    }
+}
+
 TEST_CASE("attention scores, softmax, weighted sum, maxout") {
   std::mt19937 rng(5);
   for (const KernelTable* k : tables())

@@ -1,4 +1,4 @@
-// The AVX2 set's float kernels written once in kernels/simd8/ (the GRU cell,
+// The AVX2 set's float kernels written once in kernels/simd8/ (the GRU and LSTM cells,
 // the attention scores and weighted sum, softmax and log-softmax, top-k), over
 // math_avx2.hpp's 8 lanes; and maxout over adjacent pairs, whose shuffle is
 // the set's own.
@@ -13,6 +13,7 @@
 namespace softalign::kernels::avx2 {
 
 #include "kernels/simd8/gru_cell.inc"
+#include "kernels/simd8/lstm_cell.inc"
 #include "kernels/simd8/scores.inc"
 #include "kernels/simd8/softmax.inc"
 #include "kernels/simd8/topk.inc"

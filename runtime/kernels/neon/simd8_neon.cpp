@@ -1,4 +1,4 @@
-// The NEON set's float kernels written once in kernels/simd8/ (the GRU cell,
+// The NEON set's float kernels written once in kernels/simd8/ (the GRU and LSTM cells,
 // the attention scores and weighted sum, softmax and log-softmax, top-k), over
 // math_neon.hpp's 8 lanes, so the AVX2 set's floats on AArch64; and maxout
 // over adjacent pairs, whose de-interleaving load is the set's own.
@@ -11,6 +11,7 @@
 namespace softalign::kernels::neon {
 
 #include "kernels/simd8/gru_cell.inc"
+#include "kernels/simd8/lstm_cell.inc"
 #include "kernels/simd8/scores.inc"
 #include "kernels/simd8/softmax.inc"
 #include "kernels/simd8/topk.inc"

@@ -1,5 +1,5 @@
 // The wasm_simd128 set's float kernels written once in kernels/simd8/ (the
-// GRU cell, the attention scores and weighted sum, softmax and log-softmax,
+// GRU and LSTM cells, the attention scores and weighted sum, softmax and log-softmax,
 // top-k) over math_wasm128.hpp's 8 lanes; and maxout over adjacent pairs,
 // whose de-interleaving shuffle is the set's own.
 #include <wasm_simd128.h>
@@ -13,6 +13,7 @@
 namespace softalign::kernels::wasm_simd128 {
 
 #include "kernels/simd8/gru_cell.inc"
+#include "kernels/simd8/lstm_cell.inc"
 #include "kernels/simd8/scores.inc"
 #include "kernels/simd8/softmax.inc"
 #include "kernels/simd8/topk.inc"
