@@ -67,43 +67,10 @@ E get_name(const json& obj, const std::string& k, const std::string& kind = "") 
   return v;
 }
 
-// The runtime's config; the rules themselves are the runtime's
-// (softalign::validate_config), so the converter never writes a file the
-// runtime refuses.
-softalign::ModelConfig to_runtime(const ModelConfig& c) {
-  softalign::ModelConfig r;
-  r.variant = c.variant;
-  r.score = c.score;
-  r.scope = c.scope;
-  r.window_d = c.window_d;
-  r.input_feeding = c.input_feeding;
-  r.enc_layers = c.enc_layers;
-  r.dec_layers = c.dec_layers;
-  r.emb_size = c.emb_size;
-  r.enc_hidden = c.enc_hidden;
-  r.dec_hidden = c.dec_hidden;
-  r.att_hidden = c.att_hidden;
-  r.maxout_size = c.maxout_size;
-  r.src_vocab = c.src_vocab;
-  r.tgt_vocab = c.tgt_vocab;
-  r.shared_vocab = c.shared_vocab;
-  r.pad_id = c.pad_id;
-  r.unk_id = c.unk_id;
-  r.bos_id = c.bos_id;
-  r.eos_id = c.eos_id;
-  r.max_src_len = c.max_src_len;
-  r.decoding.beam = c.decoding.beam;
-  r.decoding.alpha = c.decoding.alpha;
-  r.decoding.beta = c.decoding.beta;
-  r.decoding.max_len_a = c.decoding.max_len_a;
-  r.decoding.max_len_b = c.decoding.max_len_b;
-  r.decoding.nbest = c.decoding.nbest;
-  r.decoding.block_repeats = c.decoding.block_repeats;
-  return r;
-}
-
+// The rules are the runtime's (softalign::validate_config), so the converter
+// never writes a file the runtime refuses.
 void check(const ModelConfig& c) {
-  const softalign::Status st = softalign::validate_config(to_runtime(c));
+  const softalign::Status st = softalign::validate_config(c);
   if (!st.ok()) bad(st.message());
 }
 

@@ -1,5 +1,5 @@
-// The exact set of tensors a config needs: names and shapes from
-// models/WEIGHTS_FORMAT.md, computed from the config.
+// The exact set of tensors a config needs, by name: the tensor contract
+// (runtime/schema/softalign_tensors.h, shared with the runtime) as a map.
 #pragma once
 
 #include <cstdint>

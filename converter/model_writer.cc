@@ -63,7 +63,7 @@ flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<O
                                      key_values(b, meta.metrics), b.CreateString(meta.converter_version),
                                      key_values(b, meta.extra));
 
-  const Decoding& d = c.decoding;
+  const softalign::DecodingDefaults& d = c.decoding;
   auto decoding = fb::CreateDecoding(b, d.beam, d.alpha, d.beta, d.max_len_a, d.max_len_b, d.nbest, d.block_repeats);
   auto config = fb::CreateConfig(b, names::to_file(c.variant), names::to_file(c.score), names::to_file(c.scope),
                                  c.window_d, c.input_feeding, c.enc_layers, c.dec_layers, c.emb_size, c.enc_hidden,

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <system_error>
 #include <thread>
 
@@ -22,6 +23,7 @@
 #include "model/step_plan.hpp"
 #include "softalign_format.h"
 #include "softalign_names.h"
+#include "softalign_tensors.h"
 
 namespace softalign {
 
@@ -55,18 +57,22 @@ std::string shape_string(const std::vector<uint32_t>& s) {
   return out + "]";
 }
 
-// Binds named tensors, checking each one's shape, and counts them so that an
-// extra tensor is an error too.
+// Binds named tensors to the weights, each with the shape the tensor contract
+// gives it (softalign_tensors.h), and counts them, so that a tensor the file
+// lacks, one of another shape and one the contract does not list are errors.
 class Binder {
  public:
-  Binder(const fb::Model& m, ModelImpl* impl) : m_(m), impl_(impl) {}
+  Binder(const fb::Model& m, ModelImpl* impl) : m_(m), impl_(impl) {
+    for (format::TensorSpec& s : format::tensor_specs(impl->config)) specs_.emplace(s.name, std::move(s.shape));
+  }
 
-  Status matrix(const std::string& name, int rows, int cols, Matrix* out) {
+  Status matrix(const std::string& name, Matrix* out) {
     const fb::Tensor* t = nullptr;
-    Status st = find(name, {static_cast<uint32_t>(rows), static_cast<uint32_t>(cols)}, &t);
+    Status st = find(name, &t);
     if (!st.ok()) return st;
-    out->rows = rows;
-    out->cols = cols;
+    if (t->shape()->size() != 2) return internal_error(name + " is not a matrix in the tensor contract");
+    out->rows = static_cast<int>(t->shape()->Get(0));
+    out->cols = static_cast<int>(t->shape()->Get(1));
     out->data = t->data()->data();
     out->scales = nullptr;
     switch (t->dtype()) {
@@ -88,12 +94,14 @@ class Binder {
 
   // A 1-D tensor [n] (biases) or a 2-D [1, n] (v_a, v_p), as f32: viewed in
   // place when stored as f32, widened once otherwise.
-  Status vector(const std::string& name, int n, bool two_d, const float** out) {
+  Status vector(const std::string& name, const float** out) {
     const fb::Tensor* t = nullptr;
-    std::vector<uint32_t> shape = two_d ? std::vector<uint32_t>{1u, static_cast<uint32_t>(n)}
-                                        : std::vector<uint32_t>{static_cast<uint32_t>(n)};
-    Status st = find(name, shape, &t);
+    Status st = find(name, &t);
     if (!st.ok()) return st;
+    const auto& shape = *t->shape();
+    if (!(shape.size() == 1 || (shape.size() == 2 && shape.Get(0) == 1)))
+      return internal_error(name + " is not a vector in the tensor contract");
+    const int n = static_cast<int>(shape.Get(shape.size() - 1));
     const uint8_t* p = t->data()->data();
     if (t->dtype() == fb::DType::F32) {
       *out = reinterpret_cast<const float*>(p);
@@ -114,17 +122,29 @@ class Binder {
     return check_finite(name, v.data(), n);
   }
 
-  Status gru(const std::string& prefix, const std::string& suffix, int input, int hidden, GruWeights* g) {
-    g->input = input;
-    g->hidden = hidden;
-    Status st = matrix(prefix + "weight_ih_l" + suffix, 3 * hidden, input, &g->w_ih);
-    if (st.ok()) st = matrix(prefix + "weight_hh_l" + suffix, 3 * hidden, hidden, &g->w_hh);
-    if (st.ok()) st = vector(prefix + "bias_ih_l" + suffix, 3 * hidden, false, &g->b_ih);
-    if (st.ok()) st = vector(prefix + "bias_hh_l" + suffix, 3 * hidden, false, &g->b_hh);
+  Status gru(const std::string& prefix, const std::string& suffix, GruWeights* g) {
+    Status st = matrix(prefix + "weight_ih_l" + suffix, &g->w_ih);
+    if (st.ok()) st = matrix(prefix + "weight_hh_l" + suffix, &g->w_hh);
+    if (st.ok()) st = vector(prefix + "bias_ih_l" + suffix, &g->b_ih);
+    if (st.ok()) st = vector(prefix + "bias_hh_l" + suffix, &g->b_hh);
+    if (st.ok()) {
+      g->input = g->w_ih.cols;
+      g->hidden = g->w_hh.cols;
+    }
     return st;
   }
 
-  std::size_t bound() const { return bound_; }
+  // After the binding: every tensor of the contract was bound (else the
+  // runtime's binding and the contract disagree), and the file holds no other.
+  Status finish() const {
+    if (bound_ != specs_.size())
+      return internal_error("the weights bind " + std::to_string(bound_) + " tensors, the tensor contract lists " +
+                            std::to_string(specs_.size()));
+    if (bound_ != m_.tensors()->size())
+      return invalid("the file has " + std::to_string(m_.tensors()->size() - bound_) +
+                     " tensor(s) the config does not use");
+    return Status::Ok();
+  }
 
  private:
   // Vectors are small: every value is checked at load.
@@ -134,7 +154,15 @@ class Binder {
     return Status::Ok();
   }
 
-  Status find(const std::string& name, const std::vector<uint32_t>& shape, const fb::Tensor** out) {
+  static Status internal_error(const std::string& what) {
+    return Status(StatusCode::kInternal, "internal: tensor " + what);
+  }
+
+  // The file's tensor `name`, with the contract's shape.
+  Status find(const std::string& name, const fb::Tensor** out) {
+    auto spec = specs_.find(name);
+    if (spec == specs_.end()) return internal_error(name + " is not in the tensor contract");
+    const std::vector<uint32_t>& shape = spec->second;
     const fb::Tensor* t = format::find_tensor(m_, name.c_str());
     if (t == nullptr) return invalid("missing tensor " + name);
     std::vector<uint32_t> got(t->shape()->begin(), t->shape()->end());
@@ -148,6 +176,7 @@ class Binder {
 
   const fb::Model& m_;
   ModelImpl* impl_;
+  std::map<std::string, std::vector<uint32_t>> specs_;  // the contract: name -> shape
   std::size_t bound_ = 0;
 };
 
@@ -200,58 +229,46 @@ Status bind_weights(const fb::Model& m, ModelImpl* impl) {
   const ModelConfig& c = impl->config;
   Weights& w = impl->w;
   Binder b(m, impl);
-  const int n = c.enc_hidden, d = c.dec_hidden, a = c.att_hidden, l = c.maxout_size, e = c.emb_size;
-  Status st = b.matrix("src_emb.weight", c.src_vocab, e, &w.src_emb);
-  if (st.ok()) st = b.matrix("tgt_emb.weight", c.tgt_vocab, e, &w.tgt_emb);
+  Status st = b.matrix("src_emb.weight", &w.src_emb);
+  if (st.ok()) st = b.matrix("tgt_emb.weight", &w.tgt_emb);
   w.enc_fwd.resize(c.enc_layers);
   w.enc_bwd.resize(c.enc_layers);
   for (int k = 0; st.ok() && k < c.enc_layers; ++k) {
-    const int in = k == 0 ? e : 2 * n;
-    st = b.gru("encoder.rnn.", std::to_string(k), in, n, &w.enc_fwd[k]);
-    if (st.ok()) st = b.gru("encoder.rnn.", std::to_string(k) + "_reverse", in, n, &w.enc_bwd[k]);
+    st = b.gru("encoder.rnn.", std::to_string(k), &w.enc_fwd[k]);
+    if (st.ok()) st = b.gru("encoder.rnn.", std::to_string(k) + "_reverse", &w.enc_bwd[k]);
   }
-  const bool luong = c.variant == Variant::kLuong;
-  if (st.ok())
-    st = b.matrix("bridge.weight", c.dec_layers * d, c.variant == Variant::kEncDec ? 2 * n : n, &w.bridge_w);
-  if (st.ok()) st = b.vector("bridge.bias", c.dec_layers * d, false, &w.bridge_b);
+  if (st.ok()) st = b.matrix("bridge.weight", &w.bridge_w);
+  if (st.ok()) st = b.vector("bridge.bias", &w.bridge_b);
   w.dec.resize(c.dec_layers);
-  for (int k = 0; st.ok() && k < c.dec_layers; ++k) {
-    int in = d;
-    if (k == 0) in = luong ? (c.input_feeding ? e + d : e) : e + 2 * n;
-    st = b.gru("decoder.rnn.", std::to_string(k), in, d, &w.dec[k]);
-  }
-  if (!luong) {
+  for (int k = 0; st.ok() && k < c.dec_layers; ++k) st = b.gru("decoder.rnn.", std::to_string(k), &w.dec[k]);
+  if (c.variant != Variant::kLuong) {
     if (st.ok() && c.variant == Variant::kBahdanau) {
-      st = b.matrix("attention.W_a.weight", a, d, &w.att_W_a);
-      if (st.ok()) st = b.matrix("attention.U_a.weight", a, 2 * n, &w.att_U_a);
-      if (st.ok()) st = b.vector("attention.U_a.bias", a, false, &w.att_U_a_b);
-      if (st.ok()) st = b.vector("attention.v_a.weight", a, true, &w.att_v_a);
+      st = b.matrix("attention.W_a.weight", &w.att_W_a);
+      if (st.ok()) st = b.matrix("attention.U_a.weight", &w.att_U_a);
+      if (st.ok()) st = b.vector("attention.U_a.bias", &w.att_U_a_b);
+      if (st.ok()) st = b.vector("attention.v_a.weight", &w.att_v_a);
     }
-    if (st.ok()) st = b.matrix("output.U_o.weight", 2 * l, d, &w.out_U_o);
-    if (st.ok()) st = b.vector("output.U_o.bias", 2 * l, false, &w.out_U_o_b);
-    if (st.ok()) st = b.matrix("output.V_o.weight", 2 * l, e, &w.out_V_o);
-    if (st.ok()) st = b.matrix("output.C_o.weight", 2 * l, 2 * n, &w.out_C_o);
-    if (st.ok()) st = b.matrix("generator.weight", c.tgt_vocab, l, &w.gen_w);
+    if (st.ok()) st = b.matrix("output.U_o.weight", &w.out_U_o);
+    if (st.ok()) st = b.vector("output.U_o.bias", &w.out_U_o_b);
+    if (st.ok()) st = b.matrix("output.V_o.weight", &w.out_V_o);
+    if (st.ok()) st = b.matrix("output.C_o.weight", &w.out_C_o);
   } else {
-    if (st.ok() && c.score == Score::kGeneral) st = b.matrix("attention.W_a.weight", d, 2 * n, &w.att_W_a);
+    if (st.ok() && c.score == Score::kGeneral) st = b.matrix("attention.W_a.weight", &w.att_W_a);
     if (st.ok() && c.score == Score::kConcat) {
-      st = b.matrix("attention.W_q.weight", a, d, &w.att_W_q);
-      if (st.ok()) st = b.matrix("attention.W_k.weight", a, 2 * n, &w.att_W_k);
-      if (st.ok()) st = b.vector("attention.v_a.weight", a, true, &w.att_v_a);
+      st = b.matrix("attention.W_q.weight", &w.att_W_q);
+      if (st.ok()) st = b.matrix("attention.W_k.weight", &w.att_W_k);
+      if (st.ok()) st = b.vector("attention.v_a.weight", &w.att_v_a);
     }
-    if (st.ok() && c.score == Score::kLocation)
-      st = b.matrix("attention.W_loc.weight", c.max_src_len, d, &w.att_W_loc);
+    if (st.ok() && c.score == Score::kLocation) st = b.matrix("attention.W_loc.weight", &w.att_W_loc);
     if (st.ok() && c.scope == Scope::kLocalP) {
-      st = b.matrix("attention.W_p.weight", a, d, &w.att_W_p);
-      if (st.ok()) st = b.vector("attention.v_p.weight", a, true, &w.att_v_p);
+      st = b.matrix("attention.W_p.weight", &w.att_W_p);
+      if (st.ok()) st = b.vector("attention.v_p.weight", &w.att_v_p);
     }
-    if (st.ok()) st = b.matrix("decoder.W_c.weight", d, 2 * n + d, &w.dec_W_c);
-    if (st.ok()) st = b.matrix("generator.weight", c.tgt_vocab, d, &w.gen_w);
+    if (st.ok()) st = b.matrix("decoder.W_c.weight", &w.dec_W_c);
   }
-  if (st.ok()) st = b.vector("generator.bias", c.tgt_vocab, false, &w.gen_b);
-  if (st.ok() && b.bound() != m.tensors()->size())
-    st = invalid("the file has " + std::to_string(m.tensors()->size() - b.bound()) +
-                 " tensor(s) the config does not use");
+  if (st.ok()) st = b.matrix("generator.weight", &w.gen_w);
+  if (st.ok()) st = b.vector("generator.bias", &w.gen_b);
+  if (st.ok()) st = b.finish();
   if (st.ok()) impl->weight_type = w.gen_w.type;
   return st;
 }
