@@ -112,11 +112,12 @@ class StreamPieces final : public internal::PieceSink {
   std::size_t first_;
 };
 
-// An ids call under a call's stop, its pieces streamed to `pieces` (null: not streamed).
+// An ids call under a call's stop, its pieces streamed to `pieces` (null: not
+// streamed). `search` is the call's, merged with the translator's already.
 Status run_ids(internal::TranslatorImpl& impl, Span<const int32_t> source, const SearchOptions& search,
                const internal::CallStop& stop, internal::PieceSink* pieces, NBestView* out) {
   internal::Search s;
-  Status st = impl.resolve(merge(search, impl.options.search), &s);
+  Status st = impl.resolve(search, &s);
   if (!st.ok()) return st;
   s.stop = &stop;
   s.pieces = pieces;
@@ -179,9 +180,10 @@ Status Translator::translate_ids(Span<const int32_t> source, const SearchOptions
 Status Translator::translate_ids(Span<const int32_t> source, const SearchOptions& search,
                                  const StreamCallback& callback, NBestView* out) {
   return internal::guarded([&]() -> Status {
-    const internal::CallStop stop(&impl_->cancels, timeout_of(merge(search, impl_->options.search)));
+    const SearchOptions merged = merge(search, impl_->options.search);
+    const internal::CallStop stop(&impl_->cancels, timeout_of(merged));
     StreamPieces pieces(*impl_->model, &callback, 0);
-    return run_ids(*impl_, source, search, stop, pieces.sink(), out);
+    return run_ids(*impl_, source, merged, stop, pieces.sink(), out);
   });
 }
 
