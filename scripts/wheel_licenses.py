@@ -77,6 +77,7 @@ def main():
             if name not in infos:
                 info.external_attr = 0o644 << 16
             out.writestr(info, entries[name])
+    os.chmod(tmp, os.stat(wheel).st_mode & 0o777)  # mkstemp's file is 0600: keep the wheel's mode
     shutil.move(tmp, wheel)
     print(f"wheel_licenses: {', '.join(sorted(os.path.basename(n) for n in added))} added to {os.path.basename(wheel)}")
     return 0
