@@ -30,9 +30,9 @@
 # download, ~10 MB, on a fresh machine; the runtime compiled and linked into
 # the module ~75 s); a rerun with the sources unchanged ~3 s (the CMake build
 # in build-wheel/cmake is kept). build-wheel/ takes ~40 MB (the venv 33 MB).
-# The repaired wheel is 1.85 MB (5.1 MB installed: the module 2.4 MB, the
+# The repaired wheel is 1.86 MB (5.1 MB installed: the module 2.4 MB, the
 # bundled libXNNPACK 1.0 MB, libsentencepiece 1.5 MB, libpthreadpool and
-# libcpuinfo 0.15 MB); aarch64's 1.33 MB (4.3 MB installed). Their tag here is
+# libcpuinfo 0.15 MB); aarch64's 1.35 MB (4.4 MB installed). Their tag here is
 # manylinux_2_35 (auditwheel picks the most compatible tag the symbol versions
 # of glibc and libstdc++ allow). scripts/wheel_licenses.py then adds the Debian
 # copyright file of each bundled library (dist-info/licenses/).
