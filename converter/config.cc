@@ -83,9 +83,9 @@ ModelConfig parse_config(const std::string& json_text) {
   const std::string format = get_string(j, "format");
   need(format == "softalign-weights", "format must be \"softalign-weights\", got \"" + format + "\"");
   const int version = get_int(j, "format_version");
-  need(version <= 1, "format_version " + std::to_string(version) +
-                         " is newer than this converter reads (1); update softalign-convert");
-  need(version == 1, "format_version must be 1, got " + std::to_string(version));
+  need(version <= 2, "format_version " + std::to_string(version) +
+                         " is newer than this converter reads (2); update softalign-convert");
+  need(version >= 1, "format_version must be 1 or 2, got " + std::to_string(version));
 
   ModelConfig c;
   c.variant = get_name<Variant>(j, "variant");
@@ -121,13 +121,32 @@ ModelConfig parse_config(const std::string& json_text) {
   c.src_lang = get_string(j, "src_lang");
   c.tgt_lang = get_string(j, "tgt_lang");
   c.name = get_string(j, "name");
+  // Version 2's keys, each optional (absent: version 1's value); a version-1
+  // config may not use them.
+  c.decoder_init = softalign::version1_decoder_init(c.variant);
+  static const char* const kVersion2[] = {"cell", "enc_directions", "reverse_source", "source_eos", "decoder_init",
+                                          "query_bias", "combine_bias", "combine_tanh"};
+  for (const char* k : kVersion2)
+    need(version >= 2 || !j.contains(k), std::string("\"") + k + "\" needs format_version 2");
+  need(version >= 2 || !dec.contains("beam_rules"), "\"decoding.beam_rules\" needs format_version 2");
+  if (j.contains("cell")) c.cell = get_name<softalign::Cell>(j, "cell");
+  if (j.contains("enc_directions")) c.enc_directions = get_int(j, "enc_directions");
+  if (j.contains("reverse_source")) c.reverse_source = get_bool(j, "reverse_source");
+  if (j.contains("source_eos")) c.source_eos = get_bool(j, "source_eos");
+  if (j.contains("decoder_init")) c.decoder_init = get_name<softalign::DecoderInit>(j, "decoder_init");
+  if (j.contains("query_bias")) c.query_bias = get_bool(j, "query_bias");
+  if (j.contains("combine_bias")) c.combine_bias = get_bool(j, "combine_bias");
+  if (j.contains("combine_tanh")) c.combine_tanh = get_bool(j, "combine_tanh");
+  if (dec.contains("beam_rules")) c.decoding.beam_rules = get_name<softalign::BeamRules>(dec, "beam_rules", "decoding.");
   check(c);
 
   static const std::set<std::string> known = {
       "format", "format_version", "variant", "score", "scope", "window_d", "input_feeding",
       "enc_layers", "dec_layers", "emb_size", "enc_hidden", "dec_hidden", "att_hidden",
       "maxout_size", "src_vocab", "tgt_vocab", "shared_vocab", "pad_id", "unk_id", "bos_id",
-      "eos_id", "max_src_len", "decoding", "src_lang", "tgt_lang", "name", "corpus", "metrics"};
+      "eos_id", "max_src_len", "decoding", "src_lang", "tgt_lang", "name", "corpus", "metrics",
+      "cell", "enc_directions", "reverse_source", "source_eos", "decoder_init", "query_bias", "combine_bias",
+      "combine_tanh"};
   if (auto it = j.find("corpus"); it != j.end()) c.corpus = as_text(*it);
   if (auto it = j.find("metrics"); it != j.end()) {
     if (it->is_object()) {

@@ -68,11 +68,22 @@ void inspect_file(const std::string& path, std::ostream& out) {
   out << "  bos_id: " << c.bos_id() << "\n";
   out << "  eos_id: " << c.eos_id() << "\n";
   out << "  max_src_len: " << c.max_src_len() << "\n";
+  out << "  cell: " << names::name(c.cell()) << "\n";
+  out << "  enc_directions: " << c.enc_directions() << "\n";
+  out << "  reverse_source: " << yes_no(c.reverse_source()) << "\n";
+  out << "  source_eos: " << yes_no(c.source_eos()) << "\n";
+  softalign::DecoderInit init{};
+  format::file_decoder_init(*m, &init);
+  out << "  decoder_init: " << names::name(init) << "\n";
+  out << "  query_bias: " << yes_no(c.query_bias()) << "\n";
+  out << "  combine_bias: " << yes_no(c.combine_bias()) << "\n";
+  out << "  combine_tanh: " << yes_no(c.combine_tanh()) << "\n";
   out << "  decoding.beam: " << d.beam() << "\n";
   out << "  decoding.alpha: " << float_text(d.alpha()) << "\n";
   out << "  decoding.beta: " << float_text(d.beta()) << "\n";
   out << "  decoding.max_len_a: " << float_text(d.max_len_a()) << "\n";
   out << "  decoding.max_len_b: " << float_text(d.max_len_b()) << "\n";
+  out << "  decoding.beam_rules: " << names::name(d.beam_rules()) << "\n";
   out << "  decoding.block_repeats: " << d.block_repeats() << "\n";
   out << "  decoding.nbest: " << d.nbest() << "\n";
 

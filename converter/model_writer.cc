@@ -64,12 +64,14 @@ flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<O
                                      key_values(b, meta.extra));
 
   const softalign::DecodingDefaults& d = c.decoding;
-  auto decoding = fb::CreateDecoding(b, d.beam, d.alpha, d.beta, d.max_len_a, d.max_len_b, d.nbest, d.block_repeats);
+  auto decoding = fb::CreateDecoding(b, d.beam, d.alpha, d.beta, d.max_len_a, d.max_len_b, d.nbest, d.block_repeats,
+                                     names::to_file(d.beam_rules));
   auto config = fb::CreateConfig(b, names::to_file(c.variant), names::to_file(c.score), names::to_file(c.scope),
                                  c.window_d, c.input_feeding, c.enc_layers, c.dec_layers, c.emb_size, c.enc_hidden,
                                  c.dec_hidden, c.att_hidden, c.maxout_size, c.src_vocab, c.tgt_vocab,
                                  c.shared_vocab, c.pad_id, c.unk_id, c.bos_id, c.eos_id, c.max_src_len,
-                                 decoding);
+                                 decoding, names::to_file(c.cell), c.enc_directions, c.reverse_source, c.source_eos,
+                                 names::to_file(c.decoder_init), c.query_bias, c.combine_bias, c.combine_tanh);
 
   flatbuffers::Offset<fb::Shortlist> sl = 0;
   if (shortlist)
@@ -83,7 +85,7 @@ flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<O
                                 confidence->bias, b.CreateString(confidence->fitted_on));
 
   fb::ModelBuilder mb(b);
-  mb.add_schema_version(format::kSchemaVersion);
+  mb.add_schema_version(format::version_needed(c));
   mb.add_config(config);
   mb.add_tensors(tensor_vec);
   mb.add_src_spm(src);

@@ -45,6 +45,14 @@ int run(const std::string& path) {
     << "dec_hidden: " << c.dec_hidden << "\n"
     << "att_hidden: " << c.att_hidden << "\n"
     << "maxout_size: " << c.maxout_size << "\n"
+    << "cell: " << cell_name(c.cell) << "\n"
+    << "enc_directions: " << c.enc_directions << "\n"
+    << "reverse_source: " << (c.reverse_source ? "true" : "false") << "\n"
+    << "source_eos: " << (c.source_eos ? "true" : "false") << "\n"
+    << "decoder_init: " << decoder_init_name(c.decoder_init) << "\n"
+    << "query_bias: " << (c.query_bias ? "true" : "false") << "\n"
+    << "combine_bias: " << (c.combine_bias ? "true" : "false") << "\n"
+    << "combine_tanh: " << (c.combine_tanh ? "true" : "false") << "\n"
     << "src_vocab: " << c.src_vocab << "\n"
     << "tgt_vocab: " << c.tgt_vocab << "\n"
     << "shared_vocab: " << (c.shared_vocab ? "true" : "false") << "\n"
@@ -56,7 +64,8 @@ int run(const std::string& path) {
     << "shortlist: " << (model->has_shortlist() ? "yes" : "no") << "\n"
     << "decoding: beam=" << c.decoding.beam << " nbest=" << c.decoding.nbest << " alpha=" << c.decoding.alpha
     << " beta=" << c.decoding.beta << " max_len_a=" << c.decoding.max_len_a
-    << " max_len_b=" << c.decoding.max_len_b << " block_repeats=" << c.decoding.block_repeats << "\n";
+    << " max_len_b=" << c.decoding.max_len_b << " block_repeats=" << c.decoding.block_repeats
+    << " beam_rules=" << beam_rules_name(c.decoding.beam_rules) << "\n";
   // The working memory a translator with the model's defaults reserves.
   std::unique_ptr<Translator> tr;
   if (Translator::prepare(model, TranslatorOptions(), &tr).ok())

@@ -42,6 +42,7 @@ struct TranslateArgs {
   bool no_shortlist = false;
   std::size_t max_line_bytes = 0;  // 0: the library's default
   int block_repeats = 0;
+  std::string beam_rules;  // --beam-rules (empty: the model's)
   bool copy_model = false;
   bool copy_through = false, no_copy_through = false;  // --copy-through: the default, said explicitly
   bool no_repair_placeholders = false, check_placeholders = false;
@@ -225,6 +226,12 @@ int run(const TranslateArgs& a) {
   if (a.max_len_a_opt->count()) options.search.max_len_a = a.max_len_a;
   if (a.max_len_b_opt->count()) options.search.max_len_b = a.max_len_b;
   if (a.block_repeats_opt->count()) options.search.block_repeats = a.block_repeats;
+  if (!a.beam_rules.empty()) {
+    BeamRules rules{};
+    for (BeamRules r : {BeamRules::kSoftalign, BeamRules::kOpenNmt, BeamRules::kJoeyNmt})
+      if (a.beam_rules == beam_rules_name(r)) rules = r;
+    options.search.beam_rules = rules;  // the CLI11 check below admits only these names
+  }
   const bool want_alignment = a.alignment || a.word_alignment || a.json;
   options.search.return_alignment = want_alignment;
   options.search.return_attention = want_alignment;
@@ -383,6 +390,10 @@ std::function<int()> add_translate_command(CLI::App& app) {
       cmd->add_option("--block-repeats", a->block_repeats,
                       "Refuse a word or words of up to N pieces repeated back to back (0: off; default: the model's)")
           ->check(at_least(0));
+  cmd->add_option("--beam-rules", a->beam_rules,
+                  "Whose beam search: softalign, opennmt or joeynmt (default: the model's; an imported model's "
+                  "is its toolkit's)")
+      ->check(CLI::IsMember({"softalign", "opennmt", "joeynmt"}));
   cmd->add_option("--max-src-len", a->max_src_len,
                   "Longest source translated whole, in pieces, EOS included (default: the model's maximum; "
                   "up to 1024 except for location-score models)")

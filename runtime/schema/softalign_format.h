@@ -28,9 +28,37 @@
 
 namespace softalign::format {
 
-// The schema version this code writes and reads. Files with a higher version
-// are refused ("made by a newer converter").
-inline constexpr uint32_t kSchemaVersion = 1;
+// The schema version this code reads (and the highest it writes). Files with a
+// higher version are refused ("made by a newer converter").
+//   1: GRU, bidirectional encoders, the three variants.
+//   2: Config's cell, enc_directions, reverse_source, source_eos, decoder_init,
+//      query_bias, combine_bias, combine_tanh and Decoding's beam_rules
+//      (models/WEIGHTS_FORMAT.md). A version-1 reader would ignore them and
+//      compute another model; a file whose fields all have version 1's values
+//      is written as version 1 (version_needed).
+inline constexpr uint32_t kSchemaVersion = 2;
+
+// The lowest schema version that holds config `c`: 1 while every version-2
+// field has version 1's value (so version-1 readers still load the file), else 2.
+inline uint32_t version_needed(const ModelConfig& c) {
+  const bool version1 = c.cell == Cell::kGru && c.enc_directions == 2 && !c.reverse_source && c.source_eos &&
+                        c.decoder_init == version1_decoder_init(c.variant) && !c.query_bias && !c.combine_bias &&
+                        c.combine_tanh && c.decoding.beam_rules == BeamRules::kSoftalign;
+  return version1 ? 1 : 2;
+}
+
+// The decoder's first state a file's config means: its decoder_init field
+// (version 2), or what its variant fixed (version 1). False for a value
+// outside the tables.
+inline bool file_decoder_init(const fb::Model& m, DecoderInit* out) {
+  Variant v;
+  if (!names::from_file(m.config()->variant(), &v)) return false;
+  if (m.schema_version() < 2) {
+    *out = version1_decoder_init(v);
+    return true;
+  }
+  return names::from_file(m.config()->decoder_init(), out);
+}
 
 // Every tensor's data starts at a multiple of this many bytes from the start
 // of the buffer (schema: `force_align: 32`).
@@ -180,8 +208,10 @@ inline const fb::Model* verify_model(const uint8_t* data, size_t size, std::stri
   const fb::Model* model = fb::GetModel(data);
 
   const fb::Config* cfg = model->config();
-  if (!names::find(cfg->variant()) || !names::find(cfg->score()) || !names::find(cfg->scope()))
-    return fail(err, "corrupt softalign model file (unknown variant, score or scope value)");
+  if (!names::find(cfg->variant()) || !names::find(cfg->score()) || !names::find(cfg->scope()) ||
+      !names::find(cfg->cell()) || !names::find(cfg->decoder_init()) ||
+      !names::find(cfg->decoding()->beam_rules()))
+    return fail(err, "corrupt softalign model file (unknown variant, score, scope, cell, decoder init or beam rules value)");
   if (!cfg->shared_vocab() && model->tgt_spm() == nullptr)
     return fail(err, "corrupt softalign model file (no target SentencePiece model)");
 

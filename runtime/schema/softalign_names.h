@@ -1,4 +1,5 @@
-// softalign_names.h — the one table of a model's variant, score and scope
+// softalign_names.h — the one table of each named choice of a model: variant,
+// score, scope, cell, decoder init and beam rules
 // (header-only).
 //
 // Each row is one value: the public enum's (softalign/config.hpp), its name in
@@ -53,6 +54,26 @@ inline constexpr Row<Scope, fb::Scope> kScopes[] = {
     {Scope::kLocalP, "local-p", fb::Scope::LocalP},
 };
 
+inline constexpr Row<Cell, fb::Cell> kCells[] = {
+    {Cell::kGru, "gru", fb::Cell::Gru},
+    {Cell::kLstm, "lstm", fb::Cell::Lstm},
+};
+
+inline constexpr Row<DecoderInit, fb::DecoderInit> kDecoderInits[] = {
+    {DecoderInit::kTanhBackward, "tanh-backward", fb::DecoderInit::TanhBackward},
+    {DecoderInit::kTanhFinal, "tanh-final", fb::DecoderInit::TanhFinal},
+    {DecoderInit::kFinal, "final", fb::DecoderInit::Final},
+    {DecoderInit::kReluFinal, "relu-final", fb::DecoderInit::ReluFinal},
+    {DecoderInit::kLastForward, "last-forward", fb::DecoderInit::LastForward},
+    {DecoderInit::kZero, "zero", fb::DecoderInit::Zero},
+};
+
+inline constexpr Row<BeamRules, fb::BeamRules> kBeamRules[] = {
+    {BeamRules::kSoftalign, "softalign", fb::BeamRules::Softalign},
+    {BeamRules::kOpenNmt, "opennmt", fb::BeamRules::OpenNmt},
+    {BeamRules::kJoeyNmt, "joeynmt", fb::BeamRules::JoeyNmt},
+};
+
 // Every value of the schema has its row: a value added to softalign.fbs
 // without one does not build.
 #define SOFTALIGN_EVERY_FILE_VALUE(table, Enum) \
@@ -61,6 +82,9 @@ inline constexpr Row<Scope, fb::Scope> kScopes[] = {
 SOFTALIGN_EVERY_FILE_VALUE(kVariants, Variant);
 SOFTALIGN_EVERY_FILE_VALUE(kScores, Score);
 SOFTALIGN_EVERY_FILE_VALUE(kScopes, Scope);
+SOFTALIGN_EVERY_FILE_VALUE(kCells, Cell);
+SOFTALIGN_EVERY_FILE_VALUE(kDecoderInits, DecoderInit);
+SOFTALIGN_EVERY_FILE_VALUE(kBeamRules, BeamRules);
 #undef SOFTALIGN_EVERY_FILE_VALUE
 
 // The table of an enum, public or the file's.
@@ -70,6 +94,12 @@ constexpr const auto& table(Score) { return kScores; }
 constexpr const auto& table(fb::Score) { return kScores; }
 constexpr const auto& table(Scope) { return kScopes; }
 constexpr const auto& table(fb::Scope) { return kScopes; }
+constexpr const auto& table(Cell) { return kCells; }
+constexpr const auto& table(fb::Cell) { return kCells; }
+constexpr const auto& table(DecoderInit) { return kDecoderInits; }
+constexpr const auto& table(fb::DecoderInit) { return kDecoderInits; }
+constexpr const auto& table(BeamRules) { return kBeamRules; }
+constexpr const auto& table(fb::BeamRules) { return kBeamRules; }
 
 template <class E>
 using RowOf = std::remove_reference_t<decltype(table(E{})[0])>;

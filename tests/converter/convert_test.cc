@@ -12,6 +12,45 @@ namespace fb = softalign::fb;
 
 namespace {
 
+// Luong 2015 as built: LSTM, a one-way encoder over the reversed source,
+// decoder layers starting from the encoder's (format version 2).
+json luong_2015() {
+  json c = small_config("luong", "general", "local-p", true, 2, 2);
+  c["format_version"] = 2;
+  c["cell"] = "lstm";
+  c["enc_directions"] = 1;
+  c["reverse_source"] = true;
+  c["source_eos"] = true;
+  c["decoder_init"] = "final";
+  c["query_bias"] = false;
+  c["combine_bias"] = false;
+  c["combine_tanh"] = true;
+  c["enc_hidden"] = c["dec_hidden"];
+  c["decoding"]["beam_rules"] = "joeynmt";
+  c["decoding"]["nbest"] = 1;
+  c["decoding"]["beta"] = 0.0;
+  return c;
+}
+
+// OpenNMT-py's GRU brnn + mlp + bridge, as imported (format version 2).
+json onmt_bridge() {
+  json c = small_config("luong", "concat", "global", true, 2, 2);
+  c["format_version"] = 2;
+  c["cell"] = "gru";
+  c["enc_directions"] = 2;
+  c["reverse_source"] = false;
+  c["source_eos"] = false;
+  c["decoder_init"] = "relu-final";
+  c["query_bias"] = true;
+  c["combine_bias"] = true;
+  c["combine_tanh"] = false;
+  c["dec_hidden"] = 2 * c["enc_hidden"].get<int>();
+  c["decoding"]["beam_rules"] = "opennmt";
+  c["decoding"]["nbest"] = 1;
+  c["decoding"]["beta"] = 0.0;
+  return c;
+}
+
 struct Variant {
   const char* label;
   json config;
@@ -31,10 +70,47 @@ std::vector<Variant> variants() {
       {"luong-general-local-p-if", small_config("luong", "general", "local-p", true)},
       {"luong-concat-local-p", small_config("luong", "concat", "local-p", false)},
       {"luong-general-2x2", small_config("luong", "general", "global", true, 2, 2)},
+      {"v2-luong-lstm-reversed", luong_2015()},
+      {"v2-onmt-bridge", onmt_bridge()},
   };
 }
 
 }  // namespace
+
+TEST_CASE("format version 2: its options convert, --inspect shows them, and the file says version 2 only if it needs it") {
+  for (const json& config : {luong_2015(), onmt_bridge()}) {
+    TempDir dir;
+    const TinyModel m = make_model(dir.path, config);
+    const Run r = run_convert({m.weights, "-o", dir.file("m.softalign")});
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(verified(read_file(dir.file("m.softalign")))->schema_version() == 2);
+    const Run info = run_convert({"--inspect", dir.file("m.softalign")});
+    REQUIRE(info.status == 0);
+    for (const char* key : {"cell", "enc_directions", "reverse_source", "source_eos", "decoder_init", "query_bias",
+                            "combine_bias", "combine_tanh"}) {
+      const std::string line = std::string("  ") + key + ": " +
+                               (config[key].is_boolean() ? (config[key].get<bool>() ? "true" : "false")
+                                : config[key].is_string() ? config[key].get<std::string>()
+                                                          : std::to_string(config[key].get<int>()));
+      CHECK_MESSAGE(info.out.find(line + "\n") != std::string::npos, line);
+    }
+    CHECK(info.out.find("  decoding.beam_rules: " + config["decoding"]["beam_rules"].get<std::string>()) !=
+          std::string::npos);
+  }
+  // Version 2 keys with version 1's values: a file version-1 readers load.
+  json same = small_config("encdec");
+  same["format_version"] = 2;
+  same["cell"] = "gru";
+  same["decoder_init"] = "tanh-final";
+  same["decoding"]["beam_rules"] = "softalign";
+  TempDir dir;
+  const TinyModel m = make_model(dir.path, same);
+  REQUIRE(run_convert({m.weights, "-o", dir.file("m.softalign")}).status == 0);
+  const auto bytes = read_file(dir.file("m.softalign"));
+  CHECK(verified(bytes)->schema_version() == 1);
+  CHECK(run_convert({"--inspect", dir.file("m.softalign")}).out.find("  decoder_init: tanh-final\n") !=
+        std::string::npos);
+}
 
 TEST_CASE("every variant converts to f32 (bit exact), f16 and int8, deterministically") {
   for (const Variant& v : variants()) {

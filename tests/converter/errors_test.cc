@@ -109,7 +109,8 @@ TEST_CASE("error: dot score with d != 2n") {
   json c = f.m.config;
   c["dec_hidden"] = 9;
   expect_error(f.convert_tensors(c, f.m.tensors),
-               "score dot needs dec_hidden == 2 * enc_hidden (got dec_hidden 9, enc_hidden 5)", f.dir);
+               "score dot needs dec_hidden == enc_directions * enc_hidden (got dec_hidden 9, enc_hidden 5, "
+               "enc_directions 2)", f.dir);
 }
 
 TEST_CASE("error: unknown variant") {
@@ -129,8 +130,24 @@ TEST_CASE("error: other config problems name the key") {
   c["enc_layers"] = "two";
   expect_error(f.convert_tensors(c, f.m.tensors), "\"enc_layers\" must be an integer, got \"two\"", f.dir);
   c = f.m.config;
+  c["format_version"] = 3;
+  expect_error(f.convert_tensors(c, f.m.tensors), "format_version 3 is newer than this converter reads", f.dir);
+  c = f.m.config;
+  c["cell"] = "lstm";  // a version-2 key in a version-1 config
+  expect_error(f.convert_tensors(c, f.m.tensors), "\"cell\" needs format_version 2", f.dir);
   c["format_version"] = 2;
-  expect_error(f.convert_tensors(c, f.m.tensors), "format_version 2 is newer than this converter reads", f.dir);
+  c["cell"] = "rnn";
+  expect_error(f.convert_tensors(c, f.m.tensors), "unknown cell \"rnn\" (expected gru or lstm)", f.dir);
+  c["cell"] = "gru";
+  c["reverse_source"] = true;
+  expect_error(f.convert_tensors(c, f.m.tensors), "reverse_source needs a one-way encoder (enc_directions 1)", f.dir);
+  c.erase("reverse_source");
+  c["decoder_init"] = "final";
+  expect_error(f.convert_tensors(c, f.m.tensors), "decoder_init final needs enc_layers == dec_layers", f.dir);
+  c.erase("decoder_init");
+  c["decoding"]["beam_rules"] = "opennmt";
+  c["decoding"]["nbest"] = 2;
+  expect_error(f.convert_tensors(c, f.m.tensors), "decoding.beam_rules opennmt has no n-best", f.dir);
   c = f.m.config;
   c["scope"] = "local-x";
   expect_error(f.convert_tensors(c, f.m.tensors), "unknown luong scope \"local-x\"", f.dir);

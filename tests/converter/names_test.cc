@@ -64,7 +64,7 @@ TEST_CASE("names: a config value outside the table is written outside the schema
   const flatbuffers::DetachedBuffer file = softalign::convert::build_model_file(c, {}, "spm", "spm", {});
   std::string err;
   CHECK(softalign::format::verify_model(file.data(), file.size(), &err) == nullptr);
-  CHECK(err == "corrupt softalign model file (unknown variant, score or scope value)");
+  CHECK(err == "corrupt softalign model file (unknown variant, score, scope, cell, decoder init or beam rules value)");
   c.score = softalign::Score::kNone;  // the same file with a value of the table passes that check
   const flatbuffers::DetachedBuffer good = softalign::convert::build_model_file(c, {}, "spm", "spm", {});
   CHECK(softalign::format::verify_model(good.data(), good.size(), &err) != nullptr);

@@ -37,7 +37,7 @@ TEST_CASE("options json: each option sets its field, and writes back the same") 
           "replace_invalid_utf8": true, "copy_through": false, "repair_placeholders": false,
           "glossary": [["file", "fichier"]], "max_batch": 8, "threads": 2, "device": "auto",
           "use_shortlist": false, "kernels": "ref", "max_arena_bytes": 1048576, "max_line_bytes": 4096,
-          "timeout_ms": 250})";
+          "timeout_ms": 250, "beam_rules": "joeynmt"})";
   TranslatorOptions o;
   const Status st = parse_options_json(json, &o);
   REQUIRE_MESSAGE(st.ok(), st.to_string());
@@ -65,7 +65,9 @@ TEST_CASE("options json: each option sets its field, and writes back the same") 
   CHECK(o.max_arena_bytes == 1048576);
   CHECK(o.max_line_bytes == 4096);
   CHECK(o.search.timeout_ms == 250);
+  CHECK(o.search.beam_rules == BeamRules::kJoeyNmt);
   CHECK(nlohmann::json::parse(options_json(o)) == nlohmann::json::parse(json));
+  CHECK_FALSE(parse_options_json(R"({"beam_rules": "marian"})", &o).ok());
   // null gives a search option back to the model; TSV text is a glossary too.
   REQUIRE(parse_options_json(R"({"beam": null, "glossary": "a\tb\n"})", &o).ok());
   CHECK(!o.search.beam_size);

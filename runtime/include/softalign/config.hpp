@@ -17,11 +17,23 @@ enum class Variant { kEncDec, kBahdanau, kLuong };
 enum class Score { kNone, kDot, kGeneral, kConcat, kLocation };
 enum class Scope { kGlobal, kLocalM, kLocalP };
 enum class WeightType { kF32, kF16, kI8 };
+// Format version 2 (models/WEIGHTS_FORMAT.md, "Keys of format version 2").
+enum class Cell { kGru, kLstm };
+enum class DecoderInit { kTanhBackward, kTanhFinal, kFinal, kReluFinal, kLastForward, kZero };
+enum class BeamRules { kSoftalign, kOpenNmt, kJoeyNmt };
 
 SOFTALIGN_API const char* variant_name(Variant v);        // "encdec", "bahdanau", "luong"
 SOFTALIGN_API const char* score_name(Score s);            // "none", "dot", ...
 SOFTALIGN_API const char* scope_name(Scope s);            // "global", "local-m", "local-p"
 SOFTALIGN_API const char* weight_type_name(WeightType t); // "f32", "f16", "i8"
+SOFTALIGN_API const char* cell_name(Cell c);                // "gru", "lstm"
+SOFTALIGN_API const char* decoder_init_name(DecoderInit i); // "tanh-backward", ...
+SOFTALIGN_API const char* beam_rules_name(BeamRules r);     // "softalign", "opennmt", "joeynmt"
+
+// The decoder's first state in format version 1, where the variant fixed it.
+constexpr DecoderInit version1_decoder_init(Variant v) {
+  return v == Variant::kEncDec ? DecoderInit::kTanhFinal : DecoderInit::kTanhBackward;
+}
 
 // The decoding defaults the model was shipped with.
 struct DecodingDefaults {
@@ -35,6 +47,9 @@ struct DecodingDefaults {
   // word or a group of words of up to this many target pieces ("gratuit
   // gratuit"); 0 = off (SearchOptions::block_repeats).
   int block_repeats = 0;
+  // Whose beam search: softalign's, or OpenNMT-py's or JoeyNMT's rules for
+  // models imported from them (WEIGHTS_FORMAT.md, "Beam rules").
+  BeamRules beam_rules = BeamRules::kSoftalign;
 };
 
 struct ModelConfig {
@@ -46,7 +61,7 @@ struct ModelConfig {
   int enc_layers = 1;
   int dec_layers = 1;
   int emb_size = 0;     // m
-  int enc_hidden = 0;   // n (per direction; annotations have 2n)
+  int enc_hidden = 0;   // n (per direction; annotations have enc_directions * n)
   int dec_hidden = 0;   // d
   int att_hidden = 0;   // a
   int maxout_size = 0;  // l
@@ -55,6 +70,15 @@ struct ModelConfig {
   bool shared_vocab = false;
   int pad_id = 0, unk_id = 1, bos_id = 2, eos_id = 3;
   int max_src_len = 0;  // S_max, EOS included
+  // Format version 2; the defaults are what version 1 computes.
+  Cell cell = Cell::kGru;       // encoder and decoder
+  int enc_directions = 2;       // 2: bidirectional; 1: one-way (annotations have enc_directions * n)
+  bool reverse_source = false;  // one-way: the encoder reads right to left
+  bool source_eos = true;       // false: the encoder does not read the source's EOS
+  DecoderInit decoder_init = DecoderInit::kTanhBackward;  // version1_decoder_init(variant) for version-1 files
+  bool query_bias = false;      // luong concat: attention.W_q.bias
+  bool combine_bias = false;    // luong: decoder.W_c.bias
+  bool combine_tanh = true;     // luong: tanh on the attentional layer
   DecodingDefaults decoding;
   std::string src_lang, tgt_lang, name;
 };

@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "softalign/config.hpp"
 #include "softalign/export.h"
 #include "softalign/glossary.hpp"
 
@@ -33,6 +34,12 @@ struct SearchOptions {
   // or words repeated back to back ("gratuit gratuit", "de la de la"). The
   // search then takes the next best candidates. Every backend.
   std::optional<int> block_repeats;
+  // Whose beam search (models/WEIGHTS_FORMAT.md "Beam rules"): softalign's,
+  // or OpenNMT-py's or JoeyNMT's, which a model imported from them carries
+  // as its default (so that it translates as it did there). The toolkits'
+  // rules return one hypothesis and take no coverage penalty, repetition
+  // blocking or target prefix (kInvalidArgument).
+  std::optional<BeamRules> beam_rules;
   bool return_attention = false;   // fill Hypothesis::attention (soft alignment)
   bool return_alignment = false;   // fill the hard alignments (implies attention internally)
   // Compute the output layer over the model's vocabulary shortlist only (when

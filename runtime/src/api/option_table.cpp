@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/guard.hpp"
+#include "softalign_names.h"
 
 namespace softalign {
 namespace internal {
@@ -133,6 +134,15 @@ const OptionSpec kOptions[] = {
                      "refuse words of up to this many pieces repeated back to back, 0 (off) to 8; null: the model's",
                      return read_optional(n, v, &o->search.block_repeats, read_int32),
                      return optional_json(o.search.block_repeats)),
+    SOFTALIGN_OPTION("beam_rules", "string or null",
+                     "whose beam search: \"softalign\", \"opennmt\" or \"joeynmt\"; null: the model's",
+                     if (v.is_null()) { o->search.beam_rules.reset(); return Status::Ok(); }
+                     std::string name; Status st = read_string(n, v, &name); if (!st.ok()) return st;
+                     BeamRules r{}; if (!names::parse(name, &r))
+                         return Status(StatusCode::kInvalidArgument, "beam_rules must be \"softalign\", \"opennmt\" or "
+                                                                     "\"joeynmt\", got \"" + name + "\"");
+                     o->search.beam_rules = r; return st,
+                     return o.search.beam_rules ? Json(beam_rules_name(*o.search.beam_rules)) : Json(nullptr)),
     SOFTALIGN_OPTION("timeout_ms", "integer or null",
                      "each call's deadline in milliseconds from its start (deadline_exceeded after it); 0 or null: none",
                      return read_optional(n, v, &o->search.timeout_ms, read_int32),

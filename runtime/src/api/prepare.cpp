@@ -36,6 +36,7 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
   s.max_len_a = o.max_len_a.value_or(d.max_len_a);
   s.max_len_b = o.max_len_b.value_or(d.max_len_b);
   s.block_repeats = o.block_repeats.value_or(d.block_repeats);
+  s.rules = o.beam_rules.value_or(d.beam_rules);
   s.shortlist = o.use_shortlist.value_or(options.use_shortlist) && m->shortlist.present();
   auto bad = [](const std::string& m) { return Status(StatusCode::kInvalidArgument, m); };
   if (s.shortlist && !options.use_shortlist)
@@ -75,6 +76,10 @@ Status TranslatorImpl::resolve(const SearchOptions& o, Search* out) const {
   if (s.block_repeats < 0 || s.block_repeats > L::kMaxBlockRepeats)
     return bad("block_repeats must be in [0, " + std::to_string(L::kMaxBlockRepeats) + "], got " +
                std::to_string(s.block_repeats));
+  if (s.rules != BeamRules::kSoftalign && (s.nbest != 1 || s.beta != 0.0f || s.block_repeats != 0 || s.prefix_len > 0))
+    return bad(std::string("beam_rules ") + beam_rules_name(s.rules) +
+               " returns one hypothesis and has no coverage penalty, repetition blocking or target prefix: nbest must "
+               "be 1, beta 0, block_repeats 0, and no prefix (beam_rules softalign has them)");
   *out = s;
   return Status::Ok();
 }
@@ -135,6 +140,7 @@ Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& 
   options.search.max_len_a = s.max_len_a;
   options.search.max_len_b = s.max_len_b;
   options.search.block_repeats = s.block_repeats;
+  options.search.beam_rules = s.rules;
 
   // The lookup reads the name as a C string: a NUL would cut it ("\0bogus" was "", the default set).
   if (opts.kernels.find('\0') != std::string::npos) return bad("kernels holds a NUL character");
@@ -257,6 +263,7 @@ void TranslatorImpl::layout(Arena& a) {
   limits.max_sentences = B;
   limits.vocab = c->tgt_vocab;
   limits.bos_id = c->bos_id;
+  limits.pad_id = c->pad_id;
   limits.eos_id = c->eos_id;
   search_.layout(a, limits, *k);
   const std::size_t b = B;

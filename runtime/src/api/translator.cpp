@@ -82,6 +82,7 @@ SearchOptions merge(const SearchOptions& call, const SearchOptions& prepared) {
   if (!s.max_len_a) s.max_len_a = prepared.max_len_a;
   if (!s.max_len_b) s.max_len_b = prepared.max_len_b;
   if (!s.block_repeats) s.block_repeats = prepared.block_repeats;
+  if (!s.beam_rules) s.beam_rules = prepared.beam_rules;
   if (!s.timeout_ms) s.timeout_ms = prepared.timeout_ms;
   return s;
 }

@@ -12,10 +12,12 @@
 // layers fall back to their CPU layers.
 //
 // The buffers an operation reads and writes are the engine's, named here by
-// their role: the annotations h_j ([S, 2n] a source), the keys ([S,
-// key_dim]), the fixed context c ([2n]), each row's decoder state ([state
-// size]: every layer's s, then h~ where it is fed back), the GRU input row
-// [E y ; fed], the attention row and context, the output layer's input.
+// their role: the annotations h_j ([S, A] a source, A = directions × n), the
+// keys ([S, key_dim]), the encoder's final states ([L_e, A], and the cells'
+// with LSTM), the fixed context c ([A]), each row's decoder state ([state
+// size]: every layer's s, then every layer's cell with LSTM, then h~ where it
+// is fed back), the decoder's input row [E y ; fed], the attention row and
+// context, the output layer's input.
 #pragma once
 
 #include <vector>
@@ -27,7 +29,11 @@ namespace softalign::internal {
 // The sizes of a planned model (floats of each buffer's row).
 struct PlanShapes {
   int emb = 0;         // e: the embeddings (source and target)
-  int enc_hidden = 0;  // n: one encoder direction; the annotations are 2n
+  int enc_hidden = 0;  // n: one encoder direction
+  int directions = 2;  // the encoder's: 2 (both ways) or 1
+  int ann = 0;         // A = directions × n: the annotations' width
+  Cell cell = Cell::kGru;  // the encoder's and the decoder's cells
+  int gates = 3;       // gate blocks of the cell: 3 (GRU) or 4 (LSTM)
   int dec_hidden = 0;  // d
   int att_hidden = 0;  // a: additive attention's hidden size, local-p's position layer
   int maxout = 0;      // l: the maxout's output
@@ -36,7 +42,12 @@ struct PlanShapes {
   int dec_layers = 0;
   int key_dim = 0;     // columns of the attention keys (0: the plan has no kKeys)
   int state_size = 0;  // floats of decoder state a row carries
-  int fed = 0;         // columns after E y in the GRU input row (0, 2n or d: kInput's FedInput)
+  int cell_offset = 0; // where a state row's cells start (LSTM: after the L_d states; GRU: none, 0)
+  int fed_offset = 0;  // where a state row's fed-back h~ starts
+  int fed = 0;         // columns after E y in the decoder's input row (0, A or d: kInput's FedInput)
+  // The encoder reads a source's ids but its last (EOS): attention then covers
+  // max(1, S - 1) positions, and the EOS position's weight is 0.
+  bool skip_source_eos = false;
   int output_in = 0;   // the output layer's input (l after kMaxout, d after kCombine)
   int eos_id = 0;
   WeightType weight_type = WeightType::kF32;  // the stored precision of the matrices
@@ -45,24 +56,22 @@ struct PlanShapes {
 enum class EncoderOp {
   // The source embeddings E x_j (matrix: E_src).
   kEmbed,
-  // Bidirectional GRU layer `layer` over the positions of each source:
-  // →h_j = GRU(x_j, →h_{j-1}), ←h_j = GRU(x_j, ←h_{j+1}) from zero states, x
-  // the embeddings (layer 0) or the layer below's [→h_j ; ←h_j]; the last
-  // layer's rows are the annotations h_j (forward, backward: the directions).
+  // Encoder layer `layer` over the positions of each source, in one or both
+  // directions: →h_j = cell(x_j, →h_{j-1}), ←h_j = cell(x_j, ←h_{j+1}) from
+  // zero states, x the embeddings (layer 0) or the layer below's outputs;
+  // its rows [→h_j ; ←h_j] (one-way: h_j) are the next layer's input, the
+  // last layer's the annotations (forward, backward: the directions; a
+  // one-way layer has forward only, which runs right to left when
+  // reverse). Each direction's last state (and cell) is the layer's final
+  // state F_layer (WEIGHTS_FORMAT.md).
   kLayer,
   // The attention keys, once per source: matrix h_j (+ bias), key_dim columns.
   kKeys,
-  // The fixed context c = [→h_{S-1} ; ←h_0].
+  // The fixed context c = F_top, the top layer's final states ([→h_{S-1} ; ←h_0]).
   kFixedContext,
-  // Each decoder layer's initial state s_0 = tanh(matrix x + bias), x as
-  // bridge_input says; the rest of the state (a fed-back h~) zeros.
+  // Each decoder layer's initial state (and cell), as `init` says
+  // (WEIGHTS_FORMAT.md "Bridge"); the rest of the state (a fed-back h~) zeros.
   kBridge,
-};
-
-// What the bridge reads.
-enum class BridgeInput {
-  kBackwardFirst,  // ←h_0: the backward direction at the first position
-  kFixedContext,   // c (kFixedContext ran before)
 };
 
 struct EncoderOperation {
@@ -70,9 +79,12 @@ struct EncoderOperation {
   int layer = 0;                          // kLayer
   const Matrix* matrix = nullptr;         // kEmbed, kKeys, kBridge
   const float* bias = nullptr;            // kKeys (none: null), kBridge
-  const GruWeights* forward = nullptr;    // kLayer
-  const GruWeights* backward = nullptr;   // kLayer
-  BridgeInput bridge_input = BridgeInput::kBackwardFirst;  // kBridge
+  const RnnWeights* forward = nullptr;    // kLayer
+  const RnnWeights* backward = nullptr;   // kLayer (null: one-way)
+  bool reverse = false;                   // kLayer, one-way: the direction runs right to left
+  DecoderInit init = DecoderInit::kTanhBackward;  // kBridge
+  const Matrix* cell_matrix = nullptr;    // kBridge, relu-final with LSTM: the cells' W
+  const float* cell_bias = nullptr;       // its b
 };
 
 enum class StepOp {
@@ -86,15 +98,17 @@ enum class StepOp {
   // Additive attention with the query: e_j = vectorᵀ tanh(q + key_j),
   // α = softmax(e), c = Σ_j α_j h_j; then the GRU input row [E y ; c].
   kAttendAdditive,
-  // GRU layer `layer` (gru): s_t = GRU(x, s_{t-1}); x is layer 0's
-  // gru_input, a higher layer's the new state of the layer below.
-  kGru,
+  // Decoder layer `layer` (rnn): s_t = cell(x, s_{t-1}) (LSTM: and its
+  // cell); x is layer 0's rnn_input, a higher layer's the new state of the
+  // layer below.
+  kRnn,
   // Attention with the new top state h: the scores over the window, a
   // softmax there (Window::kPredicted: times the Gaussian), zeros outside,
   // c = Σ_j a_j h_j; the row [c ; h].
   kAttendWithState,
-  // h~ = tanh(matrix [c ; h]), the output layer's input; with feed_back
-  // also the next step's fed input (the state's last d floats).
+  // h~ = tanh(matrix [c ; h] + bias) (bias: none when null; no tanh unless
+  // tanh), the output layer's input; with feed_back also the next step's fed
+  // input (the state's h~).
   kCombine,
   // t = maxout_2(from_state s_t + bias + from_embedding E y_{t-1} +
   // from_context c), the output layer's input.
@@ -108,13 +122,13 @@ enum class StepOp {
 enum class FedInput {
   kNone,           // nothing (the row is E y)
   kFixedContext,   // c, the same every step
-  kAttentional,    // h~_{t-1}: the state's last d floats (zeros at the first step)
+  kAttentional,    // h~_{t-1}: the state's d floats at fed_offset (zeros at the first step)
   kAttention,      // c of this step's kAttendAdditive, which writes it
 };
 
-// What GRU layer 0 reads.
-enum class GruInput {
-  kRow,        // the GRU input row [E y ; fed]
+// What decoder layer 0 reads.
+enum class RnnInput {
+  kRow,        // the input row [E y ; fed]
   kEmbedding,  // E y alone
 };
 
@@ -122,7 +136,7 @@ enum class GruInput {
 enum class Scores {
   kDot,       // hᵀ h_j
   kDotKeys,   // hᵀ key_j
-  kAdditive,  // vectorᵀ tanh(matrix h + key_j)
+  kAdditive,  // vectorᵀ tanh(matrix h + bias + key_j)
   kPosition,  // (matrix h)_j: one weight row per source position
 };
 
@@ -136,20 +150,21 @@ enum class Window {
 
 struct StepOperation {
   StepOp op;
-  int layer = 0;                       // kGru
+  int layer = 0;                       // kRnn
   const Matrix* matrix = nullptr;      // kInput, kQuery, kAttendWithState (kAdditive, kPosition), kCombine, kOutput
-  const float* bias = nullptr;         // kMaxout, kOutput
+  const float* bias = nullptr;         // kMaxout, kOutput, kCombine and kAttendWithState (kAdditive): none when null
   const float* vector = nullptr;       // kAttendAdditive, kAttendWithState (kAdditive)
   FedInput fed = FedInput::kNone;      // kInput
   bool zero_attention = false;         // kInput
-  const GruWeights* gru = nullptr;     // kGru
-  GruInput gru_input = GruInput::kRow; // kGru, layer 0
+  const RnnWeights* rnn = nullptr;     // kRnn
+  RnnInput rnn_input = RnnInput::kRow; // kRnn, layer 0
   Scores scores = Scores::kDot;        // kAttendWithState
   Window window = Window::kAll;        // kAttendWithState
   int window_d = 0;                    // kAttendWithState: D
   const Matrix* position = nullptr;    // kAttendWithState, Window::kPredicted: W_p
   const float* position_vector = nullptr;  // kAttendWithState, Window::kPredicted: v_p
   bool feed_back = false;              // kCombine
+  bool tanh = true;                    // kCombine
   const Matrix* from_state = nullptr;      // kMaxout
   const Matrix* from_embedding = nullptr;  // kMaxout
   const Matrix* from_context = nullptr;    // kMaxout

@@ -12,6 +12,9 @@ namespace softalign {
 const char* variant_name(Variant v) { return names::name(v); }
 const char* score_name(Score s) { return names::name(s); }
 const char* scope_name(Scope s) { return names::name(s); }
+const char* cell_name(Cell c) { return names::name(c); }
+const char* decoder_init_name(DecoderInit i) { return names::name(i); }
+const char* beam_rules_name(BeamRules r) { return names::name(r); }
 
 const char* weight_type_name(WeightType t) {
   switch (t) {
@@ -75,14 +78,45 @@ Status validate_config(const ModelConfig& c) {
       if (ids[i].second == ids[j].second) return bad("special ids must be distinct");
   if (c.shared_vocab && c.src_vocab != c.tgt_vocab) return bad("shared_vocab needs src_vocab == tgt_vocab");
 
+  // Format version 2's keys.
+  if (!names::find(c.cell) || !names::find(c.decoder_init) || !names::find(c.decoding.beam_rules))
+    return bad("unknown cell, decoder_init or decoding.beam_rules value");
+  if (c.enc_directions != 1 && c.enc_directions != 2)
+    return bad("enc_directions must be 1 or 2, got " + std::to_string(c.enc_directions));
+  const int64_t ann = int64_t{c.enc_directions} * c.enc_hidden;  // A, the annotations' width
+  if (c.reverse_source && c.enc_directions != 1) return bad("reverse_source needs a one-way encoder (enc_directions 1)");
+  const std::string init = std::string("decoder_init ") + decoder_init_name(c.decoder_init);
+  switch (c.decoder_init) {
+    case DecoderInit::kTanhBackward:
+      if (c.enc_directions != 2) return bad(init + " reads the backward direction: it needs enc_directions 2");
+      break;
+    case DecoderInit::kFinal:
+    case DecoderInit::kReluFinal:
+      if (c.enc_layers != c.dec_layers || ann != c.dec_hidden)
+        return bad(init + " needs enc_layers == dec_layers and enc_directions * enc_hidden == dec_hidden (got " +
+                   std::to_string(c.enc_layers) + " and " + std::to_string(c.dec_layers) + " layers, " +
+                   std::to_string(ann) + " and " + std::to_string(c.dec_hidden) + ")");
+      break;
+    case DecoderInit::kLastForward:
+      if (c.enc_hidden != c.dec_hidden) return bad(init + " needs enc_hidden == dec_hidden");
+      break;
+    case DecoderInit::kTanhFinal:
+    case DecoderInit::kZero:
+      break;
+  }
+  const bool luong = c.variant == Variant::kLuong;
+  if (c.query_bias && !(luong && c.score == Score::kConcat)) return bad("query_bias is a luong concat option");
+  if ((c.combine_bias || !c.combine_tanh) && !luong) return bad("combine_bias and combine_tanh are luong options");
+
   const std::string variant = variant_name(c.variant);
   if (c.variant == Variant::kLuong) {
     if (c.score == Score::kNone)
       return bad("luong needs a score other than none (" + names::choices<Score>() + ")");
     if (c.maxout_size != 0) return bad("luong has no maxout layer: maxout_size must be 0");
-    if (c.score == Score::kDot && c.dec_hidden != 2 * c.enc_hidden)
-      return bad("score dot needs dec_hidden == 2 * enc_hidden (got dec_hidden " + std::to_string(c.dec_hidden) +
-                 ", enc_hidden " + std::to_string(c.enc_hidden) + ")");
+    if (c.score == Score::kDot && c.dec_hidden != ann)
+      return bad("score dot needs dec_hidden == enc_directions * enc_hidden (got dec_hidden " +
+                 std::to_string(c.dec_hidden) + ", enc_hidden " + std::to_string(c.enc_hidden) + ", enc_directions " +
+                 std::to_string(c.enc_directions) + ")");
     if (c.score == Score::kLocation && c.scope != Scope::kGlobal)
       return bad("the location score works with global scope only");
     if (c.scope == Scope::kGlobal && c.window_d != 0) return bad("window_d must be 0 with global scope");
@@ -105,7 +139,7 @@ Status validate_config(const ModelConfig& c) {
   }
   // Every matrix index fits in 32 bits (the kernels index rows × columns in int).
   const int64_t out_in = c.variant == Variant::kLuong ? c.dec_hidden : c.maxout_size;
-  const int64_t widest = std::max<int64_t>({c.emb_size, out_in, 2 * int64_t{c.enc_hidden} + c.dec_hidden});
+  const int64_t widest = std::max<int64_t>({c.emb_size, out_in, ann + c.dec_hidden});
   if (std::max(c.src_vocab, c.tgt_vocab) * widest > INT32_MAX)
     return bad("the vocabularies are too large for these sizes (vocabulary x width exceeds 2^31)");
 
@@ -121,6 +155,10 @@ Status validate_config(const ModelConfig& c) {
   if (!in_range(d.block_repeats, 0, L::kMaxBlockRepeats))
     return bad("decoding.block_repeats must be in [0, " + std::to_string(L::kMaxBlockRepeats) + "], got " +
                std::to_string(d.block_repeats));
+  if (d.beam_rules != BeamRules::kSoftalign && (d.nbest != 1 || d.beta != 0 || d.block_repeats != 0))
+    return bad(std::string("decoding.beam_rules ") + beam_rules_name(d.beam_rules) +
+               " has no n-best, coverage penalty or repetition blocking: decoding.nbest must be 1, beta 0 and "
+               "block_repeats 0");
   return Status::Ok();
 }
 

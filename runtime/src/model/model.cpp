@@ -122,7 +122,7 @@ class Binder {
     return check_finite(name, v.data(), n);
   }
 
-  Status gru(const std::string& prefix, const std::string& suffix, GruWeights* g) {
+  Status rnn(const std::string& prefix, const std::string& suffix, RnnWeights* g) {
     Status st = matrix(prefix + "weight_ih_l" + suffix, &g->w_ih);
     if (st.ok()) st = matrix(prefix + "weight_hh_l" + suffix, &g->w_hh);
     if (st.ok()) st = vector(prefix + "bias_ih_l" + suffix, &g->b_ih);
@@ -188,6 +188,14 @@ Status read_config(const fb::Model& m, ModelConfig* c) {
   if (!names::from_file(f.variant(), &c->variant) || !names::from_file(f.score(), &c->score) ||
       !names::from_file(f.scope(), &c->scope))
     return invalid("unknown variant, score or scope value");
+  if (!names::from_file(f.cell(), &c->cell) || !format::file_decoder_init(m, &c->decoder_init))
+    return invalid("unknown cell or decoder init value");
+  c->enc_directions = f.enc_directions();
+  c->reverse_source = f.reverse_source();
+  c->source_eos = f.source_eos();
+  c->query_bias = f.query_bias();
+  c->combine_bias = f.combine_bias();
+  c->combine_tanh = f.combine_tanh();
   c->window_d = f.window_d();
   c->input_feeding = f.input_feeding();
   c->enc_layers = f.enc_layers();
@@ -213,6 +221,7 @@ Status read_config(const fb::Model& m, ModelConfig* c) {
     c->decoding.max_len_b = d->max_len_b();
     c->decoding.nbest = d->nbest();
     c->decoding.block_repeats = d->block_repeats();
+    if (!names::from_file(d->beam_rules(), &c->decoding.beam_rules)) return invalid("unknown beam rules value");
   }
   if (const fb::Metadata* md = m.metadata()) {
     c->name = str(md->name());
@@ -231,16 +240,23 @@ Status bind_weights(const fb::Model& m, ModelImpl* impl) {
   Binder b(m, impl);
   Status st = b.matrix("src_emb.weight", &w.src_emb);
   if (st.ok()) st = b.matrix("tgt_emb.weight", &w.tgt_emb);
+  const bool both_ways = c.enc_directions == 2;
   w.enc_fwd.resize(c.enc_layers);
-  w.enc_bwd.resize(c.enc_layers);
+  w.enc_bwd.resize(both_ways ? c.enc_layers : 0);
   for (int k = 0; st.ok() && k < c.enc_layers; ++k) {
-    st = b.gru("encoder.rnn.", std::to_string(k), &w.enc_fwd[k]);
-    if (st.ok()) st = b.gru("encoder.rnn.", std::to_string(k) + "_reverse", &w.enc_bwd[k]);
+    st = b.rnn("encoder.rnn.", std::to_string(k), &w.enc_fwd[k]);
+    if (st.ok() && both_ways) st = b.rnn("encoder.rnn.", std::to_string(k) + "_reverse", &w.enc_bwd[k]);
   }
-  if (st.ok()) st = b.matrix("bridge.weight", &w.bridge_w);
-  if (st.ok()) st = b.vector("bridge.bias", &w.bridge_b);
+  const bool bridge = c.decoder_init == DecoderInit::kTanhBackward || c.decoder_init == DecoderInit::kTanhFinal ||
+                      c.decoder_init == DecoderInit::kReluFinal;
+  if (st.ok() && bridge) st = b.matrix("bridge.weight", &w.bridge_w);
+  if (st.ok() && bridge) st = b.vector("bridge.bias", &w.bridge_b);
+  if (st.ok() && c.decoder_init == DecoderInit::kReluFinal && c.cell == Cell::kLstm) {
+    st = b.matrix("bridge_c.weight", &w.bridge_c_w);
+    if (st.ok()) st = b.vector("bridge_c.bias", &w.bridge_c_b);
+  }
   w.dec.resize(c.dec_layers);
-  for (int k = 0; st.ok() && k < c.dec_layers; ++k) st = b.gru("decoder.rnn.", std::to_string(k), &w.dec[k]);
+  for (int k = 0; st.ok() && k < c.dec_layers; ++k) st = b.rnn("decoder.rnn.", std::to_string(k), &w.dec[k]);
   if (c.variant != Variant::kLuong) {
     if (st.ok() && c.variant == Variant::kBahdanau) {
       st = b.matrix("attention.W_a.weight", &w.att_W_a);
@@ -256,6 +272,7 @@ Status bind_weights(const fb::Model& m, ModelImpl* impl) {
     if (st.ok() && c.score == Score::kGeneral) st = b.matrix("attention.W_a.weight", &w.att_W_a);
     if (st.ok() && c.score == Score::kConcat) {
       st = b.matrix("attention.W_q.weight", &w.att_W_q);
+      if (st.ok() && c.query_bias) st = b.vector("attention.W_q.bias", &w.att_W_q_b);
       if (st.ok()) st = b.matrix("attention.W_k.weight", &w.att_W_k);
       if (st.ok()) st = b.vector("attention.v_a.weight", &w.att_v_a);
     }
@@ -265,6 +282,7 @@ Status bind_weights(const fb::Model& m, ModelImpl* impl) {
       if (st.ok()) st = b.vector("attention.v_p.weight", &w.att_v_p);
     }
     if (st.ok()) st = b.matrix("decoder.W_c.weight", &w.dec_W_c);
+    if (st.ok() && c.combine_bias) st = b.vector("decoder.W_c.bias", &w.dec_W_c_b);
   }
   if (st.ok()) st = b.matrix("generator.weight", &w.gen_w);
   if (st.ok()) st = b.vector("generator.bias", &w.gen_b);

@@ -9,6 +9,11 @@ PlanShapes plan_shapes(const ModelConfig& c, WeightType weight_type) {
   PlanShapes s;
   s.emb = c.emb_size;
   s.enc_hidden = c.enc_hidden;
+  s.directions = c.enc_directions;
+  s.ann = c.enc_directions * c.enc_hidden;
+  s.cell = c.cell;
+  s.gates = c.cell == Cell::kLstm ? 4 : 3;
+  s.skip_source_eos = !c.source_eos;
   s.dec_hidden = c.dec_hidden;
   s.att_hidden = c.att_hidden;
   s.maxout = c.maxout_size;
@@ -19,10 +24,14 @@ PlanShapes plan_shapes(const ModelConfig& c, WeightType weight_type) {
   // concat W_k h; dot and location read the annotations or nothing.
   if (c.variant == Variant::kBahdanau || (luong && c.score == Score::kConcat)) s.key_dim = c.att_hidden;
   if (luong && c.score == Score::kGeneral) s.key_dim = c.dec_hidden;
-  // Each layer's hidden state, plus h~ with Luong's input feeding.
+  // Each layer's hidden state, then each layer's cell (LSTM), then h~ with
+  // Luong's input feeding.
   const bool feeds = luong && c.input_feeding;
-  s.state_size = c.dec_layers * c.dec_hidden + (feeds ? c.dec_hidden : 0);
-  s.fed = luong ? (feeds ? c.dec_hidden : 0) : 2 * c.enc_hidden;
+  const int states = c.dec_layers * c.dec_hidden;
+  s.cell_offset = c.cell == Cell::kLstm ? states : 0;
+  s.fed_offset = c.cell == Cell::kLstm ? 2 * states : states;
+  s.state_size = s.fed_offset + (feeds ? c.dec_hidden : 0);
+  s.fed = luong ? (feeds ? c.dec_hidden : 0) : s.ann;
   s.output_in = luong ? c.dec_hidden : c.maxout_size;
   s.eos_id = c.eos_id;
   s.weight_type = weight_type;
@@ -38,7 +47,8 @@ std::vector<EncoderOperation> plan_encoder(const ModelConfig& c, const Weights& 
     EncoderOperation op{EncoderOp::kLayer};
     op.layer = layer;
     op.forward = &w.enc_fwd[layer];
-    op.backward = &w.enc_bwd[layer];
+    op.backward = c.enc_directions == 2 ? &w.enc_bwd[layer] : nullptr;
+    op.reverse = c.reverse_source;
     ops.push_back(op);
   }
   if (key_dim > 0) {
@@ -51,9 +61,11 @@ std::vector<EncoderOperation> plan_encoder(const ModelConfig& c, const Weights& 
   const bool encdec = c.variant == Variant::kEncDec;
   if (encdec) ops.push_back({EncoderOp::kFixedContext});
   EncoderOperation bridge{EncoderOp::kBridge};
+  bridge.init = c.decoder_init;
   bridge.matrix = &w.bridge_w;
   bridge.bias = w.bridge_b;
-  bridge.bridge_input = encdec ? BridgeInput::kFixedContext : BridgeInput::kBackwardFirst;
+  bridge.cell_matrix = &w.bridge_c_w;
+  bridge.cell_bias = w.bridge_c_b;
   ops.push_back(bridge);
   return ops;
 }
@@ -67,6 +79,7 @@ StepOperation plan_luong_attention(const ModelConfig& c, const Weights& w) {
     case Score::kConcat:
       op.scores = Scores::kAdditive;
       op.matrix = &w.att_W_q;
+      op.bias = w.att_W_q_b;
       op.vector = w.att_v_a;
       break;
     case Score::kLocation:
@@ -104,17 +117,19 @@ std::vector<StepOperation> plan_step(const ModelConfig& c, const Weights& w) {
     ops.push_back(attend);
   }
   for (int layer = 0; layer < c.dec_layers; ++layer) {
-    StepOperation gru{StepOp::kGru};
-    gru.layer = layer;
-    gru.gru = &w.dec[layer];
-    gru.gru_input = input.fed == FedInput::kNone ? GruInput::kEmbedding : GruInput::kRow;
-    ops.push_back(gru);
+    StepOperation rnn{StepOp::kRnn};
+    rnn.layer = layer;
+    rnn.rnn = &w.dec[layer];
+    rnn.rnn_input = input.fed == FedInput::kNone ? RnnInput::kEmbedding : RnnInput::kRow;
+    ops.push_back(rnn);
   }
   // Luong attends with the new state, after it.
   if (luong) {
     ops.push_back(plan_luong_attention(c, w));
     StepOperation combine{StepOp::kCombine};
     combine.matrix = &w.dec_W_c;
+    combine.bias = w.dec_W_c_b;
+    combine.tanh = c.combine_tanh;
     combine.feed_back = c.input_feeding;
     ops.push_back(combine);
   } else {

@@ -31,6 +31,10 @@ void BeamSearch::layout(Arena& a, const SearchLimits& limits, const kernels::Ker
   alive_logp_next_ = a.take<float>(b * kk);
   alive_tok_ = a.take<int32_t>(b * kk);
   alive_parent_ = a.take<int32_t>(b * kk);
+  alive_eos_ = a.take<int32_t>(b * kk);
+  alive_eos_next_ = a.take<int32_t>(b * kk);
+  slot_done_ = a.take<uint8_t>(b * kk);
+  stop_after_ = a.take<uint8_t>(b);
   group_sent_ = a.take<int32_t>(b);
   group_rows_ = a.take<int32_t>(b);
   group_want_ = a.take<int32_t>(b);
@@ -63,7 +67,11 @@ BeamSearch::End BeamSearch::run(Engine& engine, const int32_t* const* srcs, cons
     alive_tok_[b] = lim_.bos_id;
     alive_logp_[b] = 0.0f;
     alive_idx_[b] = -1;
+    alive_eos_[b] = 0;
+    stop_after_[b] = 0;
+    std::memset(slot_done_ + static_cast<std::size_t>(b) * K, 0, static_cast<std::size_t>(K));
   }
+  const bool softalign_rules = sr.rules == BeamRules::kSoftalign;
 
   for (int t = 0;; ++t) {
     // The live sentences, each a group of rows. Within the target prefix each
@@ -75,7 +83,8 @@ BeamSearch::End BeamSearch::run(Engine& engine, const int32_t* const* srcs, cons
       if (alive_count_[b] > 0) {
         group_sent_[groups] = b;
         group_rows_[groups] = alive_count_[b];
-        group_want_[groups] = forcing ? 1 : beam - finished_count_[b];
+        // softalign's beam shrinks as hypotheses finish; the toolkits' keeps K.
+        group_want_[groups] = forcing ? 1 : softalign_rules ? beam - finished_count_[b] : beam;
         group_forced_[groups] = forcing ? sr.prefix[t] : -1;
         ++groups;
       }
@@ -86,11 +95,18 @@ BeamSearch::End BeamSearch::run(Engine& engine, const int32_t* const* srcs, cons
       ban_repeats(t, groups, sr);
       step_groups.banned = banned_;
       step_groups.banned_per_row = ConfigLimits::kMaxBlockRepeats;
+    } else if (sr.rules == BeamRules::kJoeyNmt) {
+      int rows = 0;
+      for (int g = 0; g < groups; ++g) rows += group_rows_[g];
+      ban_joey(t, rows);
+      step_groups.banned = banned_;
+      step_groups.banned_per_row = ConfigLimits::kMaxBlockRepeats;
     }
     // Greedy search where the engine chooses on its own: several steps a
     // call, as many as the longest sentence may still take, kept here as if
     // each had been a step of its own (the engine ends the same rows).
-    const bool engine_greedy = beam == 1 && step_groups.banned == nullptr && !forcing && engine.greedy_steps() > 0;
+    const bool engine_greedy =
+        softalign_rules && beam == 1 && step_groups.banned == nullptr && !forcing && engine.greedy_steps() > 0;
     if (engine_greedy) {
       int steps = 1;
       for (int g = 0; g < groups; ++g) steps = std::max(steps, t_max[group_sent_[g]] - t);
@@ -124,8 +140,21 @@ BeamSearch::End BeamSearch::run(Engine& engine, const int32_t* const* srcs, cons
       int alive = 0;
       for (int j = 0; j < group_got_[g]; ++j) {
         const int parent = first + idx[j] / vocab;
-        if (keep(b, t, j, idx[j] % vocab, parent, val[j], engine.attention(parent), lens[b], t_max[b], &next_alive))
+        const int32_t tok = idx[j] % vocab;
+        if (softalign_rules ? keep(b, t, j, tok, parent, val[j], engine.attention(parent), lens[b], t_max[b],
+                                   &next_alive)
+                            : (record(b, t, j, tok, parent, val[j], engine.attention(parent), lens[b]),
+                               keep_toolkit(b, t, j, tok, parent, val[j], t_max[b], sr, &next_alive)))
           ++alive;
+      }
+      if (sr.rules == BeamRules::kJoeyNmt) {  // stop when every slot has been flagged
+        bool all = true;
+        for (int j = 0; j < beam; ++j) all = all && slot_done_[static_cast<std::size_t>(b) * K + j];
+        if (all) stop_after_[b] = 1;
+      }
+      if (stop_after_[b]) {  // the sentence's remaining rows go nowhere
+        next_alive -= alive;
+        alive = 0;
       }
       alive_count_[b] = alive;
       if (beam == 1 && group_got_[g] > 0 && !stream(sr, b, idx[0] % vocab, lim_.eos_id)) return End::kStopped;
@@ -133,6 +162,7 @@ BeamSearch::End BeamSearch::run(Engine& engine, const int32_t* const* srcs, cons
     engine.reorder(alive_parent_, next_alive);
     std::memcpy(alive_logp_, alive_logp_next_, sizeof(float) * next_alive);
     std::memcpy(alive_idx_, alive_idx_next_, sizeof(int32_t) * next_alive);
+    std::memcpy(alive_eos_, alive_eos_next_, sizeof(int32_t) * next_alive);
   }
   for (int b = 0; b < n; ++b) finish(b, lens[b], sr, &out[b]);
   return End::kDone;
@@ -164,8 +194,7 @@ bool BeamSearch::step(Engine& engine, const StepGroups& groups, int t) {
 // (src_len floats), into the history; a kept EOS finishes, and at the last
 // step (t + 1 == t_max) every kept candidate finishes as it is; else it is
 // the next step's row *next_alive. True when it goes on.
-bool BeamSearch::keep(int b, int t, int j, int32_t tok, int parent, float logp, const float* att, int src_len,
-                      int t_max, int* next_alive) {
+void BeamSearch::record(int b, int t, int j, int32_t tok, int parent, float logp, const float* att, int src_len) {
   const int K = lim_.max_beam;
   const std::size_t TK = static_cast<std::size_t>(lim_.max_target) * K;
   const std::size_t at = b * TK + static_cast<std::size_t>(t) * K + j;
@@ -173,6 +202,12 @@ bool BeamSearch::keep(int b, int t, int j, int32_t tok, int parent, float logp, 
   hist_parent_[at] = alive_idx_[parent];
   hist_logp_[at] = logp;
   std::memcpy(hist_att_ + at * lim_.max_source, att, sizeof(float) * src_len);
+}
+
+bool BeamSearch::keep(int b, int t, int j, int32_t tok, int parent, float logp, const float* att, int src_len,
+                      int t_max, int* next_alive) {
+  const int K = lim_.max_beam;
+  record(b, t, j, tok, parent, logp, att, src_len);
   if (tok == lim_.eos_id || t + 1 == t_max) {
     Finished& f = finished_[static_cast<std::size_t>(b) * K + finished_count_[b]++];
     f.step = t;
@@ -185,7 +220,72 @@ bool BeamSearch::keep(int b, int t, int j, int32_t tok, int parent, float logp, 
   alive_tok_[row] = tok;
   alive_logp_next_[row] = logp;
   alive_idx_next_[row] = j;
+  alive_eos_next_[row] = 0;
   return true;
+}
+
+// OpenNMT-py (beam_search.py): a candidate ending with EOS, or any at the
+// last step, finishes with logp / (t + 2)^alpha (BOS and EOS counted) and
+// leaves the beam; the search stops after a step whose best candidate
+// finished. JoeyNMT (search.py): every candidate stays in the beam (past EOS
+// too); slot j's flag is set when its candidate ends with EOS (or scores
+// -inf) and stays set; a flagged slot whose hypothesis holds exactly one EOS,
+// last (at the last step: or none), is a result with logp / ((6 + t) /
+// 6)^alpha; the search stops when every flag is set (run() checks).
+bool BeamSearch::keep_toolkit(int b, int t, int j, int32_t tok, int parent, float logp, int t_max, const Search& sr,
+                              int* next_alive) {
+  const int K = lim_.max_beam;
+  const bool eos = tok == lim_.eos_id, last = t + 1 == t_max;
+  const double alpha = sr.alpha;
+  int eos_count = 0;
+  if (sr.rules == BeamRules::kOpenNmt) {
+    if (eos || last) {
+      store_best(b, t, j, logp, static_cast<double>(logp) / std::pow(t + 2.0, alpha));
+      if (j == 0) stop_after_[b] = 1;
+      return false;
+    }
+  } else {
+    eos_count = alive_eos_[parent] + (eos ? 1 : 0);
+    uint8_t& done = slot_done_[static_cast<std::size_t>(b) * K + j];
+    if (eos || std::isinf(logp) || last) done = 1;
+    if (done && ((eos && eos_count == 1) || (last && eos_count == 0))) {
+      const double lp = alpha > 0.0 ? std::pow((6.0 + t) / 6.0, alpha) : 1.0;
+      store_best(b, t, j, logp, static_cast<double>(logp) / lp);
+    }
+    // No result by the last step (every slot past a second EOS): the best
+    // candidate stands in, where the toolkit would return nothing.
+    if (last && j == 0 && finished_count_[b] == 0) store_best(b, t, j, logp, static_cast<double>(logp));
+    if (last) return false;
+  }
+  const int row = (*next_alive)++;
+  alive_parent_[row] = parent;
+  alive_tok_[row] = tok;
+  alive_logp_next_[row] = logp;
+  alive_idx_next_[row] = j;
+  alive_eos_next_[row] = eos_count;
+  return true;
+}
+
+void BeamSearch::store_best(int b, int t, int j, float logp, double score) {
+  Finished& f = finished_[static_cast<std::size_t>(b) * lim_.max_beam];
+  if (finished_count_[b] > 0 && !(score > f.score)) return;
+  finished_count_[b] = 1;
+  f.step = t;
+  f.index = j;
+  f.log_prob = logp;
+  f.score = score;
+}
+
+// JoeyNMT never chooses BOS or PAD, nor EOS at the first step.
+void BeamSearch::ban_joey(int t, int rows) {
+  constexpr int kMax = ConfigLimits::kMaxBlockRepeats;
+  for (int r = 0; r < rows; ++r) {
+    int32_t* banned = banned_ + static_cast<std::size_t>(r) * kMax;
+    std::fill(banned, banned + kMax, -1);
+    banned[0] = lim_.bos_id;
+    banned[1] = lim_.pad_id;
+    if (t == 0) banned[2] = lim_.eos_id;
+  }
 }
 
 // For each alive row of step t (the rows of groups[0..groups), sentence after
@@ -234,7 +334,8 @@ void BeamSearch::finish(int b, int s, const Search& sr, NBestView* out) {
   Finished* fin = finished_ + static_cast<std::size_t>(b) * K;
   // Scores, then the n-best order (stable: ties keep the finishing order).
   // In double, as the reference computes it (ranking near-ties the same way).
-  for (int f = 0; f < finished; ++f) {
+  // The toolkits' rules scored their one result as they stored it.
+  for (int f = 0; f < finished && sr.rules == BeamRules::kSoftalign; ++f) {
     Finished& h = fin[f];
     const int len = h.step + 1;
     const double lp = std::pow((5.0 + len) / 6.0, static_cast<double>(sr.alpha));

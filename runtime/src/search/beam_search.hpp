@@ -1,7 +1,8 @@
 // Beam search (greedy is beam 1) over an Engine, exactly as
 // models/WEIGHTS_FORMAT.md "Search" describes: hypotheses, length and
 // coverage penalties, repetition blocking, forced target prefixes, n-best
-// lists; several sentences decoded together, each with its own beam. The
+// lists; or OpenNMT-py's or JoeyNMT's beam rules ("Beam rules") for models
+// imported from them; several sentences decoded together, each with its own beam. The
 // Engine (engine.hpp) computes the numbers, one model or an ensemble, on any
 // backend; the search never sees which. Allocation-free: every buffer is laid
 // out in the translator's arena.
@@ -13,6 +14,7 @@
 #include "core/arena.hpp"
 #include "core/call_stop.hpp"
 #include "kernels/kernels.hpp"
+#include "softalign/config.hpp"
 #include "softalign/result.hpp"
 
 namespace softalign::internal {
@@ -37,6 +39,9 @@ struct Search {
   float max_len_b = 0.0f;
   bool shortlist = false;  // output layer over the model's shortlist (it has one)
   int block_repeats = 0;   // SearchOptions::block_repeats
+  // Whose rules (SearchOptions::beam_rules); opennmt and joeynmt with nbest
+  // 1, beta 0, no repetition blocking and no prefix (resolve checks).
+  BeamRules rules = BeamRules::kSoftalign;
   // The forced target prefix (SearchOptions::target_prefix_ids), checked
   // against the vocabulary; its length against each source's max target
   // length when translating.
@@ -57,6 +62,7 @@ struct SearchLimits {
   int vocab = 0;          // V: the target vocabulary
   int bos_id = 0;
   int eos_id = 0;
+  int pad_id = 0;  // JoeyNMT's rules never choose it
 };
 
 class BeamSearch {
@@ -82,12 +88,24 @@ class BeamSearch {
   // top_val_, group_got_ (candidates.hpp), from the engine's rows or, where
   // it offers them and nothing is forced or banned, its rows' own candidates.
   bool step(Engine& engine, const StepGroups& groups, int t);
+  // Candidate j of sentence b at step t into the history.
+  void record(int b, int t, int j, int32_t tok, int parent, float logp, const float* att, int src_len);
   bool keep(int b, int t, int j, int32_t tok, int parent, float logp, const float* att, int src_len, int t_max,
             int* next_alive);
   // With beam 1, sentence b's piece of this step to s.pieces; false: stop.
   static bool stream(const Search& s, int b, int32_t tok, int32_t eos);
   // Fills banned_ for the alive rows of step t's groups (their history in hist_*).
   void ban_repeats(int t, int groups, const Search& s);
+  // The toolkits' rules for a kept candidate (keep's): OpenNMT's finished
+  // candidates leave the beam, JoeyNMT's stay in it; each keeps only its
+  // best finished hypothesis (their n-best is 1). True when it goes on.
+  bool keep_toolkit(int b, int t, int j, int32_t tok, int parent, float logp, int t_max, const Search& s,
+                    int* next_alive);
+  // Stores candidate j of step t as sentence b's result if it scores above
+  // the one stored (ties: the earlier).
+  void store_best(int b, int t, int j, float logp, double score);
+  // Fills banned_ with JoeyNMT's banned ids for the alive rows of step t.
+  void ban_joey(int t, int rows);
   // Sentence b's finished hypotheses: scores, the n-best order, the views.
   void finish(int b, int src_len, const Search& s, NBestView* out);
 
@@ -121,6 +139,13 @@ class BeamSearch {
   float* alive_logp_next_ = nullptr;
   int32_t* alive_tok_ = nullptr;
   int32_t* alive_parent_ = nullptr;  // the row each next alive hypothesis continues
+  // The toolkits' rules: each alive row's count of EOS ids (JoeyNMT keeps
+  // hypotheses past EOS), JoeyNMT's sticky per-slot "finished" flags ([B,
+  // K]) and each sentence's "stop after this step".
+  int32_t* alive_eos_ = nullptr;
+  int32_t* alive_eos_next_ = nullptr;
+  uint8_t* slot_done_ = nullptr;
+  uint8_t* stop_after_ = nullptr;  // [B]
   // One step's groups ([B]) and their candidates ([B, K]).
   int32_t* group_sent_ = nullptr;
   int32_t* group_rows_ = nullptr;

@@ -10,13 +10,13 @@ void attend_additive(const kernels::KernelTable& k, const StepOperation& op, con
                      const SourceMemory& src, float* att, float* ctx) {
   k.additive_scores(q, src.keys, op.vector, src.length, shapes.att_hidden, att);
   k.softmax(att, src.length);
-  k.weighted_sum(att, src.annotations, src.length, 2 * shapes.enc_hidden, ctx);
+  k.weighted_sum(att, src.annotations, src.length, shapes.ann, ctx);
 }
 
 bool attend_with_state(const kernels::KernelTable& k, const StepOperation& op, const PlanShapes& shapes,
                        const float* h, int t, const SourceMemory& src, const AttentionScratch& scratch, float* att,
                        float* ctx) {
-  const int s = src.length, n2 = 2 * shapes.enc_hidden, key_dim = shapes.key_dim;
+  const int s = src.length, ann = shapes.ann, key_dim = shapes.key_dim;
   bool finite = true;
   int lo = 0, hi = s - 1;
   double p = 0.0;
@@ -45,13 +45,13 @@ bool attend_with_state(const kernels::KernelTable& k, const StepOperation& op, c
   float* sc = att + lo;
   switch (op.scores) {
     case Scores::kDot:
-      k.dot_scores(h, src.annotations + static_cast<std::size_t>(lo) * n2, count, n2, sc);
+      k.dot_scores(h, src.annotations + static_cast<std::size_t>(lo) * ann, count, ann, sc);
       break;
     case Scores::kDotKeys:
       k.dot_scores(h, src.keys + static_cast<std::size_t>(lo) * key_dim, count, key_dim, sc);
       break;
     case Scores::kAdditive:
-      kernels::matvec(k, *op.matrix, h, nullptr, scratch.query, scratch.xq);
+      kernels::matvec(k, *op.matrix, h, op.bias, scratch.query, scratch.xq);
       k.additive_scores(scratch.query, src.keys + static_cast<std::size_t>(lo) * key_dim, op.vector, count, key_dim,
                         sc);
       break;
@@ -70,7 +70,7 @@ bool attend_with_state(const kernels::KernelTable& k, const StepOperation& op, c
   }
   for (int j = 0; j < lo; ++j) att[j] = 0.0f;
   for (int j = hi + 1; j < s; ++j) att[j] = 0.0f;
-  k.weighted_sum(sc, src.annotations + static_cast<std::size_t>(lo) * n2, count, n2, ctx);
+  k.weighted_sum(sc, src.annotations + static_cast<std::size_t>(lo) * ann, count, ann, ctx);
   return finite;
 }
 

@@ -32,51 +32,60 @@ CpuEngine::CpuEngine(const Plan& plan, const ShortlistTable& shortlist, std::uni
   state_size_ = shapes_.state_size;
   gen_in_ = shapes_.output_in;
   key_dim_ = shapes_.key_dim;
+  A_ = shapes_.ann;
+  g_ = shapes_.gates;
+  lstm_ = shapes_.cell == Cell::kLstm;
 }
 
 void CpuEngine::layout(Arena& a) {
   // Row buffers hold the rows of every sentence of a batch.
   const std::size_t s = S_, kk = static_cast<std::size_t>(K_) * B_, b = B_;
-  const std::size_t wide = std::max({e_, 2 * n_, d_});
-  enc_a_ = a.take<float>(s * std::max(e_, 2 * n_));
-  enc_b_ = a.take<float>(s * std::max(e_, 2 * n_));
-  gi_f_ = a.take<float>(s * 3 * n_);
-  gi_b_ = a.take<float>(s * 3 * n_);
-  gh_ = a.take<float>(3 * std::max(n_, d_));
+  const std::size_t wide = std::max({e_, A_, d_});
+  const std::size_t enc_in = std::max(e_, A_);
+  const std::size_t finals = static_cast<std::size_t>(shapes_.enc_layers) * A_;
+  enc_a_ = a.take<float>(s * enc_in);
+  enc_b_ = a.take<float>(s * enc_in);
+  gi_f_ = a.take<float>(s * g_ * n_);
+  gi_b_ = a.take<float>(s * g_ * n_);
+  gh_ = a.take<float>(g_ * std::max(n_, d_));
   h_ = a.take<float>(std::max(n_, d_));
+  c_ = a.take<float>(std::max(n_, d_));
   if (B_ > 1) {
-    enc_x_ = a.take<float>(b * std::max(e_, 2 * n_));
-    enc_gi_ = a.take<float>(b * 3 * n_);
-    enc_gh_ = a.take<float>(b * 3 * n_);
+    enc_x_ = a.take<float>(b * enc_in);
+    enc_gi_ = a.take<float>(b * g_ * n_);
+    enc_gh_ = a.take<float>(b * g_ * n_);
     enc_hq_ = a.take<float>(b * n_);
     enc_h_ = a.take<float>(b * n_);
+    enc_c_ = a.take<float>(b * n_);
     enc_rows_ = a.take<int32_t>(b);
     enc_pos_ = a.take<int32_t>(b);
-    if (shapes_.enc_layers > 1) enc_all_ = a.take<float>(b * s * 2 * n_);
+    if (shapes_.enc_layers > 1) enc_all_ = a.take<float>(b * s * A_);
   }
-  ann_all_ = a.take<float>(b * s * 2 * n_);
+  ann_all_ = a.take<float>(b * s * A_);
   keys_all_ = a.take<float>(b * s * std::max(key_dim_, 1));
-  fixed_all_ = a.take<float>(b * 2 * n_);
+  finals_all_ = a.take<float>(b * finals);
+  final_cells_all_ = a.take<float>(b * finals);
+  enc_len_ = a.take<int32_t>(b);
   src_len_ = a.take<int32_t>(b);
   row_sent_ = a.take<int32_t>(kk);
-  const std::size_t linear_in = std::max(s * std::max(e_, 2 * n_), kk * gen_in_);
+  const std::size_t linear_in = std::max(s * enc_in, kk * gen_in_);
   const std::size_t step_in = kk * (e_ + 2 * wide + std::max(2 * l_, 1));
-  xq_ = a.take<int8_t>(std::max({e_ + 2 * wide + std::max(l_, 1), linear_in, step_in}));
+  xq_ = a.take<int8_t>(std::max({e_ + 2 * wide + std::max(l_, 1), linear_in, step_in, finals}));
   xs_ = a.take<float>(std::max(s, kk));
   state_cur_ = a.take<float>(kk * state_size_);
   state_next_ = a.take<float>(kk * state_size_);
   q_ = a.take<float>(std::max({a_, d_, 1}));
   emb_all_ = a.take<float>(kk * e_);
   x_all_ = a.take<float>(kk * (e_ + wide));
-  gi_all_ = a.take<float>(kk * 3 * d_);
-  gh_all_ = a.take<float>(kk * 3 * d_);
+  gi_all_ = a.take<float>(kk * g_ * d_);
+  gh_all_ = a.take<float>(kk * g_ * d_);
   hq_ = a.take<float>(kk * d_);
   hq2_ = a.take<float>(kk * d_);
   q_all_ = a.take<float>(kk * std::max(a_, 1));
-  ctx_all_ = a.take<float>(kk * 2 * n_);
+  ctx_all_ = a.take<float>(kk * A_);
   u_all_ = a.take<float>(kk * std::max(2 * l_, 1));
   u2_all_ = a.take<float>(kk * std::max(2 * l_, 1));
-  cat_ = a.take<float>(kk * (2 * n_ + d_));
+  cat_ = a.take<float>(kk * (A_ + d_));
   gen_in_buf_ = a.take<float>(kk * gen_in_);
   logits_ = a.take<float>(kk * V_);
   vocab_.layout(a, shortlist_room_, V_, B_);
@@ -90,16 +99,18 @@ void CpuEngine::select_vocab(bool use, const int32_t* const* srcs, const int* le
 }
 
 int CpuEngine::use_sentence(int b) {
-  const std::size_t s = S_;
-  ann_ = ann_all_ + b * s * 2 * n_;
+  const std::size_t s = S_, finals = static_cast<std::size_t>(shapes_.enc_layers) * A_;
+  ann_ = ann_all_ + b * s * A_;
   keys_buf_ = keys_all_ + b * s * std::max(key_dim_, 1);
-  fixed_ctx_ = fixed_all_ + static_cast<std::size_t>(b) * 2 * n_;
+  finals_ = finals_all_ + b * finals;
+  final_cells_ = final_cells_all_ + b * finals;
+  fixed_ctx_ = finals_ + finals - A_;
   return src_len_[b];
 }
 
 SourceMemory CpuEngine::memory(int b) const {
   const std::size_t s = S_;
-  return {ann_all_ + b * s * 2 * n_, keys_all_ + b * s * std::max(key_dim_, 1), src_len_[b]};
+  return {ann_all_ + b * s * A_, keys_all_ + b * s * std::max(key_dim_, 1), src_len_[b]};
 }
 
 bool CpuEngine::log_probs(const StepGroups& groups, const int32_t* tokens, int t) {

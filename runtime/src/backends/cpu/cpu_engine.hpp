@@ -49,7 +49,8 @@ class CpuEngine final : public Engine {
   }
 
  private:
-  // Points ann_, keys_buf_ and fixed_ctx_ at sentence b's; returns its length.
+  // Points ann_, keys_buf_, finals_ and fixed_ctx_ at sentence b's; returns
+  // the positions its attention covers.
   int use_sentence(int b);
   // Sentence b's annotations, keys and length (attention.hpp).
   SourceMemory memory(int b) const;
@@ -60,13 +61,16 @@ class CpuEngine final : public Engine {
   // Layer op.layer of sentences 0..n together (the last into ann_all_).
   void encode_layer_together(const EncoderOperation& op, const int32_t* const* srcs, const int* lens, int n);
   void init_state(const EncoderOperation& bridge, float* state);
+  // One step of a recurrent cell: GRU h_out = cell(gi, gh, h); LSTM (h_out,
+  // c) = cell(gi, gh, c), c updated in place.
+  void cell_step(const float* gi, const float* gh, const float* h, float* c, int hidden, float* h_out) const;
   // The decoder for `count` rows: tokens[i], state_cur_ rows → state_next_
   // rows (row i of sentence row_sent_[i]), attention rows att_step_, logits
   // rows (width columns) into `logits`: the step's operations (plan_.step) in turn.
   void decode(int count, const int32_t* tokens, int t, float* logits);
   void run_step_op(const StepOperation& op, int count, const int32_t* tokens, int t, float* logits);
   void fill_x(int count, const float* fed, std::size_t stride, std::size_t width);
-  void gru_layer(const StepOperation& op, int count);
+  void rnn_layer(const StepOperation& op, int count);
   // The output layer for `count` rows into consecutive logits blocks, one
   // per run of rows of a sentence (rows × that sentence's vocabulary).
   void output_layer(int count, float* logits);
@@ -89,36 +93,46 @@ class CpuEngine final : public Engine {
 
   // Sizes.
   int n_ = 0, d_ = 0, e_ = 0, a_ = 0, l_ = 0, V_ = 0;
+  int A_ = 0;           // the annotations' width (directions × n)
+  int g_ = 0;           // gate blocks of the cell (3 GRU, 4 LSTM)
+  bool lstm_ = false;
   int key_dim_ = 0;     // columns of the keys (0: none; dot uses the annotations)
-  int state_size_ = 0;  // floats per row: dec_layers * d (+ d for input feeding)
+  int state_size_ = 0;  // floats per row: dec_layers * d (twice with LSTM) (+ d for input feeding)
   int gen_in_ = 0;      // generator input size (l or d)
 
   // Buffers (see layout()).
-  float* enc_a_ = nullptr;   // [S, max(e, 2n)] layer input / output (ping-pong)
+  float* enc_a_ = nullptr;   // [S, max(e, A)] layer input / output (ping-pong)
   float* enc_b_ = nullptr;
-  float* gi_f_ = nullptr;    // [S, 3n]
+  float* gi_f_ = nullptr;    // [S, g n]
   float* gi_b_ = nullptr;
-  float* gh_ = nullptr;      // [3 max(n, d)]
+  float* gh_ = nullptr;      // [g max(n, d)]
   float* h_ = nullptr;       // [max(n, d)]
+  float* c_ = nullptr;       // [max(n, d)] the LSTM's cell
   // encode_layer_together's rows, one per sentence still running ([B, ...]).
-  float* enc_x_ = nullptr;   // [B, max(e, 2n)] inputs
-  float* enc_gi_ = nullptr;  // [B, 3n]
-  float* enc_gh_ = nullptr;  // [B, 3n]
+  float* enc_x_ = nullptr;   // [B, max(e, A)] inputs
+  float* enc_gi_ = nullptr;  // [B, g n]
+  float* enc_gh_ = nullptr;  // [B, g n]
   float* enc_hq_ = nullptr;  // [B, n] previous states, gathered
   float* enc_h_ = nullptr;   // [B, n] each sentence's state
+  float* enc_c_ = nullptr;   // [B, n] each sentence's cell (LSTM)
   int32_t* enc_rows_ = nullptr;  // [B] the sentence of each row
   int32_t* enc_pos_ = nullptr;   // [B] its position
-  float* enc_all_ = nullptr;     // [B, S, 2n] the other layer's outputs (enc_layers > 1 only)
-  // Per sentence of the batch: annotations, attention keys, encdec context,
-  // source length; and the current sentence's (use_sentence).
-  float* ann_all_ = nullptr;    // [B, S, 2n]
+  float* enc_all_ = nullptr;     // [B, S, A] the other layer's outputs (enc_layers > 1 only)
+  // Per sentence of the batch: annotations, attention keys, the encoder's
+  // final states (and cells), the positions the encoder reads and the ones
+  // attention covers; and the current sentence's (use_sentence).
+  float* ann_all_ = nullptr;    // [B, S, A]
   float* keys_all_ = nullptr;   // [B, S, key_dim]
-  float* fixed_all_ = nullptr;  // [B, 2n]
-  int32_t* src_len_ = nullptr;  // [B]
+  float* finals_all_ = nullptr;       // [B, L_e, A]: F_0 .. F_{L_e - 1}
+  float* final_cells_all_ = nullptr;  // [B, L_e, A] (LSTM)
+  int32_t* enc_len_ = nullptr;  // [B] positions the encoder reads
+  int32_t* src_len_ = nullptr;  // [B] positions attention covers
   int32_t* row_sent_ = nullptr; // [B K] the sentence of each row of the step
-  float* ann_ = nullptr;        // [S, 2n]
+  float* ann_ = nullptr;        // [S, A]
   float* keys_buf_ = nullptr;   // [S, key_dim]
-  float* fixed_ctx_ = nullptr;  // [2n]
+  float* finals_ = nullptr;     // [L_e, A]
+  float* final_cells_ = nullptr;
+  float* fixed_ctx_ = nullptr;  // [A]: the top layer's final states
   int8_t* xq_ = nullptr;        // quantized activations scratch (rows × cols of the widest product)
   float* xs_ = nullptr;         // their per-row scales
   float* state_cur_ = nullptr;  // [K, state_size]
@@ -126,16 +140,16 @@ class CpuEngine final : public Engine {
   float* q_ = nullptr;          // [max(a, d)]
   // Per-row buffers of the decoder step ([K, ...]).
   float* emb_all_ = nullptr;    // [K, e]
-  float* x_all_ = nullptr;      // [K, e + max(2n, d)] GRU stack input
-  float* gi_all_ = nullptr;     // [K, 3d]
-  float* gh_all_ = nullptr;     // [K, 3d]
+  float* x_all_ = nullptr;      // [K, e + max(A, d)] decoder stack input
+  float* gi_all_ = nullptr;     // [K, g d]
+  float* gh_all_ = nullptr;     // [K, g d]
   float* hq_ = nullptr;         // [K, d] gathered states
   float* hq2_ = nullptr;        // [K, d]
   float* q_all_ = nullptr;      // [K, a] attention queries
-  float* ctx_all_ = nullptr;    // [K, 2n] contexts
+  float* ctx_all_ = nullptr;    // [K, A] contexts
   float* u_all_ = nullptr;      // [K, 2l]
   float* u2_all_ = nullptr;     // [K, 2l]
-  float* cat_ = nullptr;        // [K, 2n + d] luong's [c ; h] rows
+  float* cat_ = nullptr;        // [K, A + d] luong's [c ; h] rows
   float* gen_in_buf_ = nullptr; // [K, gen_in]
   float* logits_ = nullptr;     // [K, V] blocks of rows × their sentence's vocabulary
   float* att_step_ = nullptr;   // [K, S]

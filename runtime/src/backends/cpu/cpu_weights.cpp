@@ -20,9 +20,9 @@ Status build_cpu_weights(const Plan& plan, CpuWeights* cw) {
   for (const EncoderOperation& op : plan.encoder) {
     if (op.op == EncoderOp::kLayer) {
       cw->enc_proj_fwd.push_back(std::make_unique<Linear>());
-      cw->enc_proj_bwd.push_back(std::make_unique<Linear>());
+      cw->enc_proj_bwd.push_back(op.backward ? std::make_unique<Linear>() : nullptr);  // none one-way
       st = cw->enc_proj_fwd.back()->init(op.forward->w_ih, op.forward->b_ih, kXnnpack);
-      if (st.ok()) st = cw->enc_proj_bwd.back()->init(op.backward->w_ih, op.backward->b_ih, kXnnpack);
+      if (st.ok() && op.backward) st = cw->enc_proj_bwd.back()->init(op.backward->w_ih, op.backward->b_ih, kXnnpack);
     } else if (op.op == EncoderOp::kKeys) {
       st = cw->keys.init(*op.matrix, op.bias, kXnnpack);
     }

@@ -18,7 +18,7 @@
 namespace softalign::internal {
 
 struct CpuWeights {
-  std::vector<std::unique_ptr<Linear>> enc_proj_fwd, enc_proj_bwd;  // per encoder layer: W_ih x + b_ih
+  std::vector<std::unique_ptr<Linear>> enc_proj_fwd, enc_proj_bwd;  // per encoder layer: W_ih x + b_ih (bwd: null one-way)
   Linear keys;       // bahdanau U_a (+b), luong general W_a, concat W_k (none otherwise)
   Linear generator;  // the output layer over the whole vocabulary
 };

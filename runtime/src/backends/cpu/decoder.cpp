@@ -1,4 +1,4 @@
-// One decoder step for every alive hypothesis: attention, GRU stack, output
+// One decoder step for every alive hypothesis: attention, GRU or LSTM stack, output
 // features; then the output layer over all of them at once.
 #include <algorithm>
 #include <cmath>
@@ -26,13 +26,13 @@ static void gather(const float* state, int count, int state_size, int offset, in
                 sizeof(float) * width);
 }
 
-// GRU layer op.layer for `count` rows: layer 0 reads x (x_all_, or the
-// embeddings alone: op.gru_input), layer k > 0 the new states of layer k − 1;
-// state_cur_ rows in, state_next_ rows out.
-void CpuEngine::gru_layer(const StepOperation& op, int count) {
+// Decoder layer op.layer for `count` rows: layer 0 reads x (x_all_, or the
+// embeddings alone: op.rnn_input), layer k > 0 the new states of layer k − 1;
+// state_cur_ rows in, state_next_ rows out (with LSTM, the layer's cell too).
+void CpuEngine::rnn_layer(const StepOperation& op, int count) {
   const int layer = op.layer;
-  const GruWeights& g = *op.gru;
-  const float* x = op.gru_input == GruInput::kRow ? x_all_ : emb_all_;
+  const RnnWeights& g = *op.rnn;
+  const float* x = op.rnn_input == RnnInput::kRow ? x_all_ : emb_all_;
   if (layer > 0) {
     gather(state_next_, count, state_size_, (layer - 1) * d_, d_, hq_);
     x = hq_;
@@ -40,10 +40,14 @@ void CpuEngine::gru_layer(const StepOperation& op, int count) {
   rows_product(g.w_ih, x, count, g.b_ih, gi_all_);
   gather(state_cur_, count, state_size_, layer * d_, d_, hq2_);
   rows_product(g.w_hh, hq2_, count, g.b_hh, gh_all_);
-  for (int i = 0; i < count; ++i)
-    k_.gru_cell(gi_all_ + static_cast<std::size_t>(i) * 3 * d_, gh_all_ + static_cast<std::size_t>(i) * 3 * d_,
-                hq2_ + static_cast<std::size_t>(i) * d_, d_,
-                state_next_ + static_cast<std::size_t>(i) * state_size_ + layer * d_);
+  const std::size_t cell_at = static_cast<std::size_t>(shapes_.cell_offset) + layer * d_;
+  for (int i = 0; i < count; ++i) {
+    float* row = state_next_ + static_cast<std::size_t>(i) * state_size_;
+    if (lstm_)  // the cell: the row's previous one in, its new one out
+      std::memcpy(row + cell_at, state_cur_ + static_cast<std::size_t>(i) * state_size_ + cell_at, sizeof(float) * d_);
+    cell_step(gi_all_ + static_cast<std::size_t>(i) * g_ * d_, gh_all_ + static_cast<std::size_t>(i) * g_ * d_,
+              hq2_ + static_cast<std::size_t>(i) * d_, row + cell_at, d_, row + layer * d_);
+  }
 }
 
 // The step's operations (ops.hpp) in order. The products with decoder
@@ -55,7 +59,7 @@ void CpuEngine::decode(int count, const int32_t* tokens, int t, float* logits) {
 
 void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* tokens, int t, float* logits) {
   const int top = (shapes_.dec_layers - 1) * d_;
-  const std::size_t n2 = 2 * static_cast<std::size_t>(n_);
+  const std::size_t ann = static_cast<std::size_t>(A_);  // the annotations' width
   switch (op.op) {
     case StepOp::kInput:
       for (int i = 0; i < count; ++i)
@@ -66,11 +70,11 @@ void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* t
       if (op.fed == FedInput::kFixedContext) {
         for (int i = 0; i < count; ++i) {
           use_sentence(row_sent_[i]);
-          std::memcpy(ctx_all_ + i * n2, fixed_ctx_, sizeof(float) * n2);
+          std::memcpy(ctx_all_ + i * ann, fixed_ctx_, sizeof(float) * ann);
         }
-        fill_x(count, ctx_all_, n2, n2);
+        fill_x(count, ctx_all_, ann, ann);
       } else if (op.fed == FedInput::kAttentional) {  // h~_{t-1}, after the layers' states
-        fill_x(count, state_cur_ + static_cast<std::size_t>(shapes_.dec_layers) * d_, state_size_, d_);
+        fill_x(count, state_cur_ + shapes_.fed_offset, state_size_, d_);
       }
       break;
     case StepOp::kQuery:
@@ -80,14 +84,14 @@ void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* t
     case StepOp::kAttendAdditive:
       for (int i = 0; i < count; ++i)
         attend_additive(k_, op, shapes_, q_all_ + static_cast<std::size_t>(i) * a_, memory(row_sent_[i]),
-                        att_step_ + static_cast<std::size_t>(i) * S_, ctx_all_ + i * n2);
-      fill_x(count, ctx_all_, n2, n2);
+                        att_step_ + static_cast<std::size_t>(i) * S_, ctx_all_ + i * ann);
+      fill_x(count, ctx_all_, ann, ann);
       break;
-    case StepOp::kGru:
-      gru_layer(op, count);
+    case StepOp::kRnn:
+      rnn_layer(op, count);
       break;
     case StepOp::kAttendWithState: {
-      const std::size_t cat = n2 + d_;
+      const std::size_t cat = ann + d_;
       for (int i = 0; i < count; ++i) {
         const float* h = state_next_ + static_cast<std::size_t>(i) * state_size_ + top;
         float* row = cat_ + i * cat;  // [c ; h]
@@ -95,17 +99,18 @@ void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* t
         if (!attend_with_state(k_, op, shapes_, h, t, memory(row_sent_[i]), {q_, xq_},
                                att_step_ + static_cast<std::size_t>(i) * S_, row))
           nonfinite_ = true;
-        std::memcpy(row + n2, h, sizeof(float) * d_);
+        std::memcpy(row + ann, h, sizeof(float) * d_);
       }
       break;
     }
     case StepOp::kCombine:
       for (int i = 0; i < count; ++i) {
         float* row = gen_in_buf_ + static_cast<std::size_t>(i) * gen_in_;
-        kernels::matvec(k_, *op.matrix, cat_ + i * (n2 + d_), nullptr, row, xq_);
-        for (int j = 0; j < d_; ++j) row[j] = std::tanh(row[j]);
+        kernels::matvec(k_, *op.matrix, cat_ + i * (ann + d_), op.bias, row, xq_);
+        if (op.tanh)
+          for (int j = 0; j < d_; ++j) row[j] = std::tanh(row[j]);
         if (op.feed_back)
-          std::memcpy(state_next_ + static_cast<std::size_t>(i) * state_size_ + shapes_.dec_layers * d_, row,
+          std::memcpy(state_next_ + static_cast<std::size_t>(i) * state_size_ + shapes_.fed_offset, row,
                       sizeof(float) * d_);
       }
       break;

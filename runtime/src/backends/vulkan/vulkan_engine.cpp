@@ -55,6 +55,21 @@ uint32_t luong_window(Window window) {
 
 bool g_attention_on_host = false;
 
+std::string VulkanEngine::unsupported_in(const Plan& plan) {
+  const PlanShapes& s = plan.shapes;
+  if (s.cell != Cell::kGru) return "LSTM cells";
+  if (s.directions != 2) return "one-way encoders";
+  if (s.skip_source_eos) return "sources without EOS";
+  const EncoderOperation* bridge = plan.find(EncoderOp::kBridge);
+  if (bridge->init != DecoderInit::kTanhBackward && bridge->init != DecoderInit::kTanhFinal)
+    return std::string("decoder_init ") + decoder_init_name(bridge->init);
+  for (const StepOperation& op : plan.step)
+    if ((op.op == StepOp::kCombine && (op.bias != nullptr || !op.tanh)) ||
+        (op.op == StepOp::kAttendWithState && op.bias != nullptr))
+      return "attentional and query biases, or an attentional layer without tanh";
+  return "";
+}
+
 bool VulkanEngine::supports(const StepOperation& op) {
   switch (op.op) {
     case StepOp::kAttendAdditive:
@@ -684,7 +699,7 @@ void VulkanEngine::record_encoder_op(VkCommandBuffer cb, const EncoderOperation&
     }
     case EncoderOp::kBridge:
       fill_zero(cb, state_next_, B_ * state_);  // a fed-back h~_{-1} = 0
-      if (op.bridge_input == BridgeInput::kFixedContext)
+      if (op.init == DecoderInit::kTanhFinal)  // runs(plan): tanh-final or tanh-backward
         product(cb, w_.matrix(op.matrix), w_.vector(op.bias), fixed_, 2 * n_, B_, io_sentences_, state_next_, state_, 2);
       else  // x = the backward state at the first position
         product(cb, w_.matrix(op.matrix), w_.vector(op.bias), ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_,
@@ -723,8 +738,8 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
       dispatch(cb, Kernel::kAttendAdditive, {}, p, sizeof p / 4, rec_rows_, 1, 1, {RowsIn::kX, 1});
       break;
     }
-    case StepOp::kGru: {  // layer 0 reads x (E y alone where that is all x holds), layer k the new state of layer k - 1
-      const GruRef& g = w_.gru(op.gru);
+    case StepOp::kRnn: {  // layer 0 reads x (E y alone where that is all x holds), layer k the new state of layer k - 1
+      const GruRef& g = w_.gru(op.rnn);
       const uint32_t lo = static_cast<uint32_t>(op.layer) * d_;
       const uint32_t x_off = op.layer == 0 ? x_ : state_next_ + lo - d_, ldx = op.layer == 0 ? xw_ : state_;
       const uint32_t p[] = {d_,     rec_rows_,          io_rows_,      g.w_ih.data,     g.w_ih.scales, x_off,

@@ -57,6 +57,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "backends/engine.hpp"
@@ -102,6 +103,9 @@ class VulkanEngine final : public Engine {
   // Whether the step operation `op` runs as dispatches here; if not, it
   // runs on the host (the header's "fallback").
   static bool supports(const StepOperation& op);
+  // What of a plan this engine does not run yet (format version 2's options:
+  // LSTM, one-way encoders, ...), in a few words; empty if it runs it all.
+  static std::string unsupported_in(const Plan& plan);
   void layout(Arena& arena) override;
   void select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
   void start(const int32_t* const* srcs, const int* lens, int n) override;

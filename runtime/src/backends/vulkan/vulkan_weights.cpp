@@ -27,7 +27,7 @@ uint32_t VulkanWeights::vector(const float* v) const {
   return it == vectors.end() ? kNone : it->second;
 }
 
-const GruRef& VulkanWeights::gru(const GruWeights* g) const {
+const GruRef& VulkanWeights::gru(const RnnWeights* g) const {
   static const GruRef none;
   const auto it = grus.find(g);
   return it == grus.end() ? none : it->second;
@@ -81,7 +81,7 @@ class Packer {
     return r;
   }
   uint32_t vector(const float* v, int n) { return v == nullptr ? kNone : put(v, static_cast<std::size_t>(n) * 4); }
-  GruRef gru(const GruWeights& g) {
+  GruRef gru(const RnnWeights& g) {
     GruRef r;
     r.w_ih = product_matrix(g.w_ih);
     r.w_hh = product_matrix(g.w_hh);
@@ -120,7 +120,7 @@ class Uploads {
   void vector(const float* v, int n) {
     if (v != nullptr && !vw_->vectors.count(v)) vw_->vectors[v] = p_.vector(v, n);
   }
-  void gru(const GruWeights* g) {
+  void gru(const RnnWeights* g) {
     if (g != nullptr && !vw_->grus.count(g)) vw_->grus[g] = p_.gru(*g);
   }
 
@@ -150,7 +150,7 @@ Status build(const Plan& plan, Device* device, VulkanWeights* vw) {
       up.product(op.matrix);
     }
     up.vector(op.vector, sh.att_hidden);
-    up.gru(op.gru);
+    up.gru(op.rnn);
     up.product(op.position);
     up.vector(op.position_vector, sh.att_hidden);
     up.product(op.from_state);

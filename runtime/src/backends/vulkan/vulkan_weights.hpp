@@ -42,13 +42,13 @@ struct VulkanWeights {
   // tensor's address (an empty ref or kNone for null).
   const MatrixRef& matrix(const Matrix* m) const;
   uint32_t vector(const float* v) const;
-  const GruRef& gru(const GruWeights* g) const;
+  const GruRef& gru(const RnnWeights* g) const;
 
   Device* device = nullptr;
   Buffer buffer;
   std::unordered_map<const Matrix*, MatrixRef> matrices;
   std::unordered_map<const float*, uint32_t> vectors;
-  std::unordered_map<const GruWeights*, GruRef> grus;
+  std::unordered_map<const RnnWeights*, GruRef> grus;
 };
 
 }  // namespace vk
