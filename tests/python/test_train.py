@@ -283,12 +283,13 @@ def test_unpacked_training_encoder_equals_the_packed_one(layers):
     lens = torch.tensor([5, 1, 9, 3])
     emb = torch.randn(4, 9, 8)
     with torch.no_grad():
-        packed = enc(emb, lens)  # eval mode: the packed path
-        unpacked = enc.forward_unpacked(emb, lens)
+        packed, (finals_p, _) = enc(emb, lens)  # eval mode: the packed path
+        unpacked, (finals_u, _) = enc.forward_unpacked(emb, lens)
         assert torch.allclose(packed, unpacked, atol=1e-6, rtol=0)
+        assert torch.allclose(finals_p, finals_u, atol=1e-6, rtol=0)  # every layer's final states
         # padding changes nothing: each sentence alone
         for b, n in enumerate(lens.tolist()):
-            alone = enc.forward_unpacked(emb[b:b + 1, :n], lens[b:b + 1])
+            alone, _ = enc.forward_unpacked(emb[b:b + 1, :n], lens[b:b + 1])
             assert torch.allclose(alone[0], unpacked[b, :n], atol=1e-6, rtol=0)
         assert unpacked[1, 1:].abs().max() == 0  # zeros at padding
 
