@@ -16,6 +16,12 @@ Two ways to run it, which compute the same numbers:
 
 Padding (pad_id after the end of a sentence) never changes a sentence's result:
 the encoder packs its input and every attention softmax is masked.
+
+Format version 2 (WEIGHTS_FORMAT.md): LSTM cells (`cell`), one-way and reversed
+encoders (`enc_directions`, `reverse_source`), a source whose EOS the encoder does
+not read (`source_eos`), the decoder's first states (`decoder_init`), the concat
+query's bias, the attentional layer's bias and optional tanh. A version-1 config
+runs exactly the code it ran before.
 """
 import math
 
@@ -130,49 +136,84 @@ def gru_cell(gi, h, w_hh, b_hh):
     return n + z * (h - n)
 
 
+def lstm_cell(gi, h, c, w_hh, b_hh):
+    """One PyTorch LSTM cell step given gi = W_ih x + b_ih: gates i, f, g, o;
+    c' = σ(f) c + σ(i) tanh(g), h' = σ(o) tanh(c'). → (h', c')."""
+    g = gi.float() + F.linear(h, w_hh, b_hh).float()
+    i, f, gg, o = g.chunk(4, -1)
+    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(gg)
+    return torch.sigmoid(o) * torch.tanh(c), c
+
+
+def flip_within(x, lens):
+    """x [B, S, ·] with each row's first lens[b] positions reversed (the others kept)."""
+    S = x.size(1)
+    j = torch.arange(S, device=x.device).unsqueeze(0)
+    last = (lens.to(x.device) - 1).unsqueeze(1)
+    rev = torch.where(j <= last, last - j, j).unsqueeze(-1)
+    return x.gather(1, rev.expand(-1, -1, x.size(2)))
+
+
 class EncoderOutput:
     """What the decoder needs from the source, per sentence (dim 0 is the batch)."""
 
-    def __init__(self, H, mask, src_len, keys, ctx):
-        self.H = H              # [B, S, 2n] annotations (zeros at padding)
-        self.mask = mask        # [B, S] True at real positions
-        self.src_len = src_len  # [B] long
+    def __init__(self, H, mask, src_len, keys, ctx, finals=None):
+        self.H = H              # [B, S, A] annotations (zeros at padding)
+        self.mask = mask        # [B, S] True at attended positions
+        self.src_len = src_len  # [B] long: attended positions (S, or S' = max(S - 1, 1) without source EOS)
         self.keys = keys        # attention keys [B, S, k] or None
-        self.ctx = ctx          # encdec's fixed context [B, 2n] or None
+        self.ctx = ctx          # encdec's fixed context [B, A] or None
+        self.finals = finals    # (h_n, c_n or None): final states [L_e * dirs, B, n] in nn.GRU's order
 
     def select(self, idx):
         """The rows idx (e.g. one row per beam hypothesis)."""
         sel = lambda x: None if x is None else x.index_select(0, idx)
-        return EncoderOutput(sel(self.H), sel(self.mask), sel(self.src_len), sel(self.keys), sel(self.ctx))
+        fin = None
+        if self.finals is not None:
+            fin = tuple(None if x is None else x.index_select(1, idx) for x in self.finals)
+        return EncoderOutput(sel(self.H), sel(self.mask), sel(self.src_len), sel(self.keys), sel(self.ctx), fin)
 
 
 class DecoderState:
-    """The decoder's recurrent state: hidden [L_d, B, d] and luong's fed h~ [B, d] (or None)."""
+    """The decoder's recurrent state: hidden [L_d, B, d], LSTM cells [L_d, B, d] (or None)
+    and luong's fed h~ [B, d] (or None)."""
 
-    def __init__(self, hidden, feed):
+    def __init__(self, hidden, feed, cell=None):
         self.hidden = hidden
         self.feed = feed
+        self.cell = cell
 
     def select(self, idx):
         return DecoderState(self.hidden.index_select(1, idx),
-                            None if self.feed is None else self.feed.index_select(0, idx))
+                            None if self.feed is None else self.feed.index_select(0, idx),
+                            None if self.cell is None else self.cell.index_select(1, idx))
 
 
 class Encoder(nn.Module):
-    """L_e bidirectional GRU layers over packed source embeddings."""
+    """L_e GRU or LSTM layers (bidirectional, one-way or one-way reversed) over packed
+    source embeddings."""
 
     def __init__(self, cfg):
         super().__init__()
-        self.rnn = nn.GRU(cfg.emb_size, cfg.enc_hidden, num_layers=cfg.enc_layers, bidirectional=True,
-                          batch_first=True, dropout=cfg.dropout if cfg.enc_layers > 1 else 0.0)
+        rnn = nn.LSTM if cfg.cell == "lstm" else nn.GRU
+        self.lstm = cfg.cell == "lstm"
+        self.bidirectional = cfg.enc_directions == 2
+        self.reverse = cfg.reverse_source
+        self.rnn = rnn(cfg.emb_size, cfg.enc_hidden, num_layers=cfg.enc_layers, bidirectional=self.bidirectional,
+                       batch_first=True, dropout=cfg.dropout if cfg.enc_layers > 1 else 0.0)
 
     def forward(self, emb, src_len):
-        if self.training:
+        """→ (H [B, S, A], (h_n, c_n or None)): the final states of every layer and
+        direction, [L_e * dirs, B, n] in nn.GRU's order."""
+        if self.training and self.bidirectional and not self.lstm:
             return self.forward_unpacked(emb, src_len)
-        packed = pack_padded_sequence(emb, src_len.cpu(), batch_first=True, enforce_sorted=False)
-        out, _ = self.rnn(packed)
+        x = flip_within(emb, src_len) if self.reverse else emb
+        packed = pack_padded_sequence(x, src_len.cpu(), batch_first=True, enforce_sorted=False)
+        out, hn = self.rnn(packed)
         H, _ = pad_packed_sequence(out, batch_first=True, total_length=emb.size(1))
-        return H
+        if self.reverse:
+            H = flip_within(H, src_len)
+        return H, (hn if not self.lstm else hn[0], None if not self.lstm else hn[1])
 
     def forward_unpacked(self, emb, src_len):
         """The same annotations without packing (used in training, for speed).
@@ -191,6 +232,8 @@ class Encoder(nn.Module):
         valid = (j <= last).unsqueeze(-1)                       # [B, S, 1]
         rev = torch.where(j <= last, last - j, j).unsqueeze(-1)  # an involution
         x = emb
+        rows = torch.arange(B, device=emb.device)
+        finals = []
         for k in range(rnn.num_layers):
             if k > 0:
                 x = F.dropout(x, rnn.dropout, self.training)
@@ -202,8 +245,10 @@ class Encoder(nn.Module):
                 # the kernel nn.GRU itself calls, for one layer and one direction
                 y, _ = torch._VF.gru(xi, h0, w, True, 1, 0.0, self.training, False, True)
                 outs.append(y if not sfx else y.gather(1, rev.expand(-1, -1, y.size(2))))
+                # final states: forward after the last position, backward at j = 0
+                finals.append(outs[-1][rows, last[:, 0]] if not sfx else outs[-1][:, 0])
             x = torch.cat(outs, dim=-1) * valid
-        return x
+        return x, (torch.stack(finals, 0), None)
 
 
 class Decoder(nn.Module):
@@ -211,15 +256,16 @@ class Decoder(nn.Module):
 
     def __init__(self, cfg):
         super().__init__()
-        m, n, d = cfg.emb_size, cfg.enc_hidden, cfg.dec_hidden
+        m, A, d = cfg.emb_size, cfg.ann_size, cfg.dec_hidden
         if cfg.variant == "luong":
             in0 = m + d if cfg.input_feeding else m
         else:
-            in0 = m + 2 * n
-        self.rnn = nn.GRU(in0, d, num_layers=cfg.dec_layers, batch_first=True,
-                          dropout=cfg.dropout if cfg.dec_layers > 1 else 0.0)
+            in0 = m + A
+        rnn = nn.LSTM if cfg.cell == "lstm" else nn.GRU
+        self.rnn = rnn(in0, d, num_layers=cfg.dec_layers, batch_first=True,
+                       dropout=cfg.dropout if cfg.dec_layers > 1 else 0.0)
         if cfg.variant == "luong":
-            self.W_c = nn.Linear(2 * n + d, d, bias=False)
+            self.W_c = nn.Linear(A + d, d, bias=cfg.combine_bias)
 
     def weights(self, k):
         r = self.rnn
@@ -230,9 +276,9 @@ class Decoder(nn.Module):
 class BahdanauAttention(nn.Module):
     def __init__(self, cfg):
         super().__init__()
-        a, n, d = cfg.att_hidden, cfg.enc_hidden, cfg.dec_hidden
+        a, A, d = cfg.att_hidden, cfg.ann_size, cfg.dec_hidden
         self.W_a = nn.Linear(d, a, bias=False)
-        self.U_a = nn.Linear(2 * n, a)
+        self.U_a = nn.Linear(A, a)
         self.v_a = nn.Linear(a, 1, bias=False)
 
     def keys(self, H):
@@ -262,12 +308,12 @@ class LuongAttention(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         self.score, self.scope, self.D = cfg.score, cfg.scope, cfg.window_d
-        a, n, d = cfg.att_hidden, cfg.enc_hidden, cfg.dec_hidden
+        a, A, d = cfg.att_hidden, cfg.ann_size, cfg.dec_hidden
         if self.score == "general":
-            self.W_a = nn.Linear(2 * n, d, bias=False)
+            self.W_a = nn.Linear(A, d, bias=False)
         elif self.score == "concat":
-            self.W_q = nn.Linear(d, a, bias=False)
-            self.W_k = nn.Linear(2 * n, a, bias=False)
+            self.W_q = nn.Linear(d, a, bias=cfg.query_bias)
+            self.W_k = nn.Linear(A, a, bias=False)
             self.v_a = nn.Linear(a, 1, bias=False)
         elif self.score == "location":
             self.W_loc = nn.Linear(d, cfg.max_src_len, bias=False)
@@ -322,10 +368,10 @@ class MaxoutOutput(nn.Module):
 
     def __init__(self, cfg):
         super().__init__()
-        l2, m, n, d = 2 * cfg.maxout_size, cfg.emb_size, cfg.enc_hidden, cfg.dec_hidden
+        l2, m, A, d = 2 * cfg.maxout_size, cfg.emb_size, cfg.ann_size, cfg.dec_hidden
         self.U_o = nn.Linear(d, l2)
         self.V_o = nn.Linear(m, l2, bias=False)
-        self.C_o = nn.Linear(2 * n, l2, bias=False)
+        self.C_o = nn.Linear(A, l2, bias=False)
 
     def forward(self, s, e, c):
         u = self.U_o(s).float() + self.V_o(e) + self.C_o(c)
@@ -340,7 +386,17 @@ class Seq2Seq(nn.Module):
         m, n, d, L = cfg.emb_size, cfg.enc_hidden, cfg.dec_hidden, cfg.dec_layers
         self.src_emb = nn.Embedding(cfg.src_vocab, m)
         self.encoder = Encoder(cfg)
-        self.bridge = nn.Linear(2 * n if cfg.variant == "encdec" else n, L * d)
+        init = cfg.init_kind()
+        if init == "tanh-backward":
+            self.bridge = nn.Linear(n, L * d)
+        elif init == "tanh-final":
+            self.bridge = nn.Linear(cfg.ann_size, L * d)
+        elif init == "relu-final":
+            self.bridge = nn.Linear(L * n, L * n)
+            if cfg.cell == "lstm":
+                self.bridge_c = nn.Linear(L * n, L * n)
+        else:  # final, last-forward, zero: no tensor
+            self.bridge = None
         self.tgt_emb = nn.Embedding(cfg.tgt_vocab, m)
         self.decoder = Decoder(cfg)
         if cfg.variant == "bahdanau":
@@ -366,33 +422,91 @@ class Seq2Seq(nn.Module):
         if int(src_len.max()) > cfg.max_src_len:
             raise ValueError(f"source of {int(src_len.max())} pieces exceeds max_src_len = {cfg.max_src_len}")
         S = src.size(1)
+        empty = None
+        if not cfg.source_eos:
+            # the encoder reads the S' = S - 1 pieces before EOS; an empty source (S' = 0)
+            # has one attended position whose annotation is zeros, and zero final states
+            empty = src_len == 1
+            src_len = torch.clamp(src_len - 1, min=1)
         mask = torch.arange(S, device=src.device).unsqueeze(0) < src_len.unsqueeze(1)
-        H = self.encoder(self.drop(self.src_emb(src)), src_len)
-        n = cfg.enc_hidden
+        H, (hn, cn) = self.encoder(self.drop(self.src_emb(src)), src_len)
+        if empty is not None and bool(empty.any()):
+            keep = (~empty).to(H.dtype)
+            H = H * keep.view(-1, 1, 1)
+            hn = hn * keep.view(1, -1, 1)
+            cn = None if cn is None else cn * keep.view(1, -1, 1)
         ctx = None
         if cfg.variant == "encdec":
-            last = H[torch.arange(H.size(0), device=H.device), src_len - 1, :n]
-            ctx = torch.cat([last, H[:, 0, n:]], dim=-1)
+            ctx = self._final_top(H, src_len)
         keys = self.attention.keys(H) if cfg.variant != "encdec" else None
         if keys is not None:
             keys = keys.float()  # fp32 under bf16 autocast: they take part in every step's sums
-        return EncoderOutput(H, mask, src_len, keys, ctx)
+        return EncoderOutput(H, mask, src_len, keys, ctx, (hn, cn))
+
+    def _final_top(self, H, src_len):
+        """F_top, the top encoder layer's final states read from the annotations:
+        [→h_{S'-1} ; ←h_0] (bidirectional), →h_{S'-1} (one-way), h_0 (reversed)."""
+        cfg = self.cfg
+        n = cfg.enc_hidden
+        rows = torch.arange(H.size(0), device=H.device)
+        if cfg.enc_directions == 2:
+            return torch.cat([H[rows, src_len - 1, :n], H[:, 0, n:]], dim=-1)
+        return H[:, 0] if cfg.reverse_source else H[rows, src_len - 1]
 
     def init_state(self, enc):
-        """s_0 = tanh(W_init ←h_0 + b) (encdec: of c), one block of d per decoder layer."""
+        """The decoder's first state (decoder_init, WEIGHTS_FORMAT.md "Bridge"), one block
+        of d per decoder layer: version 1's s_0 = tanh(W_init ←h_0 + b) (encdec: of c)."""
         cfg = self.cfg
-        x = enc.ctx if cfg.variant == "encdec" else enc.H[:, 0, cfg.enc_hidden:]
-        B = x.size(0)
-        hidden = torch.tanh(self.bridge(x).float()).view(B, cfg.dec_layers, cfg.dec_hidden).transpose(0, 1).contiguous()
+        init, L, d, n = cfg.init_kind(), cfg.dec_layers, cfg.dec_hidden, cfg.enc_hidden
+        lstm = cfg.cell == "lstm"
+        B = enc.H.size(0)
+        cell = None
+
+        def layers(x):  # [B, L * d] → [L, B, d]
+            return x.reshape(B, L, d).transpose(0, 1).contiguous()
+
+        def per_layer(states):  # [L_e * dirs, B, n] → G [B, L_e * A]: [F_0 ; … ; F_{L-1}]
+            return states.permute(1, 0, 2).reshape(B, -1)
+
+        if init == "tanh-backward":
+            x = enc.H[:, 0, n:]
+            hidden = layers(torch.tanh(self.bridge(x).float()))
+        elif init == "tanh-final":
+            x = enc.ctx if cfg.variant == "encdec" else self._final_top(enc.H, enc.src_len)
+            hidden = layers(torch.tanh(self.bridge(x).float()))
+        elif init == "final":
+            hidden = layers(per_layer(enc.finals[0]).float())
+            if lstm:
+                cell = layers(per_layer(enc.finals[1]).float())
+        elif init == "relu-final":
+            def relu_bridge(lin, states):
+                G = per_layer(states).reshape(B, cfg.enc_directions, L * n)
+                return layers(torch.relu(lin(G).float()).reshape(B, -1))
+            hidden = relu_bridge(self.bridge, enc.finals[0])
+            if lstm:
+                cell = relu_bridge(self.bridge_c, enc.finals[1])
+        elif init == "last-forward":
+            top = enc.finals[0][-cfg.enc_directions]  # the top layer's forward (or only) direction
+            hidden = top.float().unsqueeze(0).expand(L, B, d).contiguous()
+        else:  # zero
+            hidden = enc.H.new_zeros(L, B, d, dtype=torch.float32)
+            if lstm:
+                cell = torch.zeros_like(hidden)
+        if lstm and cell is None:
+            cell = hidden.clone()  # JoeyNMT's rule: each layer's cell starts as its state
         feed = None
         if cfg.variant == "luong" and cfg.input_feeding:
-            feed = x.new_zeros(B, cfg.dec_hidden)
-        return DecoderState(hidden, feed)
+            feed = enc.H.new_zeros(B, cfg.dec_hidden)
+        return DecoderState(hidden, feed, cell)
 
     # ---- decoder pieces ---------------------------------------------------
 
-    def _stack_step(self, gi0, hidden):
-        """One step of the decoder GRU stack; gi0 is layer 0's input projection. → [L, B, d]."""
+    def _stack_step(self, gi0, hidden, cell=None):
+        """One step of the decoder stack; gi0 is layer 0's input projection.
+        → [L, B, d] (GRU), or ([L, B, d], cells [L, B, d]) for LSTM (cell given)."""
+        if cell is not None:
+            hs, cs = self._stack_step_list(gi0, list(hidden.unbind(0)), list(cell.unbind(0)))
+            return torch.stack(hs, 0), torch.stack(cs, 0)
         out = []
         x = None
         for k in range(self.cfg.dec_layers):
@@ -406,7 +520,8 @@ class Seq2Seq(nn.Module):
         """Attention and h~ for top states Q [B, T, d] → (h~ [B, T, d], alpha [B, T, S])."""
         alpha = self.attention(Q, enc.H, enc.keys, enc.mask, enc.src_len, t0)
         c = torch.bmm(alpha, enc.H).float()
-        return torch.tanh(self.decoder.W_c(torch.cat([c, Q], dim=-1)).float()), alpha
+        ht = self.decoder.W_c(torch.cat([c, Q], dim=-1)).float()
+        return (torch.tanh(ht) if self.cfg.combine_tanh else ht), alpha
 
     def _maxout_logits(self, s, e, c):
         return self.generator(self.drop(self.output(s, e, c)))
@@ -424,19 +539,29 @@ class Seq2Seq(nn.Module):
         w_ih0, b_ih0, _, _ = self.decoder.weights(0)
         if cfg.variant == "luong":
             x = e if state.feed is None else torch.cat([e, state.feed], dim=-1)
-            hidden = self._stack_step(F.linear(x, w_ih0, b_ih0), state.hidden)
+            hidden, cell = self._stack_step_state(F.linear(x, w_ih0, b_ih0), state)
             ht, alpha = self._luong_out(hidden[-1].unsqueeze(1), enc, t)
             ht, alpha = ht.squeeze(1), alpha.squeeze(1)
             feed = ht if state.feed is not None else None
-            return self.generator(ht), alpha, DecoderState(hidden, feed)
+            return self.generator(ht), alpha, DecoderState(hidden, feed, cell)
         if cfg.variant == "bahdanau":
             alpha = self.attention(state.hidden[-1], enc.keys, enc.mask)
             c = context(alpha, enc.H)
         else:
             c = enc.ctx
             alpha = enc.H.new_zeros(enc.H.shape[:2])
-        hidden = self._stack_step(F.linear(torch.cat([e, c], dim=-1), w_ih0, b_ih0), state.hidden)
-        return self._maxout_logits(hidden[-1], e, c), alpha, DecoderState(hidden, None)
+        hidden, cell = self._stack_step_state(F.linear(torch.cat([e, c], dim=-1), w_ih0, b_ih0), state)
+        return self._maxout_logits(hidden[-1], e, c), alpha, DecoderState(hidden, None, cell)
+
+    def _stack_step_state(self, gi0, state):
+        """_stack_step on a DecoderState → (hidden, cells or None)."""
+        if state.cell is None:
+            return self._stack_step(gi0, state.hidden), None
+        return self._stack_step(gi0, state.hidden, state.cell)
+
+    def _rnn_state(self, state):
+        """The initial state argument of nn.GRU / nn.LSTM."""
+        return state.hidden if state.cell is None else (state.hidden, state.cell)
 
     # ---- teacher-forced forward (training) ----------------------------------
 
@@ -463,12 +588,12 @@ class Seq2Seq(nn.Module):
         if cfg.variant == "encdec":
             # c is fixed: the whole input is known, so nn.GRU runs over all steps at once.
             C = enc.ctx.unsqueeze(1).expand(B, T, enc.ctx.size(-1))
-            Sx, _ = self.decoder.rnn(torch.cat([E, C], dim=-1), state.hidden)
+            Sx, _ = self.decoder.rnn(torch.cat([E, C], dim=-1), self._rnn_state(state))
             A = enc.H.new_zeros(B, T, enc.H.size(1))
             return self.output(Sx, E, C), A
 
         if cfg.variant == "luong" and not cfg.input_feeding:
-            Q, _ = self.decoder.rnn(E, state.hidden)  # all steps at once
+            Q, _ = self.decoder.rnn(E, self._rnn_state(state))  # all steps at once
             return self._luong_out(Q, enc, 0)
 
         # Step loop. Speed (measured, see models/README.md "Trainer"): the embedding part
@@ -481,6 +606,7 @@ class Seq2Seq(nn.Module):
         if products is not None:  # once: autocast casts a slice (not a leaf) at every use
             w_rest = w_rest.to(products)
         hs = list(state.hidden.unbind(0))  # L_d x [B, d]
+        cs = None if state.cell is None else list(state.cell.unbind(0))
         outs, ctxs, alphas = [], [], []
         if cfg.variant == "bahdanau":
             if self.training and torch.is_grad_enabled():
@@ -495,7 +621,7 @@ class Seq2Seq(nn.Module):
             for t in range(T):
                 alpha = attend(hs[-1])
                 c = read(alpha)
-                hs = self._stack_step_list(gi_emb[t] + F.linear(c, w_rest), hs)
+                hs, cs = self._stack_step_pair(gi_emb[t] + F.linear(c, w_rest), hs, cs)
                 outs.append(hs[-1]); ctxs.append(c); alphas.append(alpha)
             Sx, C, A = torch.stack(outs, 1), torch.stack(ctxs, 1), torch.stack(alphas, 1)
             return self.output(Sx, E, C), A
@@ -503,21 +629,32 @@ class Seq2Seq(nn.Module):
         # luong with input feeding
         feed = state.feed
         for t in range(T):
-            hs = self._stack_step_list(gi_emb[t] + F.linear(feed, w_rest), hs)
+            hs, cs = self._stack_step_pair(gi_emb[t] + F.linear(feed, w_rest), hs, cs)
             ht, alpha = self._luong_out(hs[-1].unsqueeze(1), enc, t)
             feed = ht.squeeze(1)
             outs.append(feed); alphas.append(alpha.squeeze(1))
         return torch.stack(outs, 1), torch.stack(alphas, 1)
 
-    def _stack_step_list(self, gi0, hs):
-        """_stack_step on a list of layer states (training loop): → list of L_d [B, d]."""
+    def _stack_step_list(self, gi0, hs, cs=None):
+        """_stack_step on a list of layer states (training loop): → list of L_d [B, d]
+        (LSTM, cs given: → (states, cells))."""
         out, x = [], None
+        cells = []
         for k in range(self.cfg.dec_layers):
             w_ih, b_ih, w_hh, b_hh = self.decoder.weights(k)
             gi = gi0 if k == 0 else F.linear(self.drop(x), w_ih, b_ih)
-            x = gru_cell(gi, hs[k], w_hh, b_hh)
+            if cs is None:
+                x = gru_cell(gi, hs[k], w_hh, b_hh)
+            else:
+                x, c = lstm_cell(gi, hs[k], cs[k], w_hh, b_hh)
+                cells.append(c)
             out.append(x)
-        return out
+        return out if cs is None else (out, cells)
+
+    def _stack_step_pair(self, gi0, hs, cs):
+        if cs is None:
+            return self._stack_step_list(gi0, hs), None
+        return self._stack_step_list(gi0, hs, cs)
 
 
 def build_model(cfg):

@@ -22,6 +22,11 @@ this file follows the contract literally:
   (that id for n = 1, else y[t-n+1]) starts a word (its piece starts with
   U+2581): no word or group of words repeated right after itself; the step's
   candidates are then the best of the others.
+
+Format version 2's `decoding.beam_rules` (WEIGHTS_FORMAT.md, "Beam rules"): `opennmt`
+and `joeynmt` are those toolkits' beam searches (toolkit_search below), so that an
+imported model translates as it did there; n-best, coverage penalty, prefixes and
+repetition blocking are `softalign`-only.
 """
 import math
 from dataclasses import dataclass, field
@@ -258,9 +263,111 @@ def _search_batch(model, src_ids_list, K, alpha, beta, max_len_a, max_len_b, nbe
     return out
 
 
+def _toolkit_candidates(logprobs, base, K):
+    """The candidates of one step under the toolkits' rules: each row's top K tokens
+    (by log-probability, ties to the lower id), then the K best by summed log-probability,
+    ties to the lower row, then the higher log-probability, then the lower id.
+    → (kept [(cum float32 tensor, row, token)], margin)."""
+    cands, spare = [], []
+    for h in range(logprobs.size(0)):
+        vals, idx = _best(logprobs[h], K)
+        cum = base[h] + vals  # float32 sums
+        for r, (c, i) in enumerate(zip(cum, idx.tolist())):
+            (cands if r < K else spare).append((c, h, i))
+    order = sorted(range(len(cands)), key=lambda i: -float(cands[i][0]))  # stable: (row, rank) order
+    kept = [cands[i] for i in order[:K]]
+    rest = [float(cands[i][0]) for i in order[K:]] + [float(c[0]) for c in spare]
+    margin = math.inf
+    if rest and kept and max(rest) > -math.inf:
+        margin = float(kept[-1][0]) - max(rest)
+    return kept, margin
+
+
+def toolkit_search(model, src_ids, K, rules, alpha, max_len_a, max_len_b, stats=None):
+    """One sentence searched with OpenNMT-py's (rules "opennmt") or JoeyNMT's ("joeynmt")
+    beam rules (WEIGHTS_FORMAT.md, "Beam rules"); K = 1 is the toolkit's greedy search.
+    → [Hypothesis] (the one result). If `stats` is a list, the smallest decision margin
+    (kept vs dropped candidates at each step, best vs second result) is appended."""
+    cfg = model.cfg
+    src, src_len = _pad([src_ids], cfg.pad_id)
+    S = len(src_ids)
+    T = max_target_len(S, max_len_a, max_len_b)
+    enc1 = model.encode(src, src_len)
+    state = model.init_state(enc1)
+    margins = []
+    eos = cfg.eos_id
+    zero = torch.zeros((), dtype=torch.float32)
+    if rules == "opennmt":
+        alive = [_Partial([], zero)]
+    else:
+        # K slots: at t = 0 one live, the others at -inf
+        alive = [_Partial([], zero)] + [_Partial([], torch.tensor(-math.inf)) for _ in range(K - 1)]
+        state = state.select(torch.zeros(K, dtype=torch.long))
+        flags = [False] * K
+        banned = [cfg.bos_id, cfg.pad_id]
+    results = []  # (score, Hypothesis) in the order they were finished / stored
+    for t in range(T):
+        enc = enc1.select(torch.zeros(len(alive), dtype=torch.long))
+        y_prev = torch.tensor([h.tokens[-1] if h.tokens else cfg.bos_id for h in alive], dtype=torch.long)
+        logprobs, attn, new_state = _log_probs_step(model, enc, y_prev, state, t)
+        if rules == "joeynmt":
+            logprobs = logprobs.clone()
+            logprobs[:, banned] = -math.inf
+            if t == 0:
+                logprobs[:, eos] = -math.inf  # min_output_length 1
+        base = torch.stack([h.logprob for h in alive])
+        kept, margin = _toolkit_candidates(logprobs, base, K)
+        margins.append(margin)
+        parts = []
+        for cum, h, tok in kept:
+            parent = alive[h]
+            parts.append((h, _Partial(parent.tokens + [tok], cum, parent.rows + [attn[h, :S].clone()])))
+        if rules == "opennmt":
+            pen = float(t + 2) ** alpha
+            nxt, parents, top_done = [], [], False
+            for r, (h, p) in enumerate(parts):
+                if p.tokens[-1] == eos or t == T - 1:
+                    e = p.tokens[-1] == eos
+                    results.append(Hypothesis(p.tokens[:-1] if e else p.tokens, float(p.logprob) / pen,
+                                              float(p.logprob), torch.stack(p.rows), e))
+                    top_done |= r == 0
+                else:
+                    nxt.append(p)
+                    parents.append(h)
+            if top_done or not nxt:
+                break
+        else:  # joeynmt
+            pen = ((5.0 + t + 1) / 6.0) ** alpha if alpha > 0 else 1.0
+            nxt = [p for _, p in parts]
+            parents = [h for h, _ in parts]
+            flags = [f or p.tokens[-1] == eos or float(p.logprob) == -math.inf for f, p in zip(flags, nxt)]
+            if t == T - 1:
+                flags = [True] * K
+            for f, p in zip(flags, nxt):
+                if not f:
+                    continue
+                n_eos = p.tokens.count(eos)
+                if (n_eos == 1 and p.tokens[-1] == eos) or (n_eos == 0 and t == T - 1):
+                    e = n_eos == 1
+                    results.append(Hypothesis(p.tokens[:-1] if e else p.tokens, float(p.logprob) / pen,
+                                              float(p.logprob), torch.stack(p.rows), e))
+            if all(flags):
+                break
+        alive = nxt
+        state = new_state.select(torch.tensor(parents, dtype=torch.long))
+    if not results:  # nothing stored (JoeyNMT: every slot held a hypothesis with an inner EOS)
+        results.append(Hypothesis([], -math.inf, -math.inf, enc1.H.new_zeros(0, S), False))
+    order = sorted(range(len(results)), key=lambda i: (-results[i].score, i))
+    if len(order) > 1:
+        margins.append(results[order[0]].score - results[order[1]].score)
+    if stats is not None:
+        stats.append(min(margins) if margins else math.inf)
+    return [results[order[0]]]
+
+
 def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len_a=None,
                   max_len_b=None, nbest=None, batch_size=64, stats=None, prefix=None, block_repeats=None,
-                  word_start=None):
+                  word_start=None, beam_rules=None):
     """Translates source id lists (pieces + EOS each) with the reference search.
 
     `model` is one model or a list of models (an ensemble, see Ensemble). Options default to the model config's `decoding`. Sentences are batched by
@@ -273,6 +380,9 @@ def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len
     `block_repeats` (default: decoding.block_repeats, else 0) turns repetition
     blocking on; it needs `word_start`, a sequence of bools over the target ids
     (word_start_ids gives it from a SentencePiece model).
+    `beam_rules` (default: decoding.beam_rules, else "softalign"): "opennmt" or "joeynmt"
+    search each sentence with that toolkit's rules (toolkit_search); they refuse n-best,
+    beta, prefixes and repetition blocking.
     """
     if isinstance(model, (list, tuple)):
         model = Ensemble(model) if len(model) > 1 else model[0]
@@ -294,6 +404,15 @@ def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len
         raise ValueError(f"nbest must be an integer in [1, beam], got {nbest!r}")
     if beam > model.cfg.tgt_vocab:
         raise ValueError(f"beam {beam} is larger than the target vocabulary")
+    beam_rules = dec.get("beam_rules", "softalign") if beam_rules is None else beam_rules
+    if beam_rules not in ("softalign", "opennmt", "joeynmt"):
+        raise ValueError(f"beam_rules must be softalign, opennmt or joeynmt, got {beam_rules!r}")
+    if beam_rules != "softalign":
+        refused = [name for name, on in (("n-best", nbest > 1), ("a coverage penalty (beta)", beta != 0),
+                                         ("a target prefix", bool(prefix)),
+                                         ("repetition blocking", block_repeats > 0)) if on]
+        if refused:
+            raise ValueError(f"beam_rules {beam_rules} has no {', '.join(refused)} (softalign rules only)")
     src_ids_list = [list(map(int, s)) for s in src_ids_list]
     _check_sources(model, src_ids_list)
     prefix = [int(x) for x in (prefix or [])]
@@ -305,6 +424,14 @@ def translate_ids(model, src_ids_list, beam=None, alpha=None, beta=None, max_len
     model.eval()
     try:
         with torch.inference_mode():
+            if beam_rules != "softalign":
+                for i in range(len(src_ids_list)):
+                    st = [] if stats is not None else None
+                    results[i] = toolkit_search(model, src_ids_list[i], beam, beam_rules, alpha,
+                                                max_len_a, max_len_b, st)
+                    if st is not None:
+                        margin_of[i] = st[0]
+                order = []
             for k in range(0, len(order), batch_size):
                 chunk = order[k:k + batch_size]
                 st = [] if stats is not None else None

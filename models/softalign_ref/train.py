@@ -106,6 +106,16 @@ DEFAULTS = {
 }
 
 
+# Keys a recipe may set that DEFAULTS leaves out, so that a recipe without them merges to
+# exactly what it merged to before (checkpoints compare recipes on resume): format version
+# 2's model keys (WEIGHTS_FORMAT.md; absent = version 1's model) and decoding.beam_rules.
+OPTIONAL_KEYS = {
+    "model": ("cell", "enc_directions", "reverse_source", "source_eos", "decoder_init", "query_bias",
+              "combine_bias", "combine_tanh"),
+    "decoding": ("beam_rules",),
+}
+
+
 class RecipeError(ValueError):
     pass
 
@@ -114,6 +124,9 @@ def merge(base, over, path=""):
     """Recursively merges `over` into a copy of `base`; unknown keys are an error."""
     out = copy.deepcopy(base)
     for k, v in (over or {}).items():
+        if k not in base and k in OPTIONAL_KEYS.get(path.rstrip("."), ()):
+            out[k] = v
+            continue
         if k not in base:
             raise RecipeError(f"unknown recipe key: {path}{k}")
         if isinstance(base[k], dict):
@@ -146,7 +159,7 @@ def load_recipe(path, overrides=()):
             if p not in node or not isinstance(node[p], dict):
                 raise RecipeError(f"unknown recipe key: {key}")
             node = node[p]
-        if parts[-1] not in node:
+        if parts[-1] not in node and not (len(parts) == 2 and parts[-1] in OPTIONAL_KEYS.get(parts[0], ())):
             raise RecipeError(f"unknown recipe key: {key}")
         node[parts[-1]] = yaml.safe_load(val)
     minutes = r["training"]["lr_decay_minutes"]

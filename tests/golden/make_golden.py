@@ -65,7 +65,27 @@ VARIANTS = {
                                  input_feeding=False),
     "luong_2x2": dict(LUONG, score="general", enc_layers=2, dec_layers=2),
     "bahdanau_shared": dict(variant="bahdanau", att_hidden=16, maxout_size=8, shared_vocab=True, dec_layers=2),
+    # format version 2 (WEIGHTS_FORMAT.md)
+    # Luong 2015 as built: LSTM, one-way reversed encoder, layer k starts from encoder layer k (n = d)
+    "luong_lstm_reversed": dict(LUONG, score="general", scope="local-p", window_d=3, att_hidden=16, cell="lstm",
+                                enc_directions=1, reverse_source=True, enc_hidden=24, enc_layers=2, dec_layers=2,
+                                decoder_init="final"),
+    # OpenNMT-py's brnn GRU with bridge and mlp attention
+    "onmt_gru_bridge": dict(LUONG, score="concat", att_hidden=16, source_eos=False, decoder_init="relu-final",
+                            enc_layers=2, dec_layers=2, query_bias=True, combine_bias=True, combine_tanh=False,
+                            beam_rules="opennmt"),
+    # JoeyNMT's bidirectional LSTM with bridge and "bahdanau" (concat) attention
+    "joey_lstm": dict(LUONG, score="concat", att_hidden=16, cell="lstm", decoder_init="tanh-final", dec_layers=2,
+                      combine_bias=True, beam_rules="joeynmt"),
+    "bahdanau_lstm_oneway": dict(variant="bahdanau", att_hidden=16, maxout_size=8, cell="lstm", enc_directions=1,
+                                 decoder_init="zero"),
 }
+# Base seeds of the version-2 variants (the others' come from their place among FIRST_VARIANTS).
+FIRST_VARIANTS = ("encdec", "bahdanau", "luong_dot", "luong_general", "luong_concat", "luong_location",
+                  "luong_local_m", "luong_local_m_nofeed", "luong_local_p", "luong_local_p_nofeed", "luong_2x2",
+                  "bahdanau_shared")
+V2_BASE_SEEDS = {"luong_lstm_reversed": 3000, "onmt_gru_bridge": 3100, "joey_lstm": 3200,
+                 "bahdanau_lstm_oneway": 3300}
 
 # The searches recorded for every variant.
 SEARCHES = [
@@ -73,8 +93,15 @@ SEARCHES = [
     dict(name="beam4", beam=4, alpha=0.6, beta=0.2, max_len_a=1.0, max_len_b=3.0, nbest=4),
     dict(name="beam4_plain", beam=4, alpha=0.0, beta=0.0, max_len_a=1.0, max_len_b=3.0, nbest=4),
 ]
+# The searches of a variant whose decoding.beam_rules is a toolkit's (opennmt, joeynmt): the
+# rules' greedy and beam, without what they refuse (n-best, coverage penalty).
+TOOLKIT_SEARCHES = [
+    dict(name="greedy", beam=1, alpha=0.0, beta=0.0, max_len_a=1.0, max_len_b=3.0, nbest=1),
+    dict(name="beam4", beam=4, alpha=0.6, beta=0.0, max_len_a=1.0, max_len_b=3.0, nbest=1),
+    dict(name="beam5", beam=5, alpha=1.0, beta=0.0, max_len_a=1.0, max_len_b=3.0, nbest=1),
+]
 # Searches left out for the long sentence (to keep the files small).
-SKIP_FOR_LONG = ("beam4_plain",)
+SKIP_FOR_LONG = ("beam4_plain", "beam5")
 
 # Ensembles of committed variants that share both tokenizers (ensembles.json),
 # run on their first member's sentences but the long one, with no prefix and
@@ -86,7 +113,9 @@ PREFIX_SEARCHES = ("greedy", "beam4")
 
 
 def base_seed(name):
-    return 1000 + 100 * sorted(VARIANTS).index(name)
+    if name in V2_BASE_SEEDS:
+        return V2_BASE_SEEDS[name]
+    return 1000 + 100 * sorted(FIRST_VARIANTS).index(name)
 
 
 def make_config(name):
@@ -94,9 +123,20 @@ def make_config(name):
     kw.update(VARIANTS[name])
     shared = kw.get("shared_vocab", False)
     v = SHARED_VOCAB if shared else VOCAB
-    kw.update(src_vocab=v, tgt_vocab=v, name=f"golden-{name}",
-              decoding=dict(beam=4, alpha=0.6, beta=0.2, max_len_a=1.0, max_len_b=3.0, nbest=4))
+    rules = kw.pop("beam_rules", None)
+    decoding = dict(beam=4, alpha=0.6, beta=0.2, max_len_a=1.0, max_len_b=3.0, nbest=4)
+    if rules:
+        decoding.update(beta=0.0, nbest=1, beam_rules=rules)
+    kw.update(src_vocab=v, tgt_vocab=v, name=f"golden-{name}", decoding=decoding)
     return ModelConfig(**kw).validate()
+
+
+def searches_for(cfg):
+    """The searches recorded for a model: SEARCHES, or TOOLKIT_SEARCHES with its beam rules."""
+    rules = cfg.beam_rules()
+    if rules == "softalign":
+        return SEARCHES
+    return [dict(s, beam_rules=rules) for s in TOOLKIT_SEARCHES]
 
 
 def init_weights(model, seed, eos_bias):
@@ -201,10 +241,11 @@ def teacher_forced(model, cfg, src_ids, tgt_ids):
             "logits": rows9(logits[0]), "attn": rows9(attn[0])}
 
 
-def run_searches(model, src_ids, long, names=None, prefix=None):
-    """The searches of SEARCHES (or those named) on one sentence (alone). → (records, min margin)."""
+def run_searches(model, src_ids, long, names=None, prefix=None, searches=None):
+    """The searches of SEARCHES (or `searches`; or those named) on one sentence (alone).
+    → (records, min margin)."""
     out, worst = [], float("inf")
-    for s in SEARCHES:
+    for s in (SEARCHES if searches is None else searches):
         if (long and s["name"] in SKIP_FOR_LONG) or (names is not None and s["name"] not in names):
             continue
         opts = {k: v for k, v in s.items() if k != "name"}
@@ -225,11 +266,11 @@ def compute_golden(model, cfg, sp_src, sp_tgt, sentences):
         tgt_ids = sp_tgt.encode(tgt_text)[:MAX_TF_PIECES]
         rec = {"src_text": src_text, "tgt_text": tgt_text, "src_ids": src_ids}
         rec["teacher_forced"] = teacher_forced(model, cfg, src_ids, tgt_ids)
-        rec["search"], m = run_searches(model, src_ids, k == len(sentences) - 1)
+        rec["search"], m = run_searches(model, src_ids, k == len(sentences) - 1, searches=searches_for(cfg))
         worst = min(worst, m)
         sents.append(rec)
     return {"format": "softalign-golden", "format_version": 1, "config": cfg.to_dict(),
-            "searches": SEARCHES, "min_margin": r9(worst), "sentences": sents}, worst
+            "searches": searches_for(cfg), "min_margin": r9(worst), "sentences": sents}, worst
 
 
 def model_for(name, seed, eos_bias):

@@ -66,6 +66,37 @@ for _score in ("dot", "general", "concat", "location"):
 VARIANTS["luong_general_local-p_2x2"] = _luong("general", "local-p", True, enc_layers=2, dec_layers=2)
 VARIANTS["luong_concat_global_3x2"] = _luong("concat", "global", False, enc_layers=3, dec_layers=2)
 
+# Format version 2 (WEIGHTS_FORMAT.md): LSTM cells, one-way and reversed encoders, a source
+# without EOS, every decoder_init, the attentional biases and combine_tanh. (A source of one
+# id, EOS, is then an empty source.) Sizes keep A = enc_directions * n = d where needed.
+V2_VARIANTS = {
+    "v2_luong_lstm_reversed_final_2x2": _luong("general", "local-p", True, cell="lstm", enc_directions=1,
+                                               reverse_source=True, enc_hidden=12, decoder_init="final",
+                                               enc_layers=2, dec_layers=2),
+    "v2_luong_gru_relu_final_2x2_noeos": _luong("concat", "global", True, source_eos=False,
+                                                decoder_init="relu-final", enc_layers=2, dec_layers=2,
+                                                query_bias=True, combine_bias=True, combine_tanh=False),
+    "v2_luong_lstm_relu_final_oneway_nofeed": _luong("general", "global", False, cell="lstm", enc_directions=1,
+                                                     enc_hidden=12, decoder_init="relu-final", enc_layers=2,
+                                                     dec_layers=2, source_eos=False),
+    "v2_luong_lstm_tanh_final_1x2": _luong("concat", "global", True, cell="lstm", decoder_init="tanh-final",
+                                           dec_layers=2, combine_bias=True),
+    "v2_luong_gru_last_forward_2x1": _luong("general", "global", True, enc_hidden=12, decoder_init="last-forward",
+                                            enc_layers=2),
+    "v2_luong_lstm_zero_dot_local_m": _luong("dot", "local-m", True, cell="lstm", enc_directions=1, enc_hidden=12,
+                                             decoder_init="zero"),
+    "v2_luong_gru_final_location_noeos": _luong("location", "global", True, decoder_init="final",
+                                                source_eos=False),
+    "v2_bahdanau_lstm_oneway_zero": dict(variant="bahdanau", att_hidden=7, maxout_size=5, cell="lstm",
+                                         enc_directions=1, decoder_init="zero"),
+    "v2_bahdanau_gru_reversed_tanh_final_noeos": dict(variant="bahdanau", att_hidden=7, maxout_size=5,
+                                                      enc_directions=1, reverse_source=True,
+                                                      decoder_init="tanh-final", source_eos=False, dec_layers=2),
+    "v2_encdec_lstm_oneway_2x2_noeos": dict(variant="encdec", att_hidden=0, maxout_size=5, cell="lstm",
+                                            enc_directions=1, enc_layers=2, dec_layers=2, source_eos=False),
+}
+VARIANTS.update(V2_VARIANTS)
+
 
 def make_config(name):
     kw = dict(_SIZES)

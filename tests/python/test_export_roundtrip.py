@@ -6,7 +6,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
-from conftest import VARIANTS, make_config, make_model, random_batch
+from conftest import V2_VARIANTS, VARIANTS, make_config, make_model, random_batch
 from softalign_ref import export
 from softalign_ref.config import ModelConfig
 
@@ -26,7 +26,9 @@ def test_roundtrip_identical_logits(name, tmp_path):
     assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
     meta = export.read_metadata(path)
     assert meta["corpus"] == "test" and meta["metrics"] == {"bleu": 1.5}
-    assert meta["format"] == "softalign-weights" and meta["format_version"] == 1
+    # version 1 unless a version-2 key differs from its default; version 1 has none of its keys
+    assert meta["format"] == "softalign-weights" and meta["format_version"] == (2 if name in V2_VARIANTS else 1)
+    assert ("cell" in meta) == (name in V2_VARIANTS) and ("decoder_init" in meta) == (name in V2_VARIANTS)
     # every tensor float32, named as in the state_dict
     with safe_open(path, framework="pt") as f:
         assert set(f.keys()) == set(model.state_dict())
@@ -47,13 +49,44 @@ def test_config_json_roundtrip():
     (dict(variant="rnn"), "variant must be one of"),
     (dict(shared_vocab=True, src_vocab=10, tgt_vocab=12), "shared_vocab"),
     (dict(enc_layers=0), "enc_layers"),
-    (dict(format_version=2), "format_version"),
+    (dict(format_version=3), "format_version"),
+    # format version 2's keys and their impossible combinations
+    (dict(cell="lstm"), "format_version 1 has no key cell"),
+    (dict(format_version=2, cell="rnn"), "cell must be one of"),
+    (dict(format_version=2, enc_directions=3), "enc_directions must be 1 or 2"),
+    (dict(format_version=2, reverse_source=True), "reverse_source needs a one-way encoder"),
+    (dict(format_version=2, enc_directions=1), "tanh-backward reads the backward direction"),
+    (dict(format_version=2, decoder_init="final", dec_layers=2), "final needs enc_layers == dec_layers"),
+    (dict(format_version=2, decoder_init="relu-final", enc_hidden=5),
+     "relu-final needs enc_directions \\* enc_hidden == dec_hidden"),
+    (dict(format_version=2, decoder_init="last-forward"), "last-forward needs enc_hidden == dec_hidden"),
+    (dict(format_version=2, decoder_init="bridge"), "decoder_init must be one of"),
+    (dict(format_version=2, query_bias=True), "query_bias needs the luong concat score"),
+    (dict(format_version=2, combine_bias=True), "combine_bias is a luong option"),
+    (dict(format_version=2, combine_tanh=False), "combine_tanh is a luong option"),
+    (dict(format_version=2, decoding=dict(beam_rules="marian")), "beam_rules must be one of"),
+    (dict(format_version=2, decoding=dict(beam_rules="opennmt", beam=5, nbest=2)), "has no n-best"),
+    (dict(format_version=2, decoding=dict(beam_rules="joeynmt", beta=0.2)), "has no coverage penalty"),
 ])
 def test_invalid_configs(change, message):
     d = make_config("bahdanau").to_dict()
     d.update(change)
     with pytest.raises(ValueError, match=message):
         ModelConfig.from_dict(d).validate()
+
+
+def test_version_2_keys_default_to_version_1():
+    """A config whose version-2 keys have their defaults is a version-1 one (written so);
+    any other is written as version 2 with every version-2 key, decoder_init resolved."""
+    d = make_config("bahdanau").to_dict()
+    assert d["format_version"] == 1 and "cell" not in d and "beam_rules" not in d["decoding"]
+    explicit = dict(d, format_version=2, cell="gru", enc_directions=2, decoder_init="tanh-backward",
+                    decoding=dict(d["decoding"], beam_rules="softalign"))
+    assert ModelConfig.from_dict(explicit) == make_config("bahdanau")
+    assert ModelConfig.from_dict(explicit).to_dict() == d
+    v2 = ModelConfig.from_dict(dict(d, format_version=2, cell="lstm")).validate().to_dict()
+    assert v2["format_version"] == 2 and v2["cell"] == "lstm" and v2["decoder_init"] == "tanh-backward"
+    assert v2["source_eos"] is True and v2["combine_tanh"] is True and v2["enc_directions"] == 2
 
 
 def _write(path, tensors, meta):

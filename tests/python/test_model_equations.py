@@ -26,6 +26,15 @@ def gru(x, h, W_ih, W_hh, b_ih, b_hh):
     return (1 - z) * n + z * h
 
 
+def lstm(x, hc, W_ih, W_hh, b_ih, b_hh):
+    """PyTorch's LSTM cell: gates i, f, g, o; (h, c) → (h', c')."""
+    h, c = hc
+    H = h.shape[0]
+    g = W_ih @ x + b_ih + W_hh @ h + b_hh
+    c = sig(g[H:2 * H]) * c + sig(g[:H]) * torch.tanh(g[2 * H:3 * H])
+    return sig(g[3 * H:]) * torch.tanh(c), c
+
+
 def softmax(xs):
     m = max(xs)
     e = [math.exp(x - m) for x in xs]
@@ -42,27 +51,88 @@ class Ref:
         return (w[f"{prefix}.weight_ih_l{k}{suffix}"], w[f"{prefix}.weight_hh_l{k}{suffix}"],
                 w[f"{prefix}.bias_ih_l{k}{suffix}"], w[f"{prefix}.bias_hh_l{k}{suffix}"])
 
-    def encode(self, ids):
-        n, S = self.cfg.enc_hidden, len(ids)
-        x = [self.w["src_emb.weight"][i] for i in ids]
-        for k in range(self.cfg.enc_layers):
-            f, b = [None] * S, [None] * S
-            h = torch.zeros(n, dtype=torch.float64)
-            for j in range(S):
-                h = f[j] = gru(x[j], h, *self.g("encoder.rnn", k))
-            h = torch.zeros(n, dtype=torch.float64)
-            for j in reversed(range(S)):
-                h = b[j] = gru(x[j], h, *self.g("encoder.rnn", k, "_reverse"))
-            x = [torch.cat([f[j], b[j]]) for j in range(S)]
-        return x  # h_j = [→h_j ; ←h_j]
+    def direction(self, x, k, suffix, order):
+        """One encoder direction of layer k over positions `order` → (outputs by position, final h, final c)."""
+        n = self.cfg.enc_hidden
+        lstm_cell = self.cfg.cell == "lstm"
+        h = c = torch.zeros(n, dtype=torch.float64)
+        out = [None] * len(x)
+        for j in order:
+            if lstm_cell:
+                h, c = lstm(x[j], (h, c), *self.g("encoder.rnn", k, suffix))
+            else:
+                h = gru(x[j], h, *self.g("encoder.rnn", k, suffix))
+            out[j] = h
+        return out, h, c
 
-    def init(self, H):
-        cfg, n, d = self.cfg, self.cfg.enc_hidden, self.cfg.dec_hidden
-        x = torch.cat([H[-1][:n], H[0][n:]]) if cfg.variant == "encdec" else H[0][n:]
-        s0 = torch.tanh(self.w["bridge.weight"] @ x + self.w["bridge.bias"])
-        return [s0[k * d:(k + 1) * d] for k in range(cfg.dec_layers)], x
+    def encode(self, ids):
+        """→ annotations H (S' of them, or one of zeros) and the final states F_k, F^c_k per layer."""
+        cfg, n = self.cfg, self.cfg.enc_hidden
+        if not cfg.source_eos:
+            ids = ids[:-1]  # the encoder does not read EOS
+        S = len(ids)
+        A = cfg.enc_directions * n
+        zero = torch.zeros(A, dtype=torch.float64)
+        if S == 0:
+            return [zero], [zero] * cfg.enc_layers, [zero] * cfg.enc_layers
+        x = [self.w["src_emb.weight"][i] for i in ids]
+        F, Fc = [], []
+        for k in range(cfg.enc_layers):
+            if cfg.enc_directions == 2:
+                f, fh, fc = self.direction(x, k, "", range(S))
+                b, bh, bc = self.direction(x, k, "_reverse", reversed(range(S)))
+                x = [torch.cat([f[j], b[j]]) for j in range(S)]
+                F.append(torch.cat([fh, bh])); Fc.append(torch.cat([fc, bc]))
+            else:
+                order = reversed(range(S)) if cfg.reverse_source else range(S)
+                x, h, c = self.direction(x, k, "", order)
+                F.append(h); Fc.append(c)
+        return x, F, Fc  # h_j = [→h_j ; ←h_j] (or the one direction's)
+
+    def init(self, H, F, Fc):
+        """→ (layer states, layer cells or None, encdec's c)."""
+        cfg, n, d, L = self.cfg, self.cfg.enc_hidden, self.cfg.dec_hidden, self.cfg.dec_layers
+        w = self.w
+        kind = cfg.init_kind()
+        top = F[-1]
+        x = top if cfg.variant == "encdec" else None
+        blocks = lambda v: [v[k * d:(k + 1) * d] for k in range(L)]  # noqa: E731
+        cells = None
+        if kind == "tanh-backward":
+            s = blocks(torch.tanh(w["bridge.weight"] @ H[0][n:] + w["bridge.bias"]))
+        elif kind == "tanh-final":
+            s = blocks(torch.tanh(w["bridge.weight"] @ top + w["bridge.bias"]))
+        elif kind == "final":
+            s, cells = list(F), list(Fc)
+        elif kind == "relu-final":
+            def relu_map(states, name):
+                G = torch.cat(states)
+                m = L * n
+                pieces = [torch.relu(w[f"{name}.weight"] @ G[p * m:(p + 1) * m] + w[f"{name}.bias"])
+                          for p in range(cfg.enc_directions)]
+                return blocks(torch.cat(pieces))
+            s = relu_map(F, "bridge")
+            if cfg.cell == "lstm":
+                cells = relu_map(Fc, "bridge_c")
+        elif kind == "last-forward":
+            s = [top[:n]] * L
+        else:
+            s = [torch.zeros(d, dtype=torch.float64)] * L
+            cells = list(s)
+        if cfg.cell == "lstm" and cells is None:
+            cells = list(s)
+        return s, (cells if cfg.cell == "lstm" else None), x
 
     def stack(self, x, s):
+        """s: layer states (GRU) or (states, cells) (LSTM)."""
+        if self.cfg.cell == "lstm":
+            hs, cs = s
+            out_h, out_c = [], []
+            for k in range(self.cfg.dec_layers):
+                h, c = lstm(x, (hs[k], cs[k]), *self.g("decoder.rnn", k))
+                out_h.append(h); out_c.append(c)
+                x = h
+            return out_h, out_c
         out = []
         for k in range(self.cfg.dec_layers):
             x = gru(x, s[k], *self.g("decoder.rnn", k))
@@ -84,8 +154,8 @@ class Ref:
                 return float(h @ hj)
             if cfg.score == "general":
                 return float(h @ (w["attention.W_a.weight"] @ hj))
-            return float(w["attention.v_a.weight"][0] @ torch.tanh(
-                w["attention.W_q.weight"] @ h + w["attention.W_k.weight"] @ hj))
+            q = w["attention.W_q.weight"] @ h + (w["attention.W_q.bias"] if cfg.query_bias else 0)
+            return float(w["attention.v_a.weight"][0] @ torch.tanh(q + w["attention.W_k.weight"] @ hj))
         if cfg.scope == "global":
             return softmax([score(hj) for hj in H])
         if cfg.scope == "local-m":
@@ -102,32 +172,38 @@ class Ref:
 
     def decode(self, src_ids, tgt_in):
         cfg, w = self.cfg, self.w
-        H = self.encode(src_ids)
-        s, ctx = self.init(H)
+        H, F, Fc = self.encode(src_ids)
+        hs, cs, ctx = self.init(H, F, Fc)
+        s = (hs, cs) if cfg.cell == "lstm" else hs
+        top = (lambda s: s[0][-1]) if cfg.cell == "lstm" else (lambda s: s[-1])  # noqa: E731
+        pad = [0.0] * (len(src_ids) - len(H))  # the EOS position without source EOS: weight 0
         feed = torch.zeros(cfg.dec_hidden, dtype=torch.float64)
         logits, attn = [], []
         for t, y in enumerate(tgt_in):
             e = w["tgt_emb.weight"][y]
             if cfg.variant == "encdec":
                 s = self.stack(torch.cat([e, ctx]), s)
-                logits.append(self.maxout_logits(s[-1], e, ctx))
-                attn.append([0.0] * len(H))
+                logits.append(self.maxout_logits(top(s), e, ctx))
+                a = [0.0] * len(H)
             elif cfg.variant == "bahdanau":
-                q = w["attention.W_a.weight"] @ s[-1]
+                q = w["attention.W_a.weight"] @ top(s)
                 a = softmax([float(w["attention.v_a.weight"][0] @ torch.tanh(
                     q + w["attention.U_a.weight"] @ hj + w["attention.U_a.bias"])) for hj in H])
                 c = sum(aj * hj for aj, hj in zip(a, H))
                 s = self.stack(torch.cat([e, c]), s)
-                logits.append(self.maxout_logits(s[-1], e, c))
-                attn.append(a)
+                logits.append(self.maxout_logits(top(s), e, c))
             else:
                 x = torch.cat([e, feed]) if cfg.input_feeding else e
                 s = self.stack(x, s)
-                a = self.luong_weights(s[-1], H, t)
+                a = self.luong_weights(top(s), H, t)
                 c = sum(aj * hj for aj, hj in zip(a, H))
-                feed = torch.tanh(w["decoder.W_c.weight"] @ torch.cat([c, s[-1]]))
+                feed = w["decoder.W_c.weight"] @ torch.cat([c, top(s)])
+                if cfg.combine_bias:
+                    feed = feed + w["decoder.W_c.bias"]
+                if cfg.combine_tanh:
+                    feed = torch.tanh(feed)
                 logits.append(w["generator.weight"] @ feed + w["generator.bias"])
-                attn.append(a)
+            attn.append(list(a) + pad)
         return torch.stack(logits), torch.tensor(attn, dtype=torch.float64)
 
 

@@ -24,7 +24,7 @@ def test_every_variant_is_there():
             assert os.path.isfile(os.path.join(d, f)), f"{name}/{f} is missing: run tests/golden/make_golden.py"
     total = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(GOLDEN_DIR) for f in fs
                 if "__pycache__" not in r)
-    assert total < 3_000_000
+    assert total < 4_000_000  # 2.95 MB with format version 1's variants, 3.92 MB with version 2's four
 
 
 def close(a, b, tol):

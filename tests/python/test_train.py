@@ -241,6 +241,32 @@ def test_one_step_smoke_through_the_clis(corpus, tmp_path):
     assert "BLEU =" in e.stdout and "chrF2 =" in e.stdout and "0-10" in e.stdout
 
 
+def test_a_version_2_recipe_trains_resumes_exactly_and_exports_version_2(corpus, tmp_path):
+    """Format version 2's model keys and decoding.beam_rules are recipe keys; a recipe
+    without them merges to what it merged to before (no new keys: resumes compare recipes)."""
+    assert "cell" not in load_recipe(write_recipe(tmp_path / "v1.yaml"))["model"]
+    path = tmp_path / "v2.yaml"
+    r = yaml.safe_load(open(write_recipe(path, max_steps=8)))
+    r["model"] = {"variant": "luong", "score": "concat", "scope": "global", "input_feeding": True, "emb_size": 8,
+                  "enc_hidden": 4, "dec_hidden": 8, "att_hidden": 6, "maxout_size": 0, "enc_layers": 2,
+                  "dec_layers": 2, "max_src_len": 40, "dropout": 0.2, "cell": "lstm", "source_eos": False,
+                  "decoder_init": "relu-final", "query_bias": True, "combine_bias": True, "combine_tanh": False}
+    r["decoding"]["beam_rules"] = "opennmt"
+    path.write_text(yaml.safe_dump(r))
+    recipe = load_recipe(str(path), ["model.enc_directions=2"])
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    Trainer(recipe, corpus, "en", "fr", a, quiet=True).run()
+    Trainer(recipe, corpus, "en", "fr", b, quiet=True).run(stop_after_steps=5)
+    st = Trainer(recipe, corpus, "en", "fr", b, quiet=True).run()
+    assert st["step"] == 8
+    assert_same_weights(weights(a), weights(b))
+    meta = export.read_metadata(os.path.join(a, "model", "model.safetensors"))
+    assert meta["format_version"] == 2 and meta["cell"] == "lstm" and meta["decoder_init"] == "relu-final"
+    assert meta["decoding"]["beam_rules"] == "opennmt"
+    model, cfg = export.load(os.path.join(a, "model", "model.safetensors"))
+    assert "bridge_c.weight" in model.state_dict() and cfg.source_eos is False
+
+
 def test_missing_corpus_is_a_clear_error(tmp_path):
     r = subprocess.run([sys.executable, os.path.join(MODELS, "train.py"), "--recipe",
                         write_recipe(tmp_path / "r.yaml"), "--corpus", str(tmp_path / "none"), "--src", "en",
@@ -283,12 +309,13 @@ def test_unpacked_training_encoder_equals_the_packed_one(layers):
     lens = torch.tensor([5, 1, 9, 3])
     emb = torch.randn(4, 9, 8)
     with torch.no_grad():
-        packed = enc(emb, lens)  # eval mode: the packed path
-        unpacked = enc.forward_unpacked(emb, lens)
+        packed, (finals_p, _) = enc(emb, lens)  # eval mode: the packed path
+        unpacked, (finals_u, _) = enc.forward_unpacked(emb, lens)
         assert torch.allclose(packed, unpacked, atol=1e-6, rtol=0)
+        assert torch.allclose(finals_p, finals_u, atol=1e-6, rtol=0)  # every layer's final states
         # padding changes nothing: each sentence alone
         for b, n in enumerate(lens.tolist()):
-            alone = enc.forward_unpacked(emb[b:b + 1, :n], lens[b:b + 1])
+            alone, _ = enc.forward_unpacked(emb[b:b + 1, :n], lens[b:b + 1])
             assert torch.allclose(alone[0], unpacked[b, :n], atol=1e-6, rtol=0)
         assert unpacked[1, 1:].abs().max() == 0  # zeros at padding
 

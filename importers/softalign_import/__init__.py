@@ -1,0 +1,13 @@
+"""softalign-import: RNN attention models trained with OpenNMT-py or JoeyNMT, read with
+torch alone and written in softalign's weights layout (models/WEIGHTS_FORMAT.md, format
+version 2): `model.safetensors` + `src.spm.model` + `tgt.spm.model`.
+
+    python3 -m softalign_import {opennmt-py|joeynmt} CHECKPOINT [options]
+
+`import_checkpoint(...)` does the work and returns the folder; `main()` is the
+command line. docs/import.md lists the options of each toolkit that the format
+expresses and those it refuses.
+"""
+from .common import ImportRefused, import_checkpoint  # noqa: F401
+
+__all__ = ["ImportRefused", "import_checkpoint"]
