@@ -44,7 +44,7 @@ void check_model(const std::string& name, const char* precision, int threads, Ba
   Status st = Model::load(golden::model_path(name, precision).string(), &model);
   REQUIRE_MESSAGE(st.ok(), st.to_string());
   TranslatorOptions opt;
-  opt.search.beam_size = 4;
+  opt.search.beam_size = golden::widest_beam(g);
   opt.search.max_len_b = 64.0f;
   opt.threads = threads;
   opt.backend = backend;
@@ -53,6 +53,10 @@ void check_model(const std::string& name, const char* precision, int threads, Ba
   opt.copy_through = true;
   std::unique_ptr<Translator> tr;
   st = Translator::prepare(model, opt, &tr);
+  if (backend == Backend::kVulkan && st.code() == StatusCode::kUnsupported) {
+    MESSAGE("skipped on Vulkan: ", st.message());  // format version 2's options run on the CPU engines
+    return;
+  }
   REQUIRE_MESSAGE(st.ok(), st.to_string());
   if (backend == Backend::kVulkan) REQUIRE(tr->backend_info().backend == Backend::kVulkan);
 

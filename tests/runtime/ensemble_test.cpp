@@ -24,7 +24,7 @@ std::shared_ptr<const Model> load(const std::string& name, const std::string& pr
 
 TranslatorOptions wide_options() {
   TranslatorOptions opt;
-  opt.search.beam_size = 4;
+  opt.search.beam_size = 5;  // the golden searches' widest
   opt.search.max_len_a = 1.0f;
   opt.search.max_len_b = 64.0f;
   return opt;
@@ -206,6 +206,7 @@ TEST_CASE("a prefix that is the search's own beginning changes nothing; an empty
       SearchOptions greedy;
       greedy.beam_size = 1;
       greedy.nbest = 1;
+      greedy.beam_rules = BeamRules::kSoftalign;  // prefixes are softalign's
       NBestView nb;
       REQUIRE(tr->translate_ids(src, greedy, &nb).ok());
       const std::vector<Copy> want = copy(nb);

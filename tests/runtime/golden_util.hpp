@@ -61,6 +61,13 @@ inline std::vector<std::vector<int32_t>> sources(const nlohmann::json& g) {
   return out;
 }
 
+// The widest beam of golden.json's "searches" (4 at least).
+inline int widest_beam(const nlohmann::json& g) {
+  int beam = 4;
+  for (const auto& spec : g["searches"]) beam = std::max(beam, spec["beam"].get<int>());
+  return beam;
+}
+
 // The search options of one entry of golden.json's "searches".
 inline softalign::SearchOptions search_options(const nlohmann::json& spec) {
   softalign::SearchOptions so;
@@ -70,6 +77,14 @@ inline softalign::SearchOptions search_options(const nlohmann::json& spec) {
   so.beta = spec["beta"].get<float>();
   so.max_len_a = spec["max_len_a"].get<float>();
   so.max_len_b = spec["max_len_b"].get<float>();
+  // The rules the reference searched with (the toolkits' variants name
+  // theirs); softalign's otherwise, whatever the model's default.
+  so.beam_rules = softalign::BeamRules::kSoftalign;
+  if (spec.contains("beam_rules")) {
+    const std::string rules = spec["beam_rules"].get<std::string>();
+    for (softalign::BeamRules r : {softalign::BeamRules::kOpenNmt, softalign::BeamRules::kJoeyNmt})
+      if (rules == softalign::beam_rules_name(r)) so.beam_rules = r;
+  }
   return so;
 }
 
