@@ -3,7 +3,9 @@
 The file is the converter's input (WEIGHTS_FORMAT.md): every tensor of the
 state_dict under its own name (float32 or float16, contiguous), and
 `__metadata__["config"]` = the config JSON, plus any extra metadata keys
-(corpus, metrics, ...) merged into that JSON object.
+(corpus, metrics, ...) merged into that JSON object. The config is written as
+format_version 1 (without version 2's keys) when every version-2 key has its
+default, else as format_version 2 with all of them (ModelConfig.to_dict).
 """
 import json
 import os

@@ -356,7 +356,7 @@ def toolkit_search(model, src_ids, K, rules, alpha, max_len_a, max_len_b, stats=
         alive = nxt
         state = new_state.select(torch.tensor(parents, dtype=torch.long))
     if not results:  # nothing stored (JoeyNMT: every slot held a hypothesis with an inner EOS)
-        results.append(Hypothesis([], -math.inf, -math.inf, enc1.H.new_zeros(0, S), False))
+        results.append(Hypothesis([], -math.inf, -math.inf, torch.zeros(0, S), False))
     order = sorted(range(len(results)), key=lambda i: (-results[i].score, i))
     if len(order) > 1:
         margins.append(results[order[0]].score - results[order[1]].score)

@@ -1,6 +1,9 @@
 """softalign-import (importers/softalign_import): the five toolkit fixtures of
 tests/import/fixtures translate as the toolkits did (tests/import/check_import.py), and
-what the format cannot express is refused with exit code 2, nothing written."""
+what the format cannot express is refused with exit code 2, nothing written.
+
+    python3 -m pytest -q tests/import        (skips if torch, sentencepiece, safetensors or PyYAML is missing)
+"""
 import copy
 import json
 import os
@@ -16,8 +19,8 @@ pytest.importorskip("yaml")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-FIXTURES = os.path.join(ROOT, "tests", "import", "fixtures")
-for p in (os.path.join(ROOT, "importers"), os.path.join(ROOT, "tests", "import")):
+FIXTURES = os.path.join(HERE, "fixtures")
+for p in (os.path.join(ROOT, "importers"), os.path.join(ROOT, "models"), HERE):
     if p not in sys.path:
         sys.path.insert(0, p)
 
