@@ -49,6 +49,10 @@ struct StepGroups {
   // blocking. An engine that cannot honour it fails the step (fault()).
   const int32_t* banned = nullptr;
   int banned_per_row = 0;
+  // A candidate of log-probability -inf (every other id banned, or a row
+  // already at -inf) is one to keep, not a fault: JoeyNMT's rules keep such
+  // slots (and flag them finished). Otherwise only NaN or +inf is a fault.
+  bool minus_inf_ok = false;
 };
 
 // Each row's own best candidates, as Engine::row_candidates chose them: row

@@ -101,6 +101,7 @@ BeamSearch::End BeamSearch::run(Engine& engine, const int32_t* const* srcs, cons
       ban_joey(t, rows);
       step_groups.banned = banned_;
       step_groups.banned_per_row = ConfigLimits::kMaxBlockRepeats;
+      step_groups.minus_inf_ok = true;
     }
     // Greedy search where the engine chooses on its own: several steps a
     // call, as many as the longest sentence may still take, kept here as if

@@ -47,7 +47,7 @@ bool pick_candidates(const kernels::KernelTable& k, float* rows, const SentenceV
     }
     if (got[g] < 1) finite = false;
     for (int j = 0; j < got[g]; ++j)
-      if (!std::isfinite(gv[j])) finite = false;
+      if (!std::isfinite(gv[j]) && !(groups.minus_inf_ok && gv[j] < 0 && std::isinf(gv[j]))) finite = false;
     block += size;
   }
   return finite;

@@ -70,6 +70,7 @@ class CpuEngine final : public Engine {
   void decode(int count, const int32_t* tokens, int t, float* logits);
   void run_step_op(const StepOperation& op, int count, const int32_t* tokens, int t, float* logits);
   void fill_x(int count, const float* fed, std::size_t stride, std::size_t width);
+  void zero_skipped_eos(int row);
   void rnn_layer(const StepOperation& op, int count);
   // The output layer for `count` rows into consecutive logits blocks, one
   // per run of rows of a sentence (rows × that sentence's vocabulary).

@@ -65,8 +65,10 @@ void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* t
       for (int i = 0; i < count; ++i)
         kernels::get_row(k_, *op.matrix, tokens[i], emb_all_ + static_cast<std::size_t>(i) * e_);
       if (op.zero_attention)
-        for (int i = 0; i < count; ++i)
+        for (int i = 0; i < count; ++i) {
           std::memset(att_step_ + static_cast<std::size_t>(i) * S_, 0, sizeof(float) * use_sentence(row_sent_[i]));
+          zero_skipped_eos(i);
+        }
       if (op.fed == FedInput::kFixedContext) {
         for (int i = 0; i < count; ++i) {
           use_sentence(row_sent_[i]);
@@ -82,9 +84,11 @@ void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* t
       rows_product(*op.matrix, hq_, count, nullptr, q_all_);
       break;
     case StepOp::kAttendAdditive:
-      for (int i = 0; i < count; ++i)
+      for (int i = 0; i < count; ++i) {
         attend_additive(k_, op, shapes_, q_all_ + static_cast<std::size_t>(i) * a_, memory(row_sent_[i]),
                         att_step_ + static_cast<std::size_t>(i) * S_, ctx_all_ + i * ann);
+        zero_skipped_eos(i);
+      }
       fill_x(count, ctx_all_, ann, ann);
       break;
     case StepOp::kRnn:
@@ -100,6 +104,7 @@ void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* t
                                att_step_ + static_cast<std::size_t>(i) * S_, row))
           nonfinite_ = true;
         std::memcpy(row + ann, h, sizeof(float) * d_);
+        zero_skipped_eos(i);
       }
       break;
     }
@@ -130,6 +135,15 @@ void CpuEngine::run_step_op(const StepOperation& op, int count, const int32_t* t
       output_layer(count, logits);
       break;
   }
+}
+
+// Row i's weight at its source's EOS position, which the encoder skipped
+// (PlanShapes::skip_source_eos): 0. Rows move between sentences as they
+// finish, so it is written every step.
+void CpuEngine::zero_skipped_eos(int row) {
+  if (!shapes_.skip_source_eos) return;
+  const int eos_at = enc_len_[row_sent_[row]];  // 0: an empty source, whose one position is attended
+  if (eos_at >= 1) att_step_[static_cast<std::size_t>(row) * S_ + eos_at] = 0.0f;
 }
 
 // x_all_ rows = [E y ; fed row i] (fed: rows of `width` floats, `stride` apart).

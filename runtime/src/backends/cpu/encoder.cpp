@@ -24,10 +24,6 @@ void CpuEngine::start(const int32_t* const* srcs, const int* lens, int n) {
     enc_len_[b] = shapes_.skip_source_eos ? lens[b] - 1 : lens[b];
     src_len_[b] = std::max(enc_len_[b], 1);
   }
-  // Attention rows cover src_len_ positions; the rest (the EOS position the
-  // encoder skipped) stays 0 for the whole search.
-  if (shapes_.skip_source_eos)
-    std::memset(att_step_, 0, sizeof(float) * static_cast<std::size_t>(K_) * B_ * S_);
   for (const EncoderOperation& op : plan_.encoder) run_encoder_op(op, srcs, enc_len_, n);
 }
 
