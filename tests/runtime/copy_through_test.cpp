@@ -226,7 +226,7 @@ TEST_CASE("unknown-word replacement: a golden model that emits <unk>") {
     std::shared_ptr<const Model> gm;
     REQUIRE(Model::load(golden::model_path(name, "f32").string(), &gm).ok());
     const nlohmann::json gj = golden::load_json(name);
-    auto tr = prepare(gm, true, 4);
+    auto tr = prepare(gm, true, golden::widest_beam(gj));
     for (const auto& s : gj["sentences"])
       for (const auto& spec : gj["searches"]) {
         TranslationResult r;

@@ -117,7 +117,7 @@ double log_prob_in(const float* row, const std::set<int32_t>& u, int32_t id) {
 
 std::unique_ptr<Translator> prepare(std::shared_ptr<const Model> model, bool use_shortlist) {
   TranslatorOptions opt;
-  opt.search.beam_size = 4;
+  opt.search.beam_size = 5;  // the golden searches' widest
   opt.search.max_len_b = 64.0f;
   opt.use_shortlist = use_shortlist;
   std::unique_ptr<Translator> tr;
