@@ -132,9 +132,22 @@ softalign::SearchOptions search_options(std::optional<int> beam, std::optional<i
                                         std::optional<float> alpha, std::optional<float> beta,
                                         std::optional<float> max_len_a, std::optional<float> max_len_b,
                                         std::optional<int> block_repeats = std::nullopt,
-                                        std::optional<int> timeout_ms = std::nullopt) {
+                                        std::optional<int> timeout_ms = std::nullopt,
+                                        const std::optional<std::string>& beam_rules = std::nullopt) {
   softalign::SearchOptions s;
   s.timeout_ms = timeout_ms;
+  if (beam_rules) {  // "softalign", "opennmt" or "joeynmt" (None: the model's)
+    bool known = false;
+    for (softalign::BeamRules r :
+         {softalign::BeamRules::kSoftalign, softalign::BeamRules::kOpenNmt, softalign::BeamRules::kJoeyNmt})
+      if (*beam_rules == softalign::beam_rules_name(r)) {
+        s.beam_rules = r;
+        known = true;
+      }
+    if (!known)
+      check(softalign::Status(softalign::StatusCode::kInvalidArgument,
+                              "beam_rules must be \"softalign\", \"opennmt\" or \"joeynmt\", got \"" + *beam_rules + "\""));
+  }
   s.beam_size = beam;
   s.nbest = nbest;
   s.alpha = alpha;
@@ -765,9 +778,10 @@ PYBIND11_MODULE(_softalign, m) {
           "translate",
           [](PyTranslator& pt, py::object input, std::optional<int> beam, std::optional<float> alpha,
              std::optional<float> beta, std::optional<float> max_len_a, std::optional<float> max_len_b,
-             std::optional<int> block_repeats, std::optional<int> timeout_ms) -> py::object {
+             std::optional<int> block_repeats, std::optional<int> timeout_ms,
+             const std::optional<std::string>& beam_rules) -> py::object {
             softalign::SearchOptions s =
-                search_options(beam, 1, alpha, beta, max_len_a, max_len_b, block_repeats, timeout_ms);
+                search_options(beam, 1, alpha, beta, max_len_a, max_len_b, block_repeats, timeout_ms, beam_rules);
             const Outcome o = translate_input(pt, input, s);
             if (o.single) return py::str(best_text(o.results[0]));
             py::list out;
@@ -777,7 +791,7 @@ PYBIND11_MODULE(_softalign, m) {
           },
           py::arg("text"), py::kw_only(), py::arg("beam") = py::none(), py::arg("alpha") = py::none(),
           py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(), py::arg("max_len_b") = py::none(),
-          py::arg("block_repeats") = py::none(), py::arg("timeout_ms") = py::none(),
+          py::arg("block_repeats") = py::none(), py::arg("timeout_ms") = py::none(), py::arg("beam_rules") = py::none(),
           "The best translation of a str (-> str) or of each str of a list (-> list, in order). A str that "
           "fails (e.g. invalid_utf8 for a lone surrogate or a NUL) raises softalign.Error; in a list, an item that fails (e.g. input_too_long) gives a "
           "softalign.Error (not raised) in its place and the others their translations, while an error of the "
@@ -789,9 +803,10 @@ PYBIND11_MODULE(_softalign, m) {
           [](PyTranslator& pt, py::object input, std::optional<int> nbest, std::optional<int> beam,
              std::optional<float> alpha, std::optional<float> beta, std::optional<float> max_len_a,
              std::optional<float> max_len_b, bool attention, bool alignment, const py::object& prefix,
-             std::optional<int> block_repeats, std::optional<int> timeout_ms) -> py::object {
+             std::optional<int> block_repeats, std::optional<int> timeout_ms,
+             const std::optional<std::string>& beam_rules) -> py::object {
             softalign::SearchOptions s =
-                search_options(beam, nbest, alpha, beta, max_len_a, max_len_b, block_repeats, timeout_ms);
+                search_options(beam, nbest, alpha, beta, max_len_a, max_len_b, block_repeats, timeout_ms, beam_rules);
             s.return_attention = attention;
             s.return_alignment = alignment;
             s.target_prefix = text_arg(prefix, "prefix");
@@ -806,6 +821,7 @@ PYBIND11_MODULE(_softalign, m) {
           py::arg("alpha") = py::none(), py::arg("beta") = py::none(), py::arg("max_len_a") = py::none(),
           py::arg("max_len_b") = py::none(), py::arg("attention") = false, py::arg("alignment") = false,
           py::arg("prefix") = "", py::arg("block_repeats") = py::none(), py::arg("timeout_ms") = py::none(),
+          py::arg("beam_rules") = py::none(),
           "A Result (or a list of them for a list, where an item that fails gives a softalign.Error in its place, "
           "as in translate): the n-best hypotheses with scores, pieces, ids and, "
           "on request, attention (soft alignment) and hard alignments. prefix: a target text every hypothesis "

@@ -47,6 +47,7 @@ typedef struct {
   char name[32];
   int beam, nbest;
   float alpha, beta, max_len_a, max_len_b;
+  char beam_rules[16]; /* "softalign", "opennmt" or "joeynmt" */
 } search_params;
 
 typedef struct {
@@ -110,8 +111,8 @@ static int load_golden(const char* path, golden_data* g) {
       ok = g->n_searches < MAX_SEARCHES;
       if (!ok) break;
       search_params* p = &g->searches[g->n_searches++];
-      ok = fscanf(f, "%31s %d %f %f %f %f %d", p->name, &p->beam, &p->alpha, &p->beta, &p->max_len_a,
-                  &p->max_len_b, &p->nbest) == 7;
+      ok = fscanf(f, "%31s %d %f %f %f %f %d %15s", p->name, &p->beam, &p->alpha, &p->beta, &p->max_len_a,
+                  &p->max_len_b, &p->nbest, p->beam_rules) == 8;
     } else if (strcmp(tag, "S") == 0) {
       ok = g->n_sentences < MAX_SENTENCES;
       if (!ok) break;
@@ -179,6 +180,7 @@ static softalign_translator_options options_for(const search_params* p, int alig
   o.beta = p->beta;
   o.max_len_a = p->max_len_a;
   o.max_len_b = p->max_len_b;
+  o.beam_rules = p->beam_rules;
   o.alignment = alignment;
   o.copy_through = 0; /* the golden texts are the model's own (test_copy_through tests it) */
   return o;
@@ -652,7 +654,8 @@ static void test_ensemble_and_prefix(const char* model_path, const softalign_mod
       CHECK(softalign_translate_prefix(t, s->src, "", &r) == SOFTALIGN_OK);
       check_hyps(r, s, k, 1);
       softalign_result_free(r);
-      if (p->beam == 1 && s->hyps[k][0].n_ids > 0) {
+      /* A prefix is softalign's search's (the toolkits' rules refuse it). */
+      if (p->beam == 1 && s->hyps[k][0].n_ids > 0 && strcmp(p->beam_rules, "softalign") == 0) {
         r = NULL;
         CHECK(softalign_translate_ids_prefix(t, s->src_ids, (size_t)s->n_src, s->hyps[k][0].ids, 1, &r) ==
               SOFTALIGN_OK);
@@ -817,6 +820,7 @@ static void test_use_shortlist(const softalign_model* m, const golden_data* g) {
     o.beta = g->searches[k].beta;
     o.max_len_a = g->searches[k].max_len_a;
     o.max_len_b = g->searches[k].max_len_b;
+    o.beam_rules = g->searches[k].beam_rules;
     o.use_shortlist = 0;
     CHECK(softalign_translator_create(m, &o, &off) == SOFTALIGN_OK);
     /* The shortlist's buffers (its ids per sentence) are not reserved when it
@@ -1038,6 +1042,7 @@ static const field_span k_option_fields[] = {
     FIELD(softalign_translator_options, repair_placeholders),
     FIELD(softalign_translator_options, glossary_tsv),
     FIELD(softalign_translator_options, timeout_ms),
+    FIELD(softalign_translator_options, beam_rules),
 };
 
 static const field_span k_info_fields[] = {

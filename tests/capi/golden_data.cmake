@@ -1,7 +1,7 @@
 # capi_golden_data(NAME OUT): writes what tests/golden/NAME/golden.json expects
 # in a line format a C test reads with scanf, at configure time:
 #   V <variant> <scope>
-#   P <search name> <beam> <alpha> <beta> <max_len_a> <max_len_b> <nbest>
+#   P <search name> <beam> <alpha> <beta> <max_len_a> <max_len_b> <nbest> <beam rules>
 #   S <source text, to the end of the line>
 #   I <count> <source ids, EOS included>
 #   H <search name> <eos 0|1> <score> <log_prob> <count> <ids>
@@ -24,6 +24,11 @@ function(capi_golden_data name out)
       string(JSON v GET "${s}" ${key})
       string(APPEND line " ${v}")
     endforeach()
+    string(JSON rules ERROR_VARIABLE no_rules GET "${s}" beam_rules)
+    if(no_rules)
+      set(rules softalign)
+    endif()
+    string(APPEND line " ${rules}")
     string(APPEND text "${line}\n")
   endforeach()
 

@@ -54,7 +54,7 @@ def test_golden_nbest(name):
         for run in sent["search"]:
             s = search[run["name"]]
             r = tr.translate_nbest(sent["src_text"], beam=s["beam"], nbest=s["nbest"], alpha=s["alpha"],
-                                   beta=s["beta"], attention=True)
+                                   beta=s["beta"], attention=True, beam_rules=s.get("beam_rules", "softalign"))
             assert r.source_ids == sent["src_ids"]
             want = run["hyps"]
             assert [h.ids for h in r.hypotheses] == [w["ids"] for w in want], (name, run["name"], sent["src_text"])
@@ -66,7 +66,8 @@ def test_golden_nbest(name):
                 assert att.shape == (len(w["attn"]), len(sent["src_ids"]))
                 assert abs(att - w["attn"]).max() <= ATTN_TOL
             if run["name"] == "greedy":
-                assert tr.translate(sent["src_text"], beam=1) == model.decode(want[0]["ids"])
+                assert tr.translate(sent["src_text"], beam=1, beam_rules=s.get("beam_rules", "softalign")) == \
+                    model.decode(want[0]["ids"])
 
 
 def test_copy_through():

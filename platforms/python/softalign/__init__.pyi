@@ -135,6 +135,7 @@ class Translator:
         max_len_a: float | None = ...,
         max_len_b: float | None = ...,
         block_repeats: int | None = ...,
+        beam_rules: Literal["softalign", "opennmt", "joeynmt"] | None = ...,
         timeout_ms: int = ...,
         alignment: bool = ...,
         max_source_tokens: int = ...,
@@ -163,6 +164,7 @@ class Translator:
         max_len_b: float | None = None,
         block_repeats: int | None = None,
         timeout_ms: int | None = None,
+        beam_rules: Literal["softalign", "opennmt", "joeynmt"] | None = None,
     ) -> str: ...
     @overload
     def translate(
@@ -176,6 +178,7 @@ class Translator:
         max_len_b: float | None = None,
         block_repeats: int | None = None,
         timeout_ms: int | None = None,
+        beam_rules: Literal["softalign", "opennmt", "joeynmt"] | None = None,
     ) -> list[str | Error]: ...
     @overload
     def translate_nbest(
@@ -193,6 +196,7 @@ class Translator:
         prefix: str = "",
         block_repeats: int | None = None,
         timeout_ms: int | None = None,
+        beam_rules: Literal["softalign", "opennmt", "joeynmt"] | None = None,
     ) -> Result: ...
     @overload
     def translate_nbest(
@@ -210,6 +214,7 @@ class Translator:
         prefix: str = "",
         block_repeats: int | None = None,
         timeout_ms: int | None = None,
+        beam_rules: Literal["softalign", "opennmt", "joeynmt"] | None = None,
     ) -> list[Result | Error]: ...
     def translate_batch(
         self,

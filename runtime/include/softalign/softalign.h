@@ -256,6 +256,10 @@ typedef struct softalign_translator_options {
   int32_t timeout_ms;        /* each call's deadline, in milliseconds from its start: a call still
                                 running then fails with SOFTALIGN_DEADLINE_EXCEEDED (a batch: the texts
                                 not finished by then). 0 (the default): none */
+  const char* beam_rules;    /* whose beam search: NULL (the default): the model's (an imported
+                                model's is its toolkit's); "softalign", "opennmt" or "joeynmt"
+                                (models/WEIGHTS_FORMAT.md "Beam rules": the toolkits' return one
+                                hypothesis and take no coverage penalty or repetition blocking) */
 } softalign_translator_options;
 
 /* Sets every field to its default; struct_size is the size the caller's

@@ -126,6 +126,7 @@ constexpr FieldSpan kOptionFields[] = {
     SOFTALIGN_FIELD(softalign_translator_options, repair_placeholders),
     SOFTALIGN_FIELD(softalign_translator_options, glossary_tsv),
     SOFTALIGN_FIELD(softalign_translator_options, timeout_ms),
+    SOFTALIGN_FIELD(softalign_translator_options, beam_rules),
 };
 
 constexpr FieldSpan kInfoFields[] = {
@@ -515,6 +516,19 @@ softalign_status softalign_translator_create_ensemble(const softalign_model* con
       return fail(SOFTALIGN_INVALID_ARGUMENT,
                   std::string("invalid_argument: device must be \"auto\", \"cpu\" or \"vulkan\", got \"") + o.device +
                       "\"");
+    if (o.beam_rules != nullptr) {
+      bool known = false;
+      for (softalign::BeamRules r :
+           {softalign::BeamRules::kSoftalign, softalign::BeamRules::kOpenNmt, softalign::BeamRules::kJoeyNmt})
+        if (std::strcmp(o.beam_rules, softalign::beam_rules_name(r)) == 0) {
+          cpp.search.beam_rules = r;
+          known = true;
+        }
+      if (!known)
+        return fail(SOFTALIGN_INVALID_ARGUMENT,
+                    std::string("invalid_argument: beam_rules must be \"softalign\", \"opennmt\" or \"joeynmt\", got \"") +
+                        o.beam_rules + "\"");
+    }
     if (o.glossary_tsv != nullptr) {
       const Status g = softalign::parse_glossary_tsv(o.glossary_tsv, &cpp.glossary);
       if (!g.ok()) return from(g);
