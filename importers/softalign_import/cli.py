@@ -1,14 +1,20 @@
 """softalign-import {opennmt-py|joeynmt} CHECKPOINT [--config CONFIG.yaml] [--src-vocab F --tgt-vocab F]
-                 [--src-spm F --tgt-spm F] [--out-dir DIR]
+                 [--src-spm F --tgt-spm F] [--out-dir DIR] [-o OUT.softalign [CONVERTER OPTIONS]]
 
 Writes the trainer's export layout (model.safetensors with the config in its metadata,
-src.spm.model, tgt.spm.model) into DIR; `softalign-convert` turns it into a model file.
+src.spm.model, tgt.spm.model), and with -o turns it into a model file through
+softalign-convert: every option this command does not know (--int8, --fp16,
+--shortlist-corpus, --meta, ...) goes to the converter as it is. The converter is
+$SOFTALIGN_CONVERT, else softalign-convert beside this command, else on PATH.
 Exit codes: 0 written, 2 refused (an option the format cannot express, a missing file;
 nothing is written), 1 any other error.
 """
 import argparse
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 
 from .common import ImportRefused, import_checkpoint
 
@@ -25,7 +31,10 @@ def parser():
     ap.add_argument("--tgt-vocab", help="JoeyNMT: the target vocabulary file (default: trg.voc_file, else trg_vocab.txt)")
     ap.add_argument("--src-spm", help="the source SentencePiece model whose pieces the toolkit's vocabulary lists")
     ap.add_argument("--tgt-spm", help="the target SentencePiece model")
-    ap.add_argument("--out-dir", help="output folder (default: the checkpoint's name + '.softalign-export' beside it)")
+    ap.add_argument("-o", "--output", help="the model file to write through softalign-convert (with the options "
+                                           "this command does not know, e.g. --int8)")
+    ap.add_argument("--out-dir", help="also keep the export folder here (default with -o: a temporary folder; "
+                                      "without -o: the checkpoint's name + '.softalign-export' beside it)")
     ap.add_argument("--name", help="model name (default: the checkpoint's file name)")
     ap.add_argument("--src-lang", default=None, help="source language code for the metadata")
     ap.add_argument("--tgt-lang", default=None, help="target language code for the metadata")
@@ -41,6 +50,10 @@ def run(args):
         raise ImportRefused(f"{args.checkpoint}: --pretokenized is not supported yet: the importer needs "
                             "the SentencePiece models (--src-spm, --tgt-spm) whose pieces the vocabulary lists")
     out = args.out_dir or os.path.splitext(args.checkpoint)[0] + ".softalign-export"
+    return export(args, out)
+
+
+def export(args, out):
     langs = {}
     if args.src_lang is not None:
         langs["src_lang"] = args.src_lang
@@ -51,12 +64,34 @@ def run(args):
                              name=args.name, **langs)
 
 
+def converter():
+    """The softalign-convert to run: $SOFTALIGN_CONVERT, the one beside this command, or PATH's."""
+    if os.environ.get("SOFTALIGN_CONVERT"):
+        return os.environ["SOFTALIGN_CONVERT"]
+    beside = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "softalign-convert")
+    return beside if os.access(beside, os.X_OK) else shutil.which("softalign-convert")
+
+
 def main(argv=None):
-    args = parser().parse_args(argv)
+    args, convert_args = parser().parse_known_args(argv)
+    if convert_args and not args.output:
+        parser().error(f"unknown options {' '.join(convert_args)} (converter options need -o OUT.softalign)")
     try:
-        out = run(args)
+        if not args.output:
+            out = run(args)
+            print(f"softalign-import: wrote {out} (model.safetensors, src.spm.model, tgt.spm.model)")
+            return 0
+        tool = converter()
+        if not tool:
+            print("softalign-import: softalign-convert not found (set SOFTALIGN_CONVERT)", file=sys.stderr)
+            return 1
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = export(args, args.out_dir or os.path.join(tmp, "export"))
+            r = subprocess.run([tool, *convert_args, os.path.join(folder, "model.safetensors"), "-o", args.output])
+            if r.returncode != 0:
+                return r.returncode
     except ImportRefused as e:
         print(f"softalign-import: {e}", file=sys.stderr)
         return 2
-    print(f"softalign-import: wrote {out} (model.safetensors, src.spm.model, tgt.spm.model)")
+    print(f"softalign-import: wrote {args.output}")
     return 0

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""The runtime's parity with the toolkits on the five import fixtures.
+
+    check_runtime.py --bin-dir BUILD/bin [FIXTURE_DIR ...]   (default: the five fixtures)
+
+Each fixture (tests/import/fixtures/README.md) goes through the command users run,
+`softalign-import TOOLKIT CHECKPOINT --src-spm ... --tgt-spm ... -o M.softalign` (fp32),
+and again with `--int8`; the C++ runtime (the `softalign` Python module) then
+translates data/test200.en with the model's own defaults (its toolkit's beam rules,
+length cap and alpha), greedy and beam 5, copy-through and placeholder repair off.
+- fp32: the output pieces must equal the toolkit's own (greedy.pieces, beam5.pieces)
+  on at least --target (0.98) of the 200 lines;
+- int8: the corpus BLEU against data/test200.fr (sacrebleu) must be within 1 of the
+  toolkit's own output's (greedy.txt, beam5.txt).
+Prints one line per fixture, precision and search; exits 1 if any check fails.
+JoeyNMT prints an empty result as `<unk>`; the comparison does the same.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "fixtures")
+ALL = ["onmt-gru-brnn-general", "onmt-lstm-rnn-general", "onmt-gru-brnn-mlp-bridge",
+       "joey-gru-bahdanau", "joey-gru-luong"]
+
+
+def read_lines(path):
+    with open(path, encoding="utf-8") as f:
+        return [line.rstrip("\n") for line in f]
+
+
+def import_model(bin_dir, fx, out, precision):
+    data = os.path.join(FIXTURES, "data")
+    if os.path.isfile(os.path.join(fx, "model.pt")):
+        args = ["opennmt-py", os.path.join(fx, "model.pt")]
+    else:
+        args = ["joeynmt", os.path.join(fx, "model.ckpt"), "--config", os.path.join(fx, "config.yaml")]
+    args += ["--src-spm", os.path.join(data, "spm.en.model"), "--tgt-spm", os.path.join(data, "spm.fr.model"),
+             "-o", out] + (["--int8"] if precision == "int8" else [])
+    r = subprocess.run([os.path.join(bin_dir, "softalign-import"), *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"softalign-import failed on {fx}:\n{r.stderr}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("fixtures", nargs="*", help="fixture folders (default: the five of tests/import/fixtures)")
+    ap.add_argument("--bin-dir", required=True, help="the build's bin/ (softalign-import, softalign-convert)")
+    ap.add_argument("--target", type=float, default=0.98, help="fp32: the least share of identical lines")
+    args = ap.parse_args()
+    import sacrebleu
+    import softalign
+
+    data = os.path.join(FIXTURES, "data")
+    src = read_lines(os.path.join(data, "test200.en"))
+    refs = read_lines(os.path.join(data, "test200.fr"))
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        for fx in args.fixtures or [os.path.join(FIXTURES, n) for n in ALL]:
+            name = os.path.basename(os.path.normpath(fx))
+            for precision in ("fp32", "int8"):
+                path = os.path.join(tmp, f"{name}.{precision}.softalign")
+                import_model(args.bin_dir, fx, path, precision)
+                model = softalign.Model.load(path)
+                for kind, beam in (("greedy", 1), ("beam5", 5)):
+                    tr = softalign.Translator(model, beam=beam, copy_through=False, repair_placeholders=False)
+                    results = [tr.translate_nbest(line, nbest=1).hypotheses[0] for line in src]
+                    if precision == "fp32":
+                        want = [line.split() for line in read_lines(os.path.join(fx, kind + ".pieces"))]
+                        got = [h.pieces or (["<unk>"] if name.startswith("joey") else []) for h in results]
+                        same = sum(g == w for g, w in zip(got, want))
+                        good = same >= args.target * len(want)
+                        print(f"{name} fp32 {kind}: {same}/{len(want)} lines identical to the toolkit's own output")
+                    else:
+                        ours = sacrebleu.corpus_bleu([h.text for h in results], [refs]).score
+                        theirs = sacrebleu.corpus_bleu(read_lines(os.path.join(fx, kind + ".txt")), [refs]).score
+                        good = abs(ours - theirs) <= 1.0
+                        print(f"{name} int8 {kind}: BLEU {ours:.2f}, the toolkit's {theirs:.2f} "
+                              f"({ours - theirs:+.2f})")
+                    ok &= good
+                    sys.stdout.flush()
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
