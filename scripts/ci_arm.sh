@@ -92,6 +92,32 @@ no_dot_on_a53() {
   fi
 }
 
+# An imported LSTM model (OpenNMT-py's one-way LSTM fixture, which the native
+# tests' import_runtime_parity wrote into build/import) through the aarch64
+# CLI with neon, greedy: its text equals the toolkit's own on >= 98 % of the
+# 200 lines (tests/import/fixtures/onmt-lstm-rnn-general/greedy.txt).
+imported_lstm_aarch64() {
+  local model="$root/build/import/onmt-lstm-rnn-general.fp32.softalign"
+  local fx="$root/tests/import/fixtures/onmt-lstm-rnn-general" out
+  if [ ! -f "$model" ]; then
+    echo "no $model: run the native tests (scripts/test.sh: import_runtime_parity) first" >&2
+    return 1
+  fi
+  out=$(mktemp)
+  QEMU_CPU=max qemu-aarch64 -L "$root/build-aarch64-sysroot" build-aarch64/bin/softalign translate -m "$model" \
+    --kernels neon --beam 1 --no-copy-through --no-repair-placeholders < "$fx/../data/test200.en" > "$out" || return 1
+  python3 - "$out" "$fx/greedy.txt" <<'PY'
+import sys
+got, want = (open(p, encoding="utf-8").read().splitlines() for p in sys.argv[1:])
+same = sum(g == w for g, w in zip(got, want))
+print(f"aarch64 neon, imported OpenNMT-py LSTM: {same}/{len(want)} lines as the toolkit's own (greedy)")
+sys.exit(0 if len(got) == len(want) and same >= 0.98 * len(want) else 1)
+PY
+  local rc=$?
+  rm -f "$out"
+  return $rc
+}
+
 sizes() {  # sizes ARCH TRIPLE: stripped sizes of the shared library and the CLI
   local d
   d=$(mktemp -d)
@@ -129,6 +155,7 @@ if stage "aarch64 sysroot" bash scripts/cross_sysroot.sh aarch64 &&
   stage "aarch64 tests, -cpu cortex-a53 (no dot product)" qtest aarch64 cortex-a53 \
     '^(runtime_kernels|runtime_golden_neon|runtime_alloc_neon|models_exact_neon)$'
   stage "aarch64 cortex-a53 lists no neon_dot" no_dot_on_a53
+  stage "aarch64 imported LSTM model (OpenNMT-py fixture) as the toolkit, neon" imported_lstm_aarch64
   stage "aarch64 Java binding (JNI, arm64 JRE under qemu)" java_aarch64
   stage "aarch64 Python wheel (cross-built, pip-installed under qemu)" python_aarch64
   stage "Java package (self-contained natives for x86-64 and aarch64, Maven consumer on both)" \

@@ -47,6 +47,11 @@ export interface TranslatorOptions {
   replaceInvalidUtf8?: boolean;
   /** Refuse repeats of up to this many pieces, 0 (off) to 8. */
   blockRepeats?: number;
+  /**
+   * Whose beam search: softalign's, or OpenNMT-py's or JoeyNMT's (an imported model's default;
+   * models/WEIGHTS_FORMAT.md "Beam rules"); null: the model's.
+   */
+  beamRules?: 'softalign' | 'opennmt' | 'joeynmt' | null;
   /** Length and coverage penalties, max length floor(a * S + b), each >= 0. */
   alpha?: number;
   beta?: number;

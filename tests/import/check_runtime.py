@@ -50,6 +50,8 @@ def main():
     ap.add_argument("fixtures", nargs="*", help="fixture folders (default: the five of tests/import/fixtures)")
     ap.add_argument("--bin-dir", required=True, help="the build's bin/ (softalign-import, softalign-convert)")
     ap.add_argument("--target", type=float, default=0.98, help="fp32: the least share of identical lines")
+    ap.add_argument("--keep-dir", help="keep the imported model files here (NAME.fp32.softalign, NAME.int8.softalign: "
+                                       "the web and ARM stages run them)")
     args = ap.parse_args()
     import sacrebleu
     import softalign
@@ -59,10 +61,12 @@ def main():
     refs = read_lines(os.path.join(data, "test200.fr"))
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
+        if args.keep_dir:
+            os.makedirs(args.keep_dir, exist_ok=True)
         for fx in args.fixtures or [os.path.join(FIXTURES, n) for n in ALL]:
             name = os.path.basename(os.path.normpath(fx))
             for precision in ("fp32", "int8"):
-                path = os.path.join(tmp, f"{name}.{precision}.softalign")
+                path = os.path.join(args.keep_dir or tmp, f"{name}.{precision}.softalign")
                 import_model(args.bin_dir, fx, path, precision)
                 model = softalign.Model.load(path)
                 for kind, beam in (("greedy", 1), ("beam5", 5)):

@@ -237,7 +237,9 @@ await check('timeoutMs: a 900 kB line rejects with deadline_exceeded; the transl
   const ms = performance.now() - start;
   console.log(`     stop: JS (node, this thread) timeoutMs 100: rejected at ${ms.toFixed(1)} ms`);
   assert.ok(ms < 5000);
-  assert.equal(await t.translate('A simple text editor.'), await tr.translate('A simple text editor.'));
+  // It goes on (this call without the deadline: on a loaded machine a short
+  // text may take 100 ms too, and no test may fail on a timing).
+  assert.equal(await t.translate('A simple text editor.', { timeoutMs: 0 }), await tr.translate('A simple text editor.'));
   t.dispose();
 });
 await check('timeoutMs per call: that call\'s deadline, then the translator\'s again', async () => {
