@@ -8,6 +8,15 @@ version 2): `model.safetensors` + `src.spm.model` + `tgt.spm.model`.
 command line. docs/import.md lists the options of each toolkit that the format
 expresses and those it refuses.
 """
-from .common import ImportRefused, import_checkpoint  # noqa: F401
+from .errors import ImportRefused
 
 __all__ = ["ImportRefused", "import_checkpoint"]
+
+
+def __getattr__(name):
+    # import_checkpoint needs torch: imported on first use, so that the command line (and
+    # its error when torch is missing) does not need it to start.
+    if name == "import_checkpoint":
+        from .common import import_checkpoint
+        return import_checkpoint
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,7 +16,11 @@ import subprocess
 import sys
 import tempfile
 
-from .common import ImportRefused, import_checkpoint
+from .errors import ImportRefused
+
+# What reading a checkpoint needs (the command line itself needs none of them).
+NEEDS = {"torch": "PyTorch (pip install torch)", "safetensors": "safetensors (pip install safetensors)",
+         "sentencepiece": "SentencePiece (pip install sentencepiece)", "yaml": "PyYAML (pip install pyyaml)"}
 
 
 def parser():
@@ -44,8 +48,8 @@ def parser():
 
 
 def run(args):
-    """The folder written (raises ImportRefused). The converter step (`softalign-convert
-    DIR -o FILE [--int8|--fp16]`) will follow here once it reads format version 2."""
+    """Without -o: the export folder written (raises ImportRefused); main() runs the converter
+    on it when -o is given."""
     if args.pretokenized:
         raise ImportRefused(f"{args.checkpoint}: --pretokenized is not supported yet: the importer needs "
                             "the SentencePiece models (--src-spm, --tgt-spm) whose pieces the vocabulary lists")
@@ -54,6 +58,7 @@ def run(args):
 
 
 def export(args, out):
+    from .common import import_checkpoint  # needs torch
     langs = {}
     if args.src_lang is not None:
         langs["src_lang"] = args.src_lang
@@ -93,5 +98,12 @@ def main(argv=None):
     except ImportRefused as e:
         print(f"softalign-import: {e}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as e:
+        if e.name not in NEEDS:
+            raise
+        print(f"softalign-import: reading a checkpoint needs {NEEDS[e.name]}, which this Python "
+              f"({sys.executable}) lacks (softalign-import needs torch, safetensors and sentencepiece at "
+              f"run time, not to be installed)", file=sys.stderr)
+        return 1
     print(f"softalign-import: wrote {args.output}")
     return 0

@@ -15,14 +15,11 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .errors import ImportRefused  # noqa: F401 (part of this module's interface)
+
 FORMAT = "softalign-weights"
 # A generator bias that keeps a row out of the softmax: exp(-1e30 - max) is exactly 0 in float32.
 NEVER = -1e30
-
-
-class ImportRefused(Exception):
-    """A checkpoint the format cannot express (or cannot be read): the message names the
-    option and the checkpoint; nothing is written. The command line exits with code 2."""
 
 
 @dataclass

@@ -91,7 +91,7 @@ std::size_t step_bytes(const internal::ModelImpl& m, int s) {
     if (x->data != nullptr && !(x == &w.att_W_a && c.variant == Variant::kLuong)) b += matrix_bytes(*x);
   if (w.att_W_loc.data != nullptr) b += matrix_bytes(w.att_W_loc, s);
   const std::size_t key_dim = static_cast<std::size_t>(m.plan.shapes.key_dim);
-  b += static_cast<std::size_t>(s) * (2 * c.enc_hidden + key_dim) * 4;
+  b += static_cast<std::size_t>(s) * (static_cast<std::size_t>(c.enc_directions) * c.enc_hidden + key_dim) * 4;
   b += static_cast<std::size_t>(c.tgt_vocab) * 4;  // the bias
   return b;
 }

@@ -17,8 +17,10 @@ softalign rows run with `--device cpu`: the CPU engine's own time, memory and lo
 (backend=auto would add its one-off Vulkan probe, runtime/README.md). Then the
 decode-step bound:
 the weight bytes one decoder step reads, divided by the read bandwidth measured on a
-buffer of that size, against the measured step time. It prints; it never fails on a
-timing. --smoke: 5 sentences, for a test that the whole thing runs.
+buffer of that size, against the measured step time; and the same step time of the model
+beside its twin with the other cell (GRU <-> LSTM: the same sizes and keys, random weights),
+one file right after the other: what an LSTM step costs against a GRU step of the same size.
+It prints; it never fails on a timing. --smoke: 5 sentences, for a test that the whole thing runs.
 
 --baseline-build DIR: another build of softalign (an older commit, say) measured in the
 same run: each softalign CPU row is run with DIR's softalign_bench right before it, on
@@ -107,6 +109,28 @@ def worker(a):
     if a.batch == 1:
         row.update(percentiles(lat))
     print(json.dumps(row))
+
+
+def cell_twin(model_dir, out_dir):
+    """The model of model_dir with the other cell (GRU <-> LSTM), every other key and size the
+    same, random weights (a step's time does not depend on the weights' values), written to
+    out_dir beside the model's SentencePiece models; returns (own cell, twin's cell, path)."""
+    import shutil
+    import torch
+    from softalign_ref import export
+    from softalign_ref.config import ModelConfig
+    from softalign_ref.model import build_model
+    meta = export.read_metadata(os.path.join(model_dir, "model.safetensors"))
+    cfg = ModelConfig.from_dict(meta)
+    own = cfg.cell
+    cfg.cell = "lstm" if own == "gru" else "gru"
+    torch.manual_seed(1)
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "model.safetensors")
+    export.save(build_model(cfg), cfg, path)
+    for spm in glob.glob(os.path.join(model_dir, "*spm.model")):
+        shutil.copy(spm, out_dir)
+    return own, cfg.cell, path
 
 
 def run_json(cmd):
@@ -266,6 +290,21 @@ def main():
             b["precision"] = prec
             bounds.append(b)
 
+    # The cost of a decoder step by cell: the model against its twin with the other cell (GRU
+    # <-> LSTM, the same sizes and keys), each file's step timed as the bound above times it,
+    # one right after the other.
+    cell_steps = []
+    if "softalign" in wanted:
+        own, other, twin = cell_twin(a.model_dir, os.path.join(work, "twin"))
+        for prec, flag in (("int8", ["--int8"]), ("fp32", [])):
+            twin_file = os.path.join(work, f"twin.{prec}.softalign")
+            subprocess.run([os.path.join(bindir, "softalign-convert"), *flag, twin, "-o", twin_file],
+                           check=True, capture_output=True)
+            for cell, path in sorted(((own, files[prec]), (other, twin_file))):  # gru first
+                b = run_json([os.path.join(bindir, "softalign_bench"), "--model", path, "--step-bound"])
+                cell_steps.append({"kind": "cell_step", "precision": prec, "cell": cell, "twin": cell != own,
+                                   "step_ms": b["step_ms"], "step_bytes": b["step_bytes"], "kernels": b["kernels"]})
+
     # Load to first translation, alone: one sample per configuration above is noisy (a
     # single page-cache or scheduler hiccup doubles it), so N fresh processes per int8 file,
     # each loading the file, preparing a greedy translator and translating the first sentence.
@@ -318,13 +357,20 @@ def main():
         print(f"decode step, softalign {b['precision']} ({b['kernels']}): {b['step_ms'] * 1e3:.1f} us measured; "
               f"{b['step_bytes'] / 1e6:.2f} MB read at {b['bandwidth_gb_s']:.1f} GB/s = {b['bound_ms'] * 1e3:.1f} us "
               f"bound; ratio {b['ratio']:.2f}")
+    for prec in dict.fromkeys(c["precision"] for c in cell_steps):
+        by = {c["cell"]: c for c in cell_steps if c["precision"] == prec}
+        twin = next(c["cell"] for c in by.values() if c["twin"])
+        print(f"decode step by cell, softalign {prec} ({by['gru']['kernels']}; the {twin} model is the other's "
+              f"twin): gru {by['gru']['step_ms'] * 1e3:.1f} us ({by['gru']['step_bytes'] / 1e6:.2f} MB), "
+              f"lstm {by['lstm']['step_ms'] * 1e3:.1f} us ({by['lstm']['step_bytes'] / 1e6:.2f} MB); "
+              f"lstm/gru {by['lstm']['step_ms'] / by['gru']['step_ms']:.2f}x")
     for ld in loads:
         print(f"load to first translation, softalign {ld['precision']} ({ld['runs']} fresh processes): "
               f"min {ld['min_ms']:.1f} ms, median {ld['median_ms']:.1f} ms (model load "
               f"{ld['median_model_load_ms']:.1f} + prepare {ld['median_prepare_ms']:.1f} + first sentence "
               f"{ld['median_first_translation_ms']:.1f}), max {ld['max_ms']:.1f} ms")
     if a.json:
-        write_json(a.json, rows + baseline_rows + [dict(kind="step_bound", **b) for b in bounds] + loads)
+        write_json(a.json, rows + baseline_rows + [dict(kind="step_bound", **b) for b in bounds] + cell_steps + loads)
 
 
 def write_json(path, rows):

@@ -140,3 +140,16 @@ def test_command_line_exit_codes(tmp_path):
                             "--config", os.path.join(fx, "config.yaml"), "--out-dir", str(tmp_path / "n")],
                            env=env, capture_output=True, text=True)
     assert nospm.returncode == 2 and "--src-spm" in nospm.stderr
+
+
+def test_the_command_line_starts_without_torch_and_says_it_needs_it(tmp_path):
+    """Installed from the wheel, softalign-import starts where PyTorch is missing (its help
+    needs none of torch, safetensors, sentencepiece) and says what reading a checkpoint needs."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "importers"))
+    hide = "import sys; sys.modules['torch'] = None; from softalign_import.cli import main; sys.exit(main())"
+    h = subprocess.run([sys.executable, "-c", hide, "--help"], env=env, capture_output=True, text=True)
+    assert h.returncode == 0 and "opennmt-py" in h.stdout, h.stderr
+    r = subprocess.run([sys.executable, "-c", hide, "opennmt-py", str(tmp_path / "model.pt"), "--out-dir",
+                        str(tmp_path / "out")], env=env, capture_output=True, text=True)
+    assert r.returncode == 1 and "needs PyTorch (pip install torch)" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "out").exists()

@@ -1,15 +1,19 @@
 """Packaging tests (tests/package/CMakeLists.txt registers each with ctest).
 
-    package_tests.py install    --build-dir B --prefix P --version V
+    package_tests.py install    --build-dir B --prefix P --version V [--source S --python PY]
     package_tests.py cmake      --prefix P --work W --model M --golden G [--generator N --cxx C]
     package_tests.py pkgconfig  --prefix P --work W --model M --golden G --source S [--cc C]
     package_tests.py fetch      --source S --work W --model M --golden G --version V [--generator N --cxx C --c C]
     package_tests.py deb        --build-dir B --work W --model M --golden G --version V --source S [--cc C]
     package_tests.py tools      --prefix P --work W --model M --source S --version V [--generator N --cxx C]
+                                [--python PY]
 
 install: `cmake --install B --prefix P` into an empty P; checks the tree
 (headers, both libraries, SONAME, CLI, converter, CMake package, softalign.pc)
-and that the installed tools report the version of project(VERSION).
+and that the installed tools report the version of project(VERSION); with --source and
+--python (a Python with PyTorch: the launcher's $SOFTALIGN_PYTHON), softalign-import as
+installed imports a JoeyNMT fixture (tests/import/fixtures) through the installed
+softalign-convert, from outside the source tree, and the installed CLI translates it.
 cmake: an outside project finds P with find_package(softalign CONFIG) and links
 the shared and the static library. pkgconfig: platforms/c/translate.c built
 with plain cc and `pkg-config --cflags --libs softalign`. fetch: an outside
@@ -22,7 +26,8 @@ installed). Every consumer translates the golden model's sentences
 built from S as a CMake project of its own against P (find_package, the shared
 library, which exports the public API only: a tool that used the runtime's
 internals would not build), then run on the model M beside the tools
-installed in P.
+installed in P; with --python, the installed softalign-import writes the same file through
+the converter built there ($SOFTALIGN_CONVERT) as through the installed one.
 """
 import argparse
 import os
@@ -100,6 +105,52 @@ def cmd_install(args):
     check(out.returncode == 0 and out.stdout.strip() == f"softalign {args.version}", f"softalign --version: {out.stdout.strip()!r}")
     out = run([prefix / "bin/softalign-convert", "--help"], check_rc=False)
     check(out.returncode == 0 and "softalign-convert" in out.stdout, "softalign-convert --help runs")
+    if args.source and args.python:
+        check_import_installed(args, prefix)
+
+
+IMPORT_FIXTURE = "joey-gru-bahdanau"
+
+
+def import_env(args):
+    """The installed softalign-import's environment: the tests' Python (it has PyTorch), and no
+    PYTHONPATH, so only the installed package can be imported."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(SOFTALIGN_PYTHON=args.python, OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+    return env
+
+
+def run_import(args, prefix, out, env, cwd):
+    """The installed softalign-import on a JoeyNMT fixture (tests/import/fixtures), -o out (fp32)."""
+    fx = Path(args.source).resolve() / "tests/import/fixtures"
+    return run([prefix / "bin/softalign-import", "joeynmt", fx / IMPORT_FIXTURE / "model.ckpt", "--config",
+                fx / IMPORT_FIXTURE / "config.yaml", "--src-spm", fx / "data/spm.en.model", "--tgt-spm",
+                fx / "data/spm.fr.model", "-o", out], env=env, cwd=cwd, check_rc=False)
+
+
+def check_import_installed(args, prefix):
+    """softalign-import as installed: its package under share/, its launcher finding it from its own
+    place, run from outside the source tree; -o goes through the installed softalign-convert, and the
+    installed CLI translates the file."""
+    for rel in ["bin/softalign-import", "share/softalign/python/softalign_import/cli.py",
+                "share/softalign/python/softalign_import/common.py"]:
+        check((prefix / rel).is_file(), f"installed {rel}")
+    check(not list(prefix.rglob("__pycache__")), "no __pycache__ installed")
+    env = import_env(args)
+    out = run([prefix / "bin/softalign-import", "--help"], env=env, check_rc=False)
+    check(out.returncode == 0 and "opennmt-py" in out.stdout, "softalign-import --help runs")
+    work = fresh(prefix.parent / "import-check")
+    model = work / "joey.softalign"
+    out = run_import(args, prefix, model, env, work)
+    print(out.stdout, out.stderr, sep="", end="")
+    check(out.returncode == 0 and model.is_file(), "installed softalign-import -o writes a model file")
+    if not model.is_file():
+        return
+    lines = (Path(args.source) / "tests/import/fixtures/data/test200.en").read_text(encoding="utf-8").splitlines()[:3]
+    p = subprocess.run([str(prefix / "bin/softalign"), "translate", "-m", str(model), "--threads", "1"],
+                       input="\n".join(lines) + "\n", capture_output=True, text=True)
+    check(p.returncode == 0 and len(p.stdout.splitlines()) == 3,
+          f"installed softalign translates the imported model: exit {p.returncode}, {p.stdout.splitlines()}")
 
 
 def cmake_args(args):
@@ -253,12 +304,25 @@ def cmd_tools(args):
     out = run([built["softalign-convert"], "--help"], check_rc=False)
     check(out.returncode == 0 and "softalign-convert --inspect FILE" in out.stdout, "softalign-convert --help runs")
     same("softalign-convert", "--inspect", args.model)
+    if args.python:
+        # softalign-import with the converter built here ($SOFTALIGN_CONVERT) writes the same file
+        # as with the installed one beside it.
+        files = {}
+        for name, env in (("installed", import_env(args)),
+                          ("built", dict(import_env(args), SOFTALIGN_CONVERT=str(built["softalign-convert"])))):
+            files[name] = work / f"import-{name}.softalign"
+            out = run_import(args, prefix, files[name], env, work)
+            check(out.returncode == 0, f"softalign-import -o through the {name} softalign-convert: {out.stderr[-500:]}")
+        check(all(f.is_file() for f in files.values()) and
+              files["installed"].read_bytes() == files["built"].read_bytes(),
+              "softalign-import: the same model file through the converter built here and the installed one")
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["install", "cmake", "pkgconfig", "fetch", "deb", "tools"])
-    for opt in ["build-dir", "prefix", "work", "model", "golden", "source", "version", "generator", "cxx", "c", "cc"]:
+    for opt in ["build-dir", "prefix", "work", "model", "golden", "source", "version", "generator", "cxx", "c", "cc",
+                "python"]:
         ap.add_argument(f"--{opt}")
     args = ap.parse_args()
     globals()[f"cmd_{args.command}"](args)

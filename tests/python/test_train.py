@@ -381,3 +381,33 @@ def test_evaluation_with_repetition_blocking(corpus, tmp_path):
     yaml.safe_dump(r, open(path, "w"))
     st = Trainer(load_recipe(str(path)), corpus, "en", "fr", str(tmp_path / "run"), quiet=True).run(stop_after_steps=4)
     assert st["step"] == 4 and st["best_dev_bleu"] >= 0.0
+
+
+def test_the_luong_2015_recipe_trains_and_exports_its_model_kind(corpus, tmp_path):
+    """models/recipes/luong-2015.yaml (LSTM, one-way encoder over the reversed source,
+    decoder_init final, input feeding, local-p general) at a tiny size: a few steps, then the
+    export carries every key of that kind, and the reference translator runs it."""
+    path = os.path.join(MODELS, "recipes", "luong-2015.yaml")
+    recipe = load_recipe(path, ["model.emb_size=8", "model.enc_hidden=8", "model.dec_hidden=8",
+                                "model.att_hidden=8", "tokenizer.src_vocab=40", "tokenizer.tgt_vocab=45",
+                                "training.threads=1", "training.eval_every=6", "training.dev_bleu_sentences=4",
+                                "training.log_every=0", "training.max_steps=12"])
+    st = Trainer(recipe, corpus, "en", "fr", str(tmp_path / "run"), quiet=True).run()
+    assert st["step"] == 12 and st["stopped"] == "max_steps"
+    md = str(tmp_path / "run" / "model")
+    meta = export.read_metadata(os.path.join(md, "model.safetensors"))
+    assert meta["format_version"] == 2
+    assert {k: meta[k] for k in ("variant", "cell", "enc_directions", "reverse_source", "decoder_init", "score",
+                                 "scope", "window_d", "input_feeding", "enc_layers", "dec_layers")} == {
+        "variant": "luong", "cell": "lstm", "enc_directions": 1, "reverse_source": True, "decoder_init": "final",
+        "score": "general", "scope": "local-p", "window_d": 10, "input_feeding": True, "enc_layers": 2,
+        "dec_layers": 2}
+    model, cfg = export.load(os.path.join(md, "model.safetensors"))
+    w = model.state_dict()
+    assert not any(k.startswith("bridge") for k in w)  # final: no bridge tensors
+    assert w["encoder.rnn.weight_hh_l1"].shape == (32, 8) and "encoder.rnn.weight_hh_l0_reverse" not in w
+    assert w["decoder.rnn.weight_ih_l0"].shape == (32, 16)  # LSTM gates; input feeding: [y; h~]
+    r = subprocess.run([sys.executable, os.path.join(MODELS, "translate.py"), md, "--beam", "2", EN[0], FR[0]],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.split("\n")) == 3

@@ -12,7 +12,11 @@
    models/en-fr/en-fr.int8.softalign, translates "A simple text editor.",
    uses translate_batch and the attention matrix (numpy).
 
-4. `pip show` gives the metadata (pyproject.toml's [project]): name, summary, author,
+4. The console script softalign-import (the package softalign_import) runs from there:
+   its help, and, in that venv without PyTorch, the error that says reading a checkpoint
+   needs it (exit status 1, no traceback).
+
+5. `pip show` gives the metadata (pyproject.toml's [project]): name, summary, author,
    licence, classifiers. The wheel carries a copyright file for each library auditwheel
    bundled (scripts/wheel_licenses.py).
 
@@ -128,7 +132,8 @@ def build_wheel(source, work, python, arch):
     names = zipfile.ZipFile(wheel).namelist()
     libs = sorted(os.path.basename(n) for n in names if n.startswith("softalign.libs/") and not n.endswith("/"))
     print(f"wheel: {os.path.basename(wheel)}, {os.path.getsize(wheel) / 1e6:.2f} MB, bundles {libs}")
-    for want in ("softalign/__init__.py", "softalign/__init__.pyi", "softalign/py.typed"):
+    for want in ("softalign/__init__.py", "softalign/__init__.pyi", "softalign/py.typed", "softalign_import/cli.py",
+                 "softalign_import/common.py"):
         if want not in names:
             fail(f"{os.path.basename(wheel)} lacks {want}: {names}")
     if not any(n.startswith("softalign/_softalign.") and n.endswith(f"-{arch}-linux-gnu.so") for n in names):
@@ -180,6 +185,29 @@ def check_licenses(wheel):
           + ", ".join(os.path.basename(n) for n in notices))
     if not bundled or len(notices) != len(bundled):
         fail(f"{len(bundled)} bundled libraries but {len(notices)} copyright files in the wheel")
+
+
+def check_import_script(source, vpy):
+    """The wheel's console script softalign-import, from outside the repository: its help runs
+    without PyTorch (the clean venv has none), and reading a checkpoint says that it needs it."""
+    script = os.path.join(os.path.dirname(vpy[-1]), "softalign-import")
+    if not os.access(script, os.X_OK):
+        fail(f"the wheel installed no console script {script}")
+    has_torch = subprocess.run([*vpy, "-c", "import torch"], capture_output=True, env=clean_env()).returncode == 0
+    with tempfile.TemporaryDirectory(prefix="softalign-wheel-") as cwd:
+        print(f"+ cd {cwd} && {script} --help", flush=True)
+        r = subprocess.run([script, "--help"], cwd=cwd, env=clean_env(), capture_output=True, text=True)
+        if r.returncode != 0 or "opennmt-py" not in r.stdout:
+            fail(f"softalign-import --help: exit status {r.returncode}: {r.stderr[-1000:]}")
+        if has_torch:
+            print("softalign-import: the venv has torch; the missing-torch error is not checked")
+            return
+        print(f"+ cd {cwd} && {script} opennmt-py model.pt", flush=True)
+        r = subprocess.run([script, "opennmt-py", "model.pt"], cwd=cwd, env=clean_env(), capture_output=True,
+                           text=True)
+        print(r.stderr, end="")
+        if r.returncode != 1 or "needs PyTorch" not in r.stderr or "Traceback" in r.stderr:
+            fail(f"softalign-import without torch: exit status {r.returncode}, not 1 with a line naming PyTorch")
 
 
 def run_outside(source, python, script, args, what):
@@ -255,6 +283,7 @@ def main():
         check_licenses(wheel)
         check_metadata([*vpy, "-m", "pip"])
         print(run_outside(source, vpy, CHECK, [model, source], "the installed wheel does not translate"), end="")
+        check_import_script(source, vpy)
         print("python_wheel_install: ok")
         return
 
