@@ -700,10 +700,10 @@ void VulkanEngine::record_layer(VkCommandBuffer cb, const EncoderOperation& op) 
            tiles_of(B_), directions);
 }
 
-// The encoder's operations after its layers: the attention keys (one
-// product over the batch's positions), encdec's fixed contexts, and each
-// sentence's bridge state (into the next-state rows: the first step's gather
-// copies them in).
+// The encoder's operations in order: the embeddings, the layers, the
+// attention keys (one product over the batch's positions), encdec's fixed
+// contexts (the top layer's final states, already written) and each
+// sentence's bridge state (record_bridge).
 void VulkanEngine::record_encoder_op(VkCommandBuffer cb, const EncoderOperation& op) {
   const uint32_t bs = B_ * S_;
   switch (op.op) {

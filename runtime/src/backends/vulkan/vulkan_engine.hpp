@@ -6,17 +6,20 @@
 // once, from the model's plan (ops.hpp: record_encoder_op,
 // record_step_op), and resubmitted: the encoder (all sentences of a batch at
 // once) — the embeddings; per layer its input projections (the batch's
-// positions only), then its recurrence in one dispatch for both directions
-// (a workgroup per tile of sentences loops over the positions, as long as
-// its sentences run); the keys and bridge; a decoder step over all the rows of a batch ending in
+// positions only), then its recurrence in one dispatch for its one or two
+// directions (a workgroup per tile of sentences loops over the positions, as
+// long as its sentences run), which also writes the layer's final states
+// (and LSTM cells); the keys and the bridge (every DecoderInit, from those
+// final states: record_bridge); a decoder step over all the rows of a batch ending in
 // log-softmax + top-k (row_candidates: the host reads want candidates per
 // row, never the vocabulary, and the search merges them); and a teacher-forced step that copies the logits out. Counts
 // (sentences, rows) and ids travel in the I/O block, so one recording serves
 // every step; workgroups past the counts return at once.
 //
 // A decoder step is few dispatches, each fusing what runs back to back:
-// the state gather with the embedding (step_input), each GRU layer's two
-// products with its cell (gru_step), bahdanau's U_o, V_o, C_o with the maxout
+// the state gather with the embedding (step_input: the whole state row, an
+// LSTM's cells at cell_offset included, follows the beam's parents), each
+// GRU or LSTM layer's two products with its cell (gru_step, lstm_step), bahdanau's U_o, V_o, C_o with the maxout
 // (one product of three terms), luong's attention with the [c ; h] row; int8
 // activations are quantized inside the products (product.glsl).
 //
@@ -53,7 +56,14 @@
 //
 // Variants: every one the CPU runs — bahdanau, luong (dot, general, concat,
 // location scores; global, local-m, local-p scopes; input feeding; any number
-// of decoder layers) and encdec.
+// of decoder layers) and encdec — with every option of format version 2:
+// GRU or LSTM cells, one- or two-way encoders (reversed sources), sources
+// without EOS (the encoder reads S - 1 positions, attention covers
+// max(1, S - 1), the EOS column's weight is 0 per row and step: three
+// lengths per sentence in the I/O block), every decoder init, the combine's
+// bias and tanh and the concat query's bias. The annotations are A =
+// directions × n wide (PlanShapes::ann) throughout. Every plan runs here:
+// there is nothing the engine declines.
 #pragma once
 
 #include <cstdint>
