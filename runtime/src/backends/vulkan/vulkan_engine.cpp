@@ -141,7 +141,7 @@ void VulkanEngine::plan() {
   enc_a_ = take(bs * enc_w);
   enc_b_ = take(bs * enc_w);
   gi_f_ = take(bs * gates_ * n_);
-  gi_b_ = take(bs * gates_ * n_);
+  gi_b_ = shapes_.directions == 2 ? take(bs * gates_ * n_) : gi_f_;  // one-way: none
   h_ = take(uint64_t{4} * B_ * n_);  // [direction][step parity][sentence][n]
   if (lstm_) c_ = take(uint64_t{2} * B_ * n_);  // [direction][sentence][n]
   // The last layer's output are the annotations (ping-pong: layer 0 writes enc_b_).
@@ -644,9 +644,13 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
 // layer 0's input: the source embeddings, [b * S + j] rows.
 void VulkanEngine::record_embeddings(VkCommandBuffer cb, const EncoderOperation& op) {
   copy_io(cb, true, 0, io_tokens_);
-  // A sentence the encoder reads nothing of keeps zero final states.
-  fill_zero(cb, finals_, B_ * finals_ld_);
-  if (lstm_) fill_zero(cb, final_cells_, B_ * finals_ld_);
+  // A sentence the encoder reads nothing of (its EOS alone, skipped) keeps
+  // zero final states; the layers write every other sentence's.
+  if (shapes_.skip_source_eos) {
+    api_.vkCmdFillBuffer(cb, act_.buffer, uint64_t{finals_} * 4, uint64_t{B_} * finals_ld_ * 4, 0);
+    if (lstm_) api_.vkCmdFillBuffer(cb, act_.buffer, uint64_t{final_cells_} * 4, uint64_t{B_} * finals_ld_ * 4, 0);
+    barrier(cb);
+  }
   const uint32_t bs = B_ * S_;
   const MatrixRef& emb = w_.matrix(op.matrix);
   const uint32_t p[] = {emb.data, emb.scales, e_, enc_a_, e_, bs, io_enc_rows_, io_src_, io_positions_};
