@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The runtime's parity with the toolkits on the five import fixtures.
 
-    check_runtime.py --bin-dir BUILD/bin [FIXTURE_DIR ...]   (default: the five fixtures)
+    check_runtime.py --bin-dir BUILD/bin [--device vulkan] [--precision fp32] [FIXTURE_DIR ...]
+                                                  (default: the five fixtures, both precisions)
 
 Each fixture (tests/import/fixtures/README.md) goes through the command users run,
 `softalign-import TOOLKIT CHECKPOINT --src-spm ... --tgt-spm ... -o M.softalign` (fp32),
@@ -12,6 +13,9 @@ length cap and alpha), greedy and beam 5, copy-through and placeholder repair of
   on at least --target (0.98) of the 200 lines;
 - int8: the corpus BLEU against data/test200.fr (sacrebleu) must be within 1 of the
   toolkit's own output's (greedy.txt, beam5.txt).
+--device runs the translators on that device (`vulkan`: the Vulkan engine, on
+whatever Vulkan device there is, lavapipe included; a translator that falls back
+to the CPU fails the check); --precision limits the run to one precision.
 Prints one line per fixture, precision and search; exits 1 if any check fails.
 JoeyNMT prints an empty result as `<unk>`; the comparison does the same.
 """
@@ -52,6 +56,8 @@ def main():
     ap.add_argument("--target", type=float, default=0.98, help="fp32: the least share of identical lines")
     ap.add_argument("--keep-dir", help="keep the imported model files here (NAME.fp32.softalign, NAME.int8.softalign: "
                                        "the web and ARM stages run them)")
+    ap.add_argument("--device", choices=["cpu", "auto", "vulkan"], help="the translators' device (default: the library's)")
+    ap.add_argument("--precision", choices=["fp32", "int8"], help="only this precision (default: both)")
     args = ap.parse_args()
     import sacrebleu
     import softalign
@@ -65,19 +71,27 @@ def main():
             os.makedirs(args.keep_dir, exist_ok=True)
         for fx in args.fixtures or [os.path.join(FIXTURES, n) for n in ALL]:
             name = os.path.basename(os.path.normpath(fx))
-            for precision in ("fp32", "int8"):
+            for precision in [args.precision] if args.precision else ["fp32", "int8"]:
                 path = os.path.join(args.keep_dir or tmp, f"{name}.{precision}.softalign")
                 import_model(args.bin_dir, fx, path, precision)
                 model = softalign.Model.load(path)
                 for kind, beam in (("greedy", 1), ("beam5", 5)):
-                    tr = softalign.Translator(model, beam=beam, copy_through=False, repair_placeholders=False)
+                    options = {"device": args.device} if args.device else {}
+                    tr = softalign.Translator(model, beam=beam, copy_through=False, repair_placeholders=False,
+                                              **options)
+                    if args.device in ("cpu", "vulkan") and tr.backend != args.device:
+                        print(f"{name} {precision} {kind}: runs on {tr.backend}, not {args.device} "
+                              f"({tr.backend_reason})")
+                        ok = False
+                        continue
                     results = [tr.translate_nbest(line, nbest=1).hypotheses[0] for line in src]
                     if precision == "fp32":
                         want = [line.split() for line in read_lines(os.path.join(fx, kind + ".pieces"))]
                         got = [h.pieces or (["<unk>"] if name.startswith("joey") else []) for h in results]
                         same = sum(g == w for g, w in zip(got, want))
                         good = same >= args.target * len(want)
-                        print(f"{name} fp32 {kind}: {same}/{len(want)} lines identical to the toolkit's own output")
+                        on = f" on {tr.backend} ({tr.device})" if args.device else ""
+                        print(f"{name} fp32 {kind}: {same}/{len(want)} lines identical to the toolkit's own output{on}")
                     else:
                         ours = sacrebleu.corpus_bleu([h.text for h in results], [refs]).score
                         theirs = sacrebleu.corpus_bleu(read_lines(os.path.join(fx, kind + ".txt")), [refs]).score

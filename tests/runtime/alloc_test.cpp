@@ -53,10 +53,6 @@ void check_model(const std::string& name, const char* precision, int threads, Ba
   opt.copy_through = true;
   std::unique_ptr<Translator> tr;
   st = Translator::prepare(model, opt, &tr);
-  if (backend == Backend::kVulkan && st.code() == StatusCode::kUnsupported) {
-    MESSAGE("skipped on Vulkan: ", st.message());  // format version 2's options run on the CPU engines
-    return;
-  }
   REQUIRE_MESSAGE(st.ok(), st.to_string());
   if (backend == Backend::kVulkan) REQUIRE(tr->backend_info().backend == Backend::kVulkan);
 

@@ -14,8 +14,6 @@ Status unsupported(const std::string& why) { return Status(StatusCode::kUnsuppor
 
 Status make_vulkan_engine(const Plan& plan, const ShortlistTable& shortlist, const kernels::KernelTable& kernels,
                           const EngineLimits& limits, bool asked, std::unique_ptr<Engine>* out, std::string* device) {
-  const std::string missing = vk::VulkanEngine::unsupported_in(plan);
-  if (!missing.empty()) return unsupported("the Vulkan engine does not run " + missing + " yet");
   if (!asked && !vk::gpu_device_node_present())
     return unsupported("no GPU device node (/dev/dri/renderD*, /dev/nvidia0, /dev/kgsl-3d0, /dev/mali0): the Vulkan "
                        "drivers are not loaded");

@@ -14,9 +14,11 @@ namespace softalign::internal::vk {
 
 namespace {
 
-const char* const kKernelNames[] = {"product",       "product_row",     "gru_step",     "gru_step_row",
-                                    "gru_encoder_layer", "gru_encoder_layer_row", "step_input", "embed",
-                                    "attend_additive", "attend_luong",  "fixed_context", "topk",
+const char* const kKernelNames[] = {"product",           "product_row",           "gru_step",
+                                    "gru_step_row",      "lstm_step",             "lstm_step_row",
+                                    "gru_encoder_layer", "gru_encoder_layer_row", "lstm_encoder_layer",
+                                    "lstm_encoder_layer_row", "step_input",       "embed",
+                                    "attend_additive",   "attend_luong",          "topk",
                                     "greedy"};
 static_assert(sizeof(kKernelNames) / sizeof(kKernelNames[0]) == static_cast<int>(Kernel::kCount));
 

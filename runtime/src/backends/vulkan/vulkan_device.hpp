@@ -19,19 +19,22 @@ namespace softalign::internal::vk {
 
 // The compute shaders (shaders/<name>.comp), one pipeline each.
 enum class Kernel {
-  // Each of the first three in tiles of 4 rows, and one row at a time (_row:
+  // Each of the first five in tiles of 4 rows, and one row at a time (_row:
   // a translator of one row, where a tile's unused rows would cost).
   kProduct,  // products of the weights with activation rows (product.glsl)
   kProductRow,
   kGruStep,  // a decoder GRU layer: both products and the cell
   kGruStepRow,
-  kGruEncoderLayer,  // an encoder layer's recurrence, every position, both directions
+  kLstmStep,  // a decoder LSTM layer: both products and the cell
+  kLstmStepRow,
+  kGruEncoderLayer,  // an encoder layer's recurrence, every position, each direction
   kGruEncoderLayerRow,
+  kLstmEncoderLayer,
+  kLstmEncoderLayerRow,
   kStepInput,       // a decoder step's state gather, embedding and fed input
   kEmbed,
   kAttendAdditive,
   kAttendLuong,
-  kFixedContext,
   kTopk,
   kGreedy,  // greedy search's choice and the next step's rows, on the device
   kCount

@@ -55,21 +55,6 @@ uint32_t luong_window(Window window) {
 
 bool g_attention_on_host = false;
 
-std::string VulkanEngine::unsupported_in(const Plan& plan) {
-  const PlanShapes& s = plan.shapes;
-  if (s.cell != Cell::kGru) return "LSTM cells";
-  if (s.directions != 2) return "one-way encoders";
-  if (s.skip_source_eos) return "sources without EOS";
-  const EncoderOperation* bridge = plan.find(EncoderOp::kBridge);
-  if (bridge->init != DecoderInit::kTanhBackward && bridge->init != DecoderInit::kTanhFinal)
-    return std::string("decoder_init ") + decoder_init_name(bridge->init);
-  for (const StepOperation& op : plan.step)
-    if ((op.op == StepOp::kCombine && (op.bias != nullptr || !op.tanh)) ||
-        (op.op == StepOp::kAttendWithState && op.bias != nullptr))
-      return "attentional and query biases, or an attentional layer without tanh";
-  return "";
-}
-
 bool VulkanEngine::supports(const StepOperation& op) {
   switch (op.op) {
     case StepOp::kAttendAdditive:
@@ -103,7 +88,12 @@ VulkanEngine::VulkanEngine(const Plan& model_plan, const ShortlistTable& shortli
   a_ = static_cast<uint32_t>(shapes_.att_hidden);
   l_ = static_cast<uint32_t>(shapes_.maxout);
   V_ = static_cast<uint32_t>(shapes_.vocab);
+  A_ = static_cast<uint32_t>(shapes_.ann);
+  gates_ = static_cast<uint32_t>(shapes_.gates);
+  lstm_ = shapes_.cell == Cell::kLstm;
   state_ = static_cast<uint32_t>(shapes_.state_size);
+  cell_at_ = static_cast<uint32_t>(shapes_.cell_offset);
+  fed_at_ = static_cast<uint32_t>(shapes_.fed_offset);
   // A step's GRU input row: [E y ; fed] (ops.hpp, FedInput).
   xw_ = e_ + static_cast<uint32_t>(shapes_.fed);
   key_dim_ = static_cast<uint32_t>(shapes_.key_dim);
@@ -147,28 +137,32 @@ void VulkanEngine::plan() {
     return static_cast<uint32_t>(off);
   };
   const uint64_t bs = static_cast<uint64_t>(B_) * S_;
-  const uint32_t enc_w = std::max(e_, 2 * n_);
+  const uint32_t enc_w = std::max(e_, A_);
   enc_a_ = take(bs * enc_w);
   enc_b_ = take(bs * enc_w);
-  gi_f_ = take(bs * 3 * n_);
-  gi_b_ = take(bs * 3 * n_);
+  gi_f_ = take(bs * gates_ * n_);
+  gi_b_ = shapes_.directions == 2 ? take(bs * gates_ * n_) : gi_f_;  // one-way: none
   h_ = take(uint64_t{4} * B_ * n_);  // [direction][step parity][sentence][n]
+  if (lstm_) c_ = take(uint64_t{2} * B_ * n_);  // [direction][sentence][n]
   // The last layer's output are the annotations (ping-pong: layer 0 writes enc_b_).
   ann_ = shapes_.enc_layers % 2 == 1 ? enc_b_ : enc_a_;
   keys_ = take(bs * std::max(key_dim_, 1u));
-  fixed_ = take(uint64_t{B_} * 2 * n_);
+  finals_ld_ = static_cast<uint32_t>(shapes_.enc_layers) * A_;
+  finals_ = take(uint64_t{B_} * finals_ld_);
+  if (lstm_) final_cells_ = take(uint64_t{B_} * finals_ld_);
+  top_final_ = finals_ + finals_ld_ - A_;
   state_cur_ = take(uint64_t{R_} * state_);
   state_next_ = take(uint64_t{R_} * state_);
   x_ = take(uint64_t{R_} * xw_);
   // Per row: attention queries (bahdanau W_a s, concat W_q h, location W_loc h), local-p's W_p h.
   q_ = take(uint64_t{R_} * q_width_);
   qp_ = take(uint64_t{R_} * std::max(a_, 1u));
-  cat_ = take(uint64_t{R_} * (2 * n_ + d_));
+  cat_ = take(uint64_t{R_} * (A_ + d_));
   t_ = take(uint64_t{R_} * std::max(l_, d_));
   logits_ = take(uint64_t{R_} * V_);
   act_words_ = at;
   // The output layer's input: luong's h~ (in the state when it is fed back), else t.
-  gen_in_ = feed_back_ ? state_next_ + static_cast<uint32_t>(shapes_.dec_layers) * d_ : t_;
+  gen_in_ = feed_back_ ? state_next_ + fed_at_ : t_;
   gen_ld_ = feed_back_ ? state_ : static_cast<uint32_t>(shapes_.output_in);
 
   at = 0;
@@ -177,6 +171,8 @@ void VulkanEngine::plan() {
   io_rows_ = take(1);
   io_t_ = take(1);
   io_lens_ = take(B_);
+  io_enc_lens_ = take(B_);
+  io_att_lens_ = take(B_);
   io_src_ = take(bs);
   io_positions_ = take(bs);
   io_order_ = take(B_);
@@ -220,10 +216,10 @@ void VulkanEngine::plan() {
   io_words_ = at;
   if (host_ops_.empty()) return;
   at = 0;
-  x_ann_ = take(bs * 2 * n_);
+  x_ann_ = take(bs * A_);
   x_keys_ = take(bs * std::max(key_dim_, 1u));
   x_in_ = take(uint64_t{R_} * std::max(a_, d_));
-  x_out_ = take(uint64_t{R_} * (2 * n_ + d_));
+  x_out_ = take(uint64_t{R_} * (A_ + d_));
   x_att_ = take(uint64_t{R_} * S_);
   x_fault_ = take(R_);
   x_words_ = at;
@@ -356,7 +352,7 @@ Status VulkanEngine::init() {
     for (const EncoderOperation& op : plan_.encoder) record_encoder_op(encoder_cb_, op);
     if (host_ops_.empty()) return;
     const uint64_t bs = uint64_t{B_} * S_;
-    const VkBufferCopy ann{uint64_t{ann_} * 4, uint64_t{x_ann_} * 4, bs * 2 * n_ * 4};
+    const VkBufferCopy ann{uint64_t{ann_} * 4, uint64_t{x_ann_} * 4, bs * A_ * 4};
     copy(encoder_cb_, act_, xchg_, &ann, 1);
     if (key_dim_ == 0) return;
     const VkBufferCopy keys{uint64_t{keys_} * 4, uint64_t{x_keys_} * 4, bs * key_dim_ * 4};
@@ -452,9 +448,9 @@ void VulkanEngine::copy_host_inputs(VkCommandBuffer cb, const StepOperation& op)
 // state); the attention rows and the position faults into the I/O block's
 // device copy, where the device's attention writes them.
 void VulkanEngine::copy_host_outputs(VkCommandBuffer cb, const StepOperation& op) {
-  const uint32_t cat = 2 * n_ + d_;
+  const uint32_t cat = A_ + d_;
   const std::vector<VkBufferCopy> rows = op.op == StepOp::kAttendAdditive
-                                             ? row_copies(rec_rows_, x_out_, 2 * n_, x_ + e_, xw_, 2 * n_)
+                                             ? row_copies(rec_rows_, x_out_, A_, x_ + e_, xw_, A_)
                                              : row_copies(rec_rows_, x_out_, cat, cat_, cat, cat);
   copy(cb, xchg_, act_, rows.data(), rec_rows_);
   const VkBufferCopy att{uint64_t{x_att_} * 4, uint64_t{io_att_} * 4, uint64_t{rec_rows_} * S_ * 4};
@@ -468,21 +464,24 @@ void VulkanEngine::run_host_op(const StepOperation& op) {
   const uint32_t rows = io_u_[io_rows_];
   const int t = static_cast<int>(io_u_[io_t_]);
   float* x = static_cast<float*>(xchg_.mapped);
-  const std::size_t n2 = 2 * static_cast<std::size_t>(n_), bs = S_;
+  const std::size_t ann = A_, bs = S_;
   for (uint32_t r = 0; r < rows; ++r) {
     const uint32_t b = io_u_[io_row_sent_ + r];
-    const SourceMemory memory{x + x_ann_ + b * bs * n2, key_dim_ > 0 ? x + x_keys_ + b * bs * key_dim_ : nullptr,
-                              static_cast<int>(io_u_[io_lens_ + b])};
+    const SourceMemory memory{x + x_ann_ + b * bs * ann, key_dim_ > 0 ? x + x_keys_ + b * bs * key_dim_ : nullptr,
+                              static_cast<int>(io_u_[io_att_lens_ + b])};
     float* att = x + x_att_ + static_cast<std::size_t>(r) * S_;
+    // The EOS column a source without EOS skipped (past the attended positions): 0.
+    const uint32_t eos_at = io_u_[io_enc_lens_ + b];
+    if (shapes_.skip_source_eos && eos_at >= 1) att[eos_at] = 0.0f;
     if (op.op == StepOp::kAttendAdditive) {
       attend_additive(k_, op, shapes_, x + x_in_ + static_cast<std::size_t>(r) * a_, memory, att,
-                      x + x_out_ + r * n2);
+                      x + x_out_ + r * ann);
       continue;
     }
     const float* h = x + x_in_ + static_cast<std::size_t>(r) * d_;
-    float* row = x + x_out_ + r * (n2 + d_);  // [c ; h]
+    float* row = x + x_out_ + r * (ann + d_);  // [c ; h]
     const bool finite = attend_with_state(k_, op, shapes_, h, t, memory, {host_query_, host_xq_}, att, row);
-    std::memcpy(row + n2, h, sizeof(float) * d_);
+    std::memcpy(row + ann, h, sizeof(float) * d_);
     reinterpret_cast<uint32_t*>(x)[x_fault_ + r] = finite ? 0u : 1u;
   }
 }
@@ -645,6 +644,13 @@ void VulkanEngine::product(VkCommandBuffer cb, const Term* terms, uint32_t nterm
 // layer 0's input: the source embeddings, [b * S + j] rows.
 void VulkanEngine::record_embeddings(VkCommandBuffer cb, const EncoderOperation& op) {
   copy_io(cb, true, 0, io_tokens_);
+  // A sentence the encoder reads nothing of (its EOS alone, skipped) keeps
+  // zero final states; the layers write every other sentence's.
+  if (shapes_.skip_source_eos) {
+    api_.vkCmdFillBuffer(cb, act_.buffer, uint64_t{finals_} * 4, uint64_t{B_} * finals_ld_ * 4, 0);
+    if (lstm_) api_.vkCmdFillBuffer(cb, act_.buffer, uint64_t{final_cells_} * 4, uint64_t{B_} * finals_ld_ * 4, 0);
+    barrier(cb);
+  }
   const uint32_t bs = B_ * S_;
   const MatrixRef& emb = w_.matrix(op.matrix);
   const uint32_t p[] = {emb.data, emb.scales, e_, enc_a_, e_, bs, io_enc_rows_, io_src_, io_positions_};
@@ -658,28 +664,50 @@ static void layer_buffers(int layer, uint32_t a, uint32_t b, uint32_t* in, uint3
 }
 
 // A layer: its input projections over the batch's positions, then its
-// recurrence in one dispatch (gru_encoder_layer.comp: a workgroup per tile
-// of sentences and direction, looping over the positions).
+// recurrence in one dispatch (rnn_encoder_layer_kernel.glsl: a workgroup per
+// tile of sentences and direction, looping over the positions), which also
+// writes the layer's final states (and cells). Without the source's EOS, a
+// sentence the encoder reads nothing of attends one zero annotation: the
+// last layer's position 0 of every sentence is zeroed first (the others'
+// are written over).
 void VulkanEngine::record_layer(VkCommandBuffer cb, const EncoderOperation& op) {
   const int layer = op.layer;
   const uint32_t bs = B_ * S_;
   uint32_t in, out;
   layer_buffers(layer, enc_a_, enc_b_, &in, &out);
-  const uint32_t in_dim = layer == 0 ? e_ : 2 * n_;
-  const GruRef& f = w_.gru(op.forward);
-  const GruRef& b = w_.gru(op.backward);
-  product(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, 3 * n_, 0, true);  // the batch's positions
-  product(cb, b.w_ih, b.b_ih, in, in_dim, bs, io_enc_rows_, gi_b_, 3 * n_, 0, true);
-  const uint32_t p[] = {n_,          S_,     io_live_, io_order_, io_lens_, f.w_hh.data, f.w_hh.scales, f.b_hh,
-                        b.w_hh.data, b.w_hh.scales, b.b_hh, gi_f_,  gi_b_,    h_,          out,           B_};
-  dispatch(cb, tiled(Kernel::kGruEncoderLayer, Kernel::kGruEncoderLayerRow, B_), {{f.w_hh.type, b.w_hh.type}}, p,
-           sizeof p / 4, 1, tiles_of(B_), 2);
+  const uint32_t in_dim = layer == 0 ? e_ : A_;
+  const RnnRef& f = w_.rnn(op.forward);
+  const RnnRef& b = w_.rnn(op.backward);  // none for a one-way layer
+  const uint32_t directions = op.backward != nullptr ? 2 : 1;
+  product(cb, f.w_ih, f.b_ih, in, in_dim, bs, io_enc_rows_, gi_f_, gates_ * n_, 0, true);  // the batch's positions
+  if (directions == 2) product(cb, b.w_ih, b.b_ih, in, in_dim, bs, io_enc_rows_, gi_b_, gates_ * n_, 0, true);
+  if (shapes_.skip_source_eos && layer == shapes_.enc_layers - 1) {
+    for (uint32_t s = 0; s < B_; ++s)
+      api_.vkCmdFillBuffer(cb, act_.buffer, uint64_t{out + s * S_ * A_} * 4, uint64_t{A_} * 4, 0);
+    barrier(cb);
+  }
+  const uint32_t layer_at = static_cast<uint32_t>(layer) * A_;
+  const uint32_t p[] = {n_,           S_,
+                        io_live_,     io_order_,
+                        io_enc_lens_, f.w_hh.data,
+                        f.w_hh.scales, f.b_hh,
+                        b.w_hh.data,  b.w_hh.scales,
+                        b.b_hh,       gi_f_,
+                        gi_b_,        h_,
+                        out,          B_,
+                        A_,           op.reverse ? 1u : 0u,
+                        c_,           finals_ + layer_at,
+                        lstm_ ? final_cells_ + layer_at : kNone, finals_ld_};
+  const Kernel kernel = lstm_ ? tiled(Kernel::kLstmEncoderLayer, Kernel::kLstmEncoderLayerRow, B_)
+                              : tiled(Kernel::kGruEncoderLayer, Kernel::kGruEncoderLayerRow, B_);
+  dispatch(cb, kernel, {{f.w_hh.type, directions == 2 ? b.w_hh.type : f.w_hh.type}}, p, sizeof p / 4, 1,
+           tiles_of(B_), directions);
 }
 
-// The encoder's operations after its layers: the attention keys (one
-// product over the batch's positions), encdec's fixed contexts, and each
-// sentence's bridge state (into the next-state rows: the first step's gather
-// copies them in).
+// The encoder's operations in order: the embeddings, the layers, the
+// attention keys (one product over the batch's positions), encdec's fixed
+// contexts (the top layer's final states, already written) and each
+// sentence's bridge state (record_bridge).
 void VulkanEngine::record_encoder_op(VkCommandBuffer cb, const EncoderOperation& op) {
   const uint32_t bs = B_ * S_;
   switch (op.op) {
@@ -690,20 +718,67 @@ void VulkanEngine::record_encoder_op(VkCommandBuffer cb, const EncoderOperation&
       record_layer(cb, op);
       break;
     case EncoderOp::kKeys:
-      product(cb, w_.matrix(op.matrix), w_.vector(op.bias), ann_, 2 * n_, bs, io_enc_rows_, keys_, key_dim_, 0, true);
+      product(cb, w_.matrix(op.matrix), w_.vector(op.bias), ann_, A_, bs, io_enc_rows_, keys_, key_dim_, 0, true);
       break;
-    case EncoderOp::kFixedContext: {
-      const uint32_t p[] = {ann_, n_, S_, fixed_, B_, io_sentences_, io_lens_};
-      dispatch(cb, Kernel::kFixedContext, {}, p, sizeof p / 4, groups_of(2 * n_, 64), B_);
+    case EncoderOp::kFixedContext:
+      break;  // c = F_top: the top layer's dispatch wrote its final states (top_final_)
+    case EncoderOp::kBridge:
+      record_bridge(cb, op);
+      break;
+  }
+}
+
+// Each sentence's first decoder state (WEIGHTS_FORMAT.md "Bridge"), as the
+// CPU's init_state: into the next-state rows (the first step's gather copies
+// them in); every layer's s_0, then with LSTM every layer's cell; a fed-back
+// h~_{-1} = 0.
+void VulkanEngine::record_bridge(VkCommandBuffer cb, const EncoderOperation& op) {
+  fill_zero(cb, state_next_, B_ * state_);
+  const uint32_t ld = static_cast<uint32_t>(shapes_.dec_layers) * d_;
+  switch (op.init) {
+    case DecoderInit::kTanhBackward:
+    case DecoderInit::kTanhFinal: {  // tanh(W x + b), x = F_top or ←h_0; LSTM: the cells the same
+      const bool final = op.init == DecoderInit::kTanhFinal;
+      const uint32_t x = final ? top_final_ : ann_ + n_, ldx = final ? finals_ld_ : S_ * A_;
+      product(cb, w_.matrix(op.matrix), w_.vector(op.bias), x, ldx, B_, io_sentences_, state_next_, state_, 2);
+      if (lstm_)
+        product(cb, w_.matrix(op.matrix), w_.vector(op.bias), x, ldx, B_, io_sentences_, state_next_ + cell_at_,
+                state_, 2);
       break;
     }
-    case EncoderOp::kBridge:
-      fill_zero(cb, state_next_, B_ * state_);  // a fed-back h~_{-1} = 0
-      if (op.init == DecoderInit::kTanhFinal)  // runs(plan): tanh-final or tanh-backward
-        product(cb, w_.matrix(op.matrix), w_.vector(op.bias), fixed_, 2 * n_, B_, io_sentences_, state_next_, state_, 2);
-      else  // x = the backward state at the first position
-        product(cb, w_.matrix(op.matrix), w_.vector(op.bias), ann_ + n_, S_ * 2 * n_, B_, io_sentences_, state_next_,
-                state_, 2);
+    case DecoderInit::kFinal: {  // the finals are the states (and cells), layer by layer
+      std::vector<VkBufferCopy> rows;
+      for (uint32_t b = 0; b < B_; ++b) {
+        rows.push_back({uint64_t{finals_ + b * finals_ld_} * 4, uint64_t{state_next_ + b * state_} * 4,
+                        uint64_t{finals_ld_} * 4});
+        if (lstm_)
+          rows.push_back({uint64_t{final_cells_ + b * finals_ld_} * 4,
+                          uint64_t{state_next_ + b * state_ + cell_at_} * 4, uint64_t{finals_ld_} * 4});
+      }
+      copy(cb, act_, act_, rows.data(), static_cast<uint32_t>(rows.size()));
+      break;
+    }
+    case DecoderInit::kReluFinal: {  // each direction's piece of L n floats through one shared layer
+      const uint32_t piece = static_cast<uint32_t>(shapes_.enc_layers) * n_;
+      for (uint32_t q = 0; q < static_cast<uint32_t>(shapes_.directions); ++q) {
+        product(cb, w_.matrix(op.matrix), w_.vector(op.bias), finals_ + q * piece, finals_ld_, B_, io_sentences_,
+                state_next_ + q * piece, state_, 8);
+        if (lstm_)
+          product(cb, w_.matrix(op.cell_matrix), w_.vector(op.cell_bias), final_cells_ + q * piece, finals_ld_, B_,
+                  io_sentences_, state_next_ + cell_at_ + q * piece, state_, 8);
+      }
+      break;
+    }
+    case DecoderInit::kLastForward: {  // the top layer's forward final state for every layer (LSTM: cells too)
+      std::vector<VkBufferCopy> rows;
+      for (uint32_t b = 0; b < B_; ++b)
+        for (uint32_t at = 0; at < (lstm_ ? 2 * ld : ld); at += d_)
+          rows.push_back({uint64_t{top_final_ + b * finals_ld_} * 4, uint64_t{state_next_ + b * state_ + at} * 4,
+                          uint64_t{d_} * 4});
+      copy(cb, act_, act_, rows.data(), static_cast<uint32_t>(rows.size()));
+      break;
+    }
+    case DecoderInit::kZero:
       break;
   }
 }
@@ -717,9 +792,9 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
     case StepOp::kInput: {  // state_cur = state_next[parents]; x = [E y ; the fed input]
       uint32_t feed = 0, feed_off = 0, feed_ld = 0, feed_cols = 0;
       if (op.fed == FedInput::kFixedContext) {  // the sentence's fixed context
-        feed = 1, feed_off = fixed_, feed_ld = 2 * n_, feed_cols = 2 * n_;
+        feed = 1, feed_off = top_final_, feed_ld = finals_ld_, feed_cols = A_;
       } else if (op.fed == FedInput::kAttentional) {  // the parent row's h~ (after the layers' states)
-        feed = 2, feed_off = state_next_ + static_cast<uint32_t>(shapes_.dec_layers) * d_, feed_ld = state_, feed_cols = d_;
+        feed = 2, feed_off = state_next_ + fed_at_, feed_ld = state_, feed_cols = d_;
       }
       const MatrixRef& emb = w_.matrix(op.matrix);
       const uint32_t p[] = {state_next_, state_cur_, state_,   io_parents_, emb.data,     emb.scales, e_,
@@ -733,43 +808,62 @@ void VulkanEngine::record_step_op(VkCommandBuffer cb, const StepOperation& op) {
       product(cb, w_.matrix(op.matrix), kNone, state_cur_ + top, state_, rec_rows_, io_rows_, q_, a_, 0);
       break;
     case StepOp::kAttendAdditive: {  // the context into x[:, e:]
-      const uint32_t p[] = {q_, keys_, w_.vector(op.vector), ann_, io_att_, x_ + e_, xw_, a_, 2 * n_, S_, rec_rows_,
-                            io_rows_, io_row_sent_, io_lens_};
+      const uint32_t p[] = {q_,       keys_,    w_.vector(op.vector), ann_,         io_att_,      x_ + e_,     xw_, a_,
+                            A_,       S_,       rec_rows_,            io_rows_,     io_row_sent_, io_att_lens_, eos_slot()};
       dispatch(cb, Kernel::kAttendAdditive, {}, p, sizeof p / 4, rec_rows_, 1, 1, {RowsIn::kX, 1});
       break;
     }
     case StepOp::kRnn: {  // layer 0 reads x (E y alone where that is all x holds), layer k the new state of layer k - 1
-      const GruRef& g = w_.gru(op.rnn);
+      const RnnRef& g = w_.rnn(op.rnn);
       const uint32_t lo = static_cast<uint32_t>(op.layer) * d_;
       const uint32_t x_off = op.layer == 0 ? x_ : state_next_ + lo - d_, ldx = op.layer == 0 ? xw_ : state_;
-      const uint32_t p[] = {d_,     rec_rows_,          io_rows_,      g.w_ih.data,     g.w_ih.scales, x_off,
-                            ldx,    static_cast<uint32_t>(g.w_ih.cols), g.b_ih,   g.w_hh.data,   g.w_hh.scales,
-                            state_cur_ + lo, state_, g.b_hh,            state_next_ + lo, state_};
-      dispatch(cb, tiled(Kernel::kGruStep, Kernel::kGruStepRow, rec_rows_), {{g.w_ih.type, g.w_hh.type}}, p, sizeof p / 4,
+      const uint32_t p[] = {d_,
+                            rec_rows_,
+                            io_rows_,
+                            g.w_ih.data,
+                            g.w_ih.scales,
+                            x_off,
+                            ldx,
+                            static_cast<uint32_t>(g.w_ih.cols),
+                            g.b_ih,
+                            g.w_hh.data,
+                            g.w_hh.scales,
+                            state_cur_ + lo,
+                            state_,
+                            g.b_hh,
+                            state_next_ + lo,
+                            state_,
+                            state_cur_ + cell_at_ + lo,  // LSTM: the row's cell in, its new one out
+                            state_next_ + cell_at_ + lo};
+      const Kernel kernel = lstm_ ? tiled(Kernel::kLstmStep, Kernel::kLstmStepRow, rec_rows_)
+                                  : tiled(Kernel::kGruStep, Kernel::kGruStepRow, rec_rows_);
+      dispatch(cb, kernel, {{g.w_ih.type, g.w_hh.type}}, p, sizeof p / 4,
                output_groups(d_, rec_rows_), tiles_of(rec_rows_), 1, rows_in_tiles(rec_rows_));
       if (counting_ != nullptr) counting_->weight_bytes += g.w_ih.bytes + g.w_hh.bytes;
       break;
     }
     case StepOp::kAttendWithState: {  // with the new top state h, writing [c ; h]
-      const uint32_t h = state_next_ + top, cat = 2 * n_ + d_;
+      const uint32_t h = state_next_ + top, cat = A_ + d_;
       uint32_t ldq = 0;
       if (op.scores == Scores::kAdditive || op.scores == Scores::kPosition) {  // the query: W_q h, or W_loc h
         ldq = op.scores == Scores::kAdditive ? a_ : static_cast<uint32_t>(op.matrix->rows);
-        product(cb, w_.matrix(op.matrix), kNone, h, state_, rec_rows_, io_rows_, q_, ldq, 0);
+        product(cb, w_.matrix(op.matrix), w_.vector(op.bias), h, state_, rec_rows_, io_rows_, q_, ldq, 0);
       }
       if (op.window == Window::kPredicted)
         product(cb, w_.matrix(op.position), kNone, h, state_, rec_rows_, io_rows_, qp_, a_, 0);
       const uint32_t score = luong_score(op.scores), window = luong_window(op.window);  // supports(op): not kNone
       const uint32_t keys = op.scores == Scores::kDot ? ann_ : keys_;
-      const uint32_t key_dim = op.scores == Scores::kDot ? 2 * n_ : key_dim_;
+      const uint32_t key_dim = op.scores == Scores::kDot ? A_ : key_dim_;
       const uint32_t p[] = {score, window, static_cast<uint32_t>(op.window_d), io_t_, h, state_, d_, q_, ldq, qp_,
-                            keys, key_dim, w_.vector(op.vector), w_.vector(op.position_vector), a_, ann_, 2 * n_, S_,
-                            io_att_, cat_, cat, rec_rows_, io_rows_, io_row_sent_, io_lens_, io_fault_};
+                            keys, key_dim, w_.vector(op.vector), w_.vector(op.position_vector), a_, ann_, A_, S_,
+                            io_att_, cat_, cat, rec_rows_, io_rows_, io_row_sent_, io_att_lens_, io_fault_,
+                            eos_slot()};
       dispatch(cb, Kernel::kAttendLuong, {}, p, sizeof p / 4, rec_rows_, 1, 1, {RowsIn::kX, 1});
       break;
     }
-    case StepOp::kCombine:  // h~ = tanh(W_c [c ; h]) into the state when it is fed back, else into t
-      product(cb, w_.matrix(op.matrix), kNone, cat_, 2 * n_ + d_, rec_rows_, io_rows_, gen_in_, gen_ld_, 2);
+    case StepOp::kCombine:  // h~ = tanh(W_c [c ; h] + b) (bias, tanh: as op says) into the state when fed back, else t
+      product(cb, w_.matrix(op.matrix), w_.vector(op.bias), cat_, A_ + d_, rec_rows_, io_rows_, gen_in_, gen_ld_,
+              op.tanh ? 2 : 0);
       break;
     case StepOp::kMaxout: {  // t = maxout(U_o s + b_o + V_o E y + C_o c), the terms summed in the CPU engine's order
       const Term terms[] = {{&w_.matrix(op.from_state), state_next_ + top, state_},
@@ -907,14 +1001,21 @@ void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
   uint32_t positions = 0;
   std::fill(length_slots_, length_slots_ + S_ + 1, 0u);
   for (int b = 0; b < n; ++b) {
+    // Without the source's EOS the encoder reads one position fewer, and
+    // attention covers at least one (an empty source's zero annotation).
+    const int enc_len = std::max(shapes_.skip_source_eos ? lens[b] - 1 : lens[b], 0);
+    const int att_len = std::max(enc_len, 1);
     io_u_[io_lens_ + b] = static_cast<uint32_t>(lens[b]);
+    io_u_[io_enc_lens_ + b] = static_cast<uint32_t>(enc_len);
+    io_u_[io_att_lens_ + b] = static_cast<uint32_t>(att_len);
     uint32_t* row = io_u_ + io_src_ + static_cast<std::size_t>(b) * S_;
-    for (int j = 0; j < lens[b]; ++j) {
-      row[j] = static_cast<uint32_t>(srcs[b][j]);
+    for (int j = 0; j < lens[b]; ++j) row[j] = static_cast<uint32_t>(srcs[b][j]);
+    // The rows of the encoder's products: the positions attention covers
+    // (an empty source's one position gets its keys from the zero annotation).
+    for (int j = 0; j < att_len; ++j)
       io_u_[io_positions_ + positions++] = static_cast<uint32_t>(b) * S_ + static_cast<uint32_t>(j);
-    }
     io_u_[io_parents_ + b] = static_cast<uint32_t>(b);  // row b starts from sentence b's bridge state
-    ++length_slots_[lens[b]];
+    ++length_slots_[enc_len];
   }
   io_u_[io_enc_rows_] = positions;
   positions_ = positions;
@@ -929,7 +1030,7 @@ void VulkanEngine::start(const int32_t* const* srcs, const int* lens, int n) {
     if (l < S_) io_u_[io_live_ + l] = longer;
     longer += count;
   }
-  for (int b = 0; b < n; ++b) io_u_[io_order_ + length_slots_[lens[b]]++] = static_cast<uint32_t>(b);
+  for (int b = 0; b < n; ++b) io_u_[io_order_ + length_slots_[io_u_[io_enc_lens_ + b]]++] = static_cast<uint32_t>(b);
   fault_ = Status::Ok();
   VkCommandBuffer submit[2];
   uint32_t count = 0;

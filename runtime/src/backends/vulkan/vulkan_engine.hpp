@@ -6,17 +6,20 @@
 // once, from the model's plan (ops.hpp: record_encoder_op,
 // record_step_op), and resubmitted: the encoder (all sentences of a batch at
 // once) — the embeddings; per layer its input projections (the batch's
-// positions only), then its recurrence in one dispatch for both directions
-// (a workgroup per tile of sentences loops over the positions, as long as
-// its sentences run); the keys and bridge; a decoder step over all the rows of a batch ending in
+// positions only), then its recurrence in one dispatch for its one or two
+// directions (a workgroup per tile of sentences loops over the positions, as
+// long as its sentences run), which also writes the layer's final states
+// (and LSTM cells); the keys and the bridge (every DecoderInit, from those
+// final states: record_bridge); a decoder step over all the rows of a batch ending in
 // log-softmax + top-k (row_candidates: the host reads want candidates per
 // row, never the vocabulary, and the search merges them); and a teacher-forced step that copies the logits out. Counts
 // (sentences, rows) and ids travel in the I/O block, so one recording serves
 // every step; workgroups past the counts return at once.
 //
 // A decoder step is few dispatches, each fusing what runs back to back:
-// the state gather with the embedding (step_input), each GRU layer's two
-// products with its cell (gru_step), bahdanau's U_o, V_o, C_o with the maxout
+// the state gather with the embedding (step_input: the whole state row, an
+// LSTM's cells at cell_offset included, follows the beam's parents), each
+// GRU or LSTM layer's two products with its cell (gru_step, lstm_step), bahdanau's U_o, V_o, C_o with the maxout
 // (one product of three terms), luong's attention with the [c ; h] row; int8
 // activations are quantized inside the products (product.glsl).
 //
@@ -53,7 +56,14 @@
 //
 // Variants: every one the CPU runs — bahdanau, luong (dot, general, concat,
 // location scores; global, local-m, local-p scopes; input feeding; any number
-// of decoder layers) and encdec.
+// of decoder layers) and encdec — with every option of format version 2:
+// GRU or LSTM cells, one- or two-way encoders (reversed sources), sources
+// without EOS (the encoder reads S - 1 positions, attention covers
+// max(1, S - 1), the EOS column's weight is 0 per row and step: three
+// lengths per sentence in the I/O block), every decoder init, the combine's
+// bias and tanh and the concat query's bias. The annotations are A =
+// directions × n wide (PlanShapes::ann) throughout. Every plan runs here:
+// there is nothing the engine declines.
 #pragma once
 
 #include <cstdint>
@@ -103,9 +113,6 @@ class VulkanEngine final : public Engine {
   // Whether the step operation `op` runs as dispatches here; if not, it
   // runs on the host (the header's "fallback").
   static bool supports(const StepOperation& op);
-  // What of a plan this engine does not run yet (format version 2's options:
-  // LSTM, one-way encoders, ...), in a few words; empty if it runs it all.
-  static std::string unsupported_in(const Plan& plan);
   void layout(Arena& arena) override;
   void select_vocab(bool use, const int32_t* const* srcs, const int* lens, int n) override;
   void start(const int32_t* const* srcs, const int* lens, int n) override;
@@ -134,6 +141,10 @@ class VulkanEngine final : public Engine {
   void record_embeddings(VkCommandBuffer cb, const EncoderOperation& op);
   void record_layer(VkCommandBuffer cb, const EncoderOperation& op);
   void record_encoder_op(VkCommandBuffer cb, const EncoderOperation& op);
+  void record_bridge(VkCommandBuffer cb, const EncoderOperation& op);
+  // The attention shaders' EOS column to zero: each sentence's encoder
+  // length, where the source's EOS is skipped (else none).
+  uint32_t eos_slot() const { return shapes_.skip_source_eos ? io_enc_lens_ : kNone; }
   // A decoder step over at most `rows` rows, ending in: top-k (kTopk); top-k
   // and every row's logits copied to rows_ (kRows); row 0's logits to the I/O
   // block (kForced); top-k and greedy.comp, its results stored for step
@@ -234,7 +245,12 @@ class VulkanEngine final : public Engine {
   const VulkanWeights& w_;
   const uint32_t S_, K_, B_, R_;  // max source, beam rows per sentence, sentences, rows (B K)
   uint32_t n_ = 0, d_ = 0, e_ = 0, a_ = 0, l_ = 0, V_ = 0;
-  uint32_t state_ = 0;    // floats per row: dec_layers * d (+ d for input feeding's h~)
+  uint32_t A_ = 0;        // the annotations' width (directions × n)
+  uint32_t gates_ = 3;    // gate blocks of the cells (3 GRU, 4 LSTM)
+  bool lstm_ = false;
+  uint32_t state_ = 0;    // floats per row: dec_layers * d (twice with LSTM) (+ d for input feeding's h~)
+  uint32_t cell_at_ = 0;  // where a state row's cells start (LSTM)
+  uint32_t fed_at_ = 0;   // where a state row's fed-back h~ starts
   uint32_t xw_ = 0;       // the GRU stack's input row
   uint32_t key_dim_ = 0;  // columns of the keys (0: none)
   uint32_t q_width_ = 0;  // columns of a row's attention query (W_a s, W_q h, W_loc h)
@@ -243,15 +259,24 @@ class VulkanEngine final : public Engine {
   bool feed_back_ = false;         // kCombine writes h~ into the state
 
   // Device buffer (act), in words.
-  uint32_t enc_a_ = 0, enc_b_ = 0, gi_f_ = 0, gi_b_ = 0, h_ = 0;
-  uint32_t ann_ = 0, keys_ = 0, fixed_ = 0, state_cur_ = 0, state_next_ = 0, x_ = 0, q_ = 0, qp_ = 0, cat_ = 0;
+  uint32_t enc_a_ = 0, enc_b_ = 0, gi_f_ = 0, gi_b_ = 0, h_ = 0, c_ = 0;
+  // Each sentence's final states F_0 .. F_{L_e - 1} ([B, L_e, A]), and the
+  // cells' with LSTM; finals_ld_ floats a sentence; top_final_: F_top's
+  // offset (encdec's fixed context c, the bridge's input).
+  uint32_t finals_ = 0, final_cells_ = kNone, finals_ld_ = 0, top_final_ = 0;
+  uint32_t ann_ = 0, keys_ = 0, state_cur_ = 0, state_next_ = 0, x_ = 0, q_ = 0, qp_ = 0, cat_ = 0;
   uint32_t t_ = 0, logits_ = 0;
   uint32_t gen_in_ = 0, gen_ld_ = 0;  // the output layer's input rows and their stride
   uint64_t act_words_ = 0;
   // Host-visible I/O block, in words.
-  uint32_t io_sentences_ = 0, io_enc_rows_ = 0, io_rows_ = 0, io_t_ = 0, io_lens_ = 0;
-  // The encoder's rows: each source position of the batch, packed ([Σ len]:
-  // b * S + j); the sentences longest first ([B]); how many run at each step ([S]).
+  uint32_t io_sentences_ = 0, io_enc_rows_ = 0, io_rows_ = 0, io_t_ = 0;
+  // Each sentence's source tokens, the positions the encoder reads (one
+  // fewer without the source's EOS) and the ones attention covers (at least
+  // one) ([B] each).
+  uint32_t io_lens_ = 0, io_enc_lens_ = 0, io_att_lens_ = 0;
+  // The encoder's rows: each source position attention covers, packed
+  // ([Σ len]: b * S + j); the sentences longest first by the positions the
+  // encoder reads ([B]); how many run at each step ([S]).
   uint32_t io_positions_ = 0, io_order_ = 0, io_live_ = 0;
   // dispatch_grid's grids (x, y, z each): by positions (copied with the
   // encoder's inputs) and by width (copied with the vocabulary), and the
@@ -277,8 +302,8 @@ class VulkanEngine final : public Engine {
   uint64_t io_words_ = 0;
   // The fallback: the step's operations that run on the host, in order, and
   // the host-visible exchange buffer's regions, in words: every sentence's
-  // annotations [B, S, 2n] and keys [B, S, key_dim], a host op's input rows
-  // [R, max(a, d)], its output rows [R, 2n + d], attention rows [R, S] and
+  // annotations [B, S, A] and keys [B, S, key_dim], a host op's input rows
+  // [R, max(a, d)], its output rows [R, A + d], attention rows [R, S] and
   // position faults [R]. The host's scratch (arena): a query, quantized activations.
   std::vector<const StepOperation*> host_ops_;
   uint32_t parts_ = 1;  // command buffers a step's recording has

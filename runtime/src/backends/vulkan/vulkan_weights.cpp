@@ -27,10 +27,10 @@ uint32_t VulkanWeights::vector(const float* v) const {
   return it == vectors.end() ? kNone : it->second;
 }
 
-const GruRef& VulkanWeights::gru(const RnnWeights* g) const {
-  static const GruRef none;
-  const auto it = grus.find(g);
-  return it == grus.end() ? none : it->second;
+const RnnRef& VulkanWeights::rnn(const RnnWeights* g) const {
+  static const RnnRef none;
+  const auto it = rnns.find(g);
+  return it == rnns.end() ? none : it->second;
 }
 
 namespace {
@@ -81,12 +81,12 @@ class Packer {
     return r;
   }
   uint32_t vector(const float* v, int n) { return v == nullptr ? kNone : put(v, static_cast<std::size_t>(n) * 4); }
-  GruRef gru(const RnnWeights& g) {
-    GruRef r;
+  RnnRef rnn(const RnnWeights& g) {
+    RnnRef r;
     r.w_ih = product_matrix(g.w_ih);
     r.w_hh = product_matrix(g.w_hh);
-    r.b_ih = vector(g.b_ih, 3 * g.hidden);
-    r.b_hh = vector(g.b_hh, 3 * g.hidden);
+    r.b_ih = vector(g.b_ih, g.w_ih.rows);  // gates × hidden (GRU 3, LSTM 4)
+    r.b_hh = vector(g.b_hh, g.w_hh.rows);
     return r;
   }
   std::vector<uint8_t> image;
@@ -120,8 +120,8 @@ class Uploads {
   void vector(const float* v, int n) {
     if (v != nullptr && !vw_->vectors.count(v)) vw_->vectors[v] = p_.vector(v, n);
   }
-  void gru(const RnnWeights* g) {
-    if (g != nullptr && !vw_->grus.count(g)) vw_->grus[g] = p_.gru(*g);
+  void rnn(const RnnWeights* g) {
+    if (g != nullptr && !vw_->rnns.count(g)) vw_->rnns[g] = p_.rnn(*g);
   }
 
  private:
@@ -139,9 +139,11 @@ Status build(const Plan& plan, Device* device, VulkanWeights* vw) {
     } else {
       up.product(op.matrix);
       up.vector(op.bias, op.matrix != nullptr ? op.matrix->rows : 0);
+      up.product(op.cell_matrix);  // relu-final's for LSTM cells
+      up.vector(op.cell_bias, op.cell_matrix != nullptr ? op.cell_matrix->rows : 0);
     }
-    up.gru(op.forward);
-    up.gru(op.backward);
+    up.rnn(op.forward);
+    up.rnn(op.backward);
   }
   for (const StepOperation& op : plan.step) {
     if (op.op == StepOp::kInput) {
@@ -150,7 +152,7 @@ Status build(const Plan& plan, Device* device, VulkanWeights* vw) {
       up.product(op.matrix);
     }
     up.vector(op.vector, sh.att_hidden);
-    up.gru(op.rnn);
+    up.rnn(op.rnn);
     up.product(op.position);
     up.vector(op.position_vector, sh.att_hidden);
     up.product(op.from_state);

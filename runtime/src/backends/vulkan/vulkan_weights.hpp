@@ -31,7 +31,7 @@ struct MatrixRef {
   uint64_t bytes = 0;  // what a product reads of it: the stored matrix and its scales
 };
 
-struct GruRef {
+struct RnnRef {
   MatrixRef w_ih, w_hh;
   uint32_t b_ih = kNone, b_hh = kNone;
 };
@@ -42,13 +42,13 @@ struct VulkanWeights {
   // tensor's address (an empty ref or kNone for null).
   const MatrixRef& matrix(const Matrix* m) const;
   uint32_t vector(const float* v) const;
-  const GruRef& gru(const RnnWeights* g) const;
+  const RnnRef& rnn(const RnnWeights* g) const;
 
   Device* device = nullptr;
   Buffer buffer;
   std::unordered_map<const Matrix*, MatrixRef> matrices;
   std::unordered_map<const float*, uint32_t> vectors;
-  std::unordered_map<const RnnWeights*, GruRef> grus;
+  std::unordered_map<const RnnWeights*, RnnRef> rnns;
 };
 
 }  // namespace vk

@@ -15,6 +15,7 @@ layout(push_constant) uniform Push {
   uint q_off, keys_off, v_off, ann_off, att_off, ctx_off, ldctx;
   uint dim, ann_dim, max_source;
   uint m, m_slot, sent_slot, lens_slot;
+  uint eos_slot;  // a source without EOS: each sentence's positions the encoder read (its EOS's column); NONE
 } p;
 
 void main() {
@@ -59,6 +60,11 @@ void main() {
   for (uint j = t; j < len; j += 64u) {
     score[j] *= inv;
     io_f[p.att_off + i * p.max_source + j] = score[j];
+  }
+  // The EOS column the encoder skipped: weight 0 (past the attended positions).
+  if (p.eos_slot != NONE && t == 0u) {
+    const uint eos_at = io[p.eos_slot + b];
+    if (eos_at >= 1u) io_f[p.att_off + i * p.max_source + eos_at] = 0.0;
   }
   barrier();
   for (uint k = t; k < p.ann_dim; k += 64u) {

@@ -31,6 +31,7 @@ layout(push_constant) uniform Push {
   uint ann_off, ann_dim, max_source;
   uint att_off, ctx_off, ldctx;
   uint m, m_slot, sent_slot, lens_slot, fault_slot;
+  uint eos_slot;  // a source without EOS: each sentence's positions the encoder read (its EOS's column); NONE
 } p;
 
 float reduce_max(float v, uint t) {
@@ -121,6 +122,11 @@ void main() {
       score[j] = a;
     }
     io_f[p.att_off + i * p.max_source + uint(j)] = a;
+  }
+  // The EOS column the encoder skipped: weight 0 (past the attended positions).
+  if (p.eos_slot != NONE && t == 0u) {
+    const uint eos_at = io[p.eos_slot + b];
+    if (eos_at >= 1u) io_f[p.att_off + i * p.max_source + eos_at] = 0.0;
   }
   barrier();
   for (uint k = t; k < p.ann_dim; k += 64u) {

@@ -1,5 +1,5 @@
 #version 450
-// gru_encoder_layer_kernel.glsl for tiles of 4 sentences (a batch).
+// rnn_encoder_layer_kernel.glsl for tiles of 4 sentences (a batch).
 #define TILE_ROWS 4u
 #define GROUP_SIZE 256
-#include "gru_encoder_layer_kernel.glsl"
+#include "rnn_encoder_layer_kernel.glsl"

@@ -1,5 +1,5 @@
 #version 450
-// gru_step_kernel.glsl for one row at a time, 8 invocations per output (decoder GRU steps of one sentence, greedy).
+// rnn_step_kernel.glsl for one row at a time, 8 invocations per output (decoder GRU steps of one sentence, greedy).
 #define TILE_ROWS 1u
 #define K_SPLIT 8u
-#include "gru_step_kernel.glsl"
+#include "rnn_step_kernel.glsl"

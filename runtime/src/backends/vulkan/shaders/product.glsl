@@ -47,12 +47,17 @@ int sdot_i8x4(uint a, uint b, spirv_literal int packed_vector_format);
 #ifndef K_SPLIT
 #define K_SPLIT 1u
 #endif
+// Weight rows an invocation owns: a GRU unit's three gates (and a product's
+// outputs), an LSTM unit's four (the LSTM kernels define 4u).
+#ifndef WEIGHT_ROWS
+#define WEIGHT_ROWS 3u
+#endif
 
 layout(set = 0, binding = 0) readonly buffer WeightVec4 { uvec4 w4[]; };
 
 const uint TM = TILE_ROWS;        // activation rows per workgroup
 const uint CHUNK = 64u;    // 16-byte slots of x per row per chunk
-const uint NRMAX = 3u;     // weight rows per invocation (a GRU unit's three gates; a product's outputs)
+const uint NRMAX = WEIGHT_ROWS;  // weight rows per invocation (a cell unit's gates; a product's outputs)
 const uint GROUP = GROUP_SIZE;  // invocations per workgroup
 // Invocations per output: each takes every KS-th 16-byte group of the
 // columns, then lane 0 adds the lanes' sums in lane order (one row at a time,
@@ -280,16 +285,14 @@ float term_value(uint type, uint scales, uint wr, uint q, uint i, int acci[NRMAX
   return float(acci[q * TM + i]) * (weight_f32(scales + wr) * sx);
 }
 
-// A GRU layer's products for unit u of n (live: u < n): the three gate rows
-// u, n + u, 2n + u of a [3n, cols] matrix times the tile's rows of x, plus the
-// bias, into gates[gate * TM + i] (valid on lane 0 of the unit). Every
-// invocation of the workgroup must call it.
-void gru_gates(uint type, uint data, uint scales, uint bias, uint n, uint cols, uint x_off, uint ldx, uint u,
-               bool live, out float gates[NRMAX * TM]) {
+// A recurrent layer's products for unit u of n (live: u < n): its NRMAX gate
+// rows u, n + u, ... (GRU r, z, n; LSTM i, f, g, o) of an [NRMAX n, cols]
+// matrix times the tile's rows of x, plus the bias, into gates[gate * TM + i]
+// (valid on lane 0 of the unit). Every invocation of the workgroup must call it.
+void cell_gates(uint type, uint data, uint scales, uint bias, uint n, uint cols, uint x_off, uint ldx, uint u,
+                bool live, out float gates[NRMAX * TM]) {
   uint wr[NRMAX];
-  wr[0] = live ? u : 0u;
-  wr[1] = live ? n + u : 0u;
-  wr[2] = live ? 2u * n + u : 0u;
+  [[unroll]] for (uint q = 0u; q < NRMAX; ++q) wr[q] = live ? q * n + u : 0u;
   int acci[NRMAX * TM];
   float accf[NRMAX * TM];
   [[unroll]] for (uint k = 0u; k < NRMAX * TM; ++k) {
@@ -298,9 +301,9 @@ void gru_gates(uint type, uint data, uint scales, uint bias, uint n, uint cols, 
     gates[k] = 0.0;
   }
   if (type == TYPE_I8) row_scales(x_off, ldx, cols);
-  term_product(type, data, 3u * n, cols, x_off, ldx, live, wr, 3u, acci, accf);
+  term_product(type, data, NRMAX * n, cols, x_off, ldx, live, wr, NRMAX, acci, accf);
   if (live && out_lane() == 0u) {
-    [[unroll]] for (uint q = 0u; q < 3u; ++q)
+    [[unroll]] for (uint q = 0u; q < NRMAX; ++q)
       [[unroll]] for (uint i = 0u; i < TM; ++i)
         if (i < tile_rows) gates[q * TM + i] = term_value(type, scales, wr[q], q, i, acci, accf) + bias_at(bias, wr[q]);
   }
@@ -312,4 +315,17 @@ float gru_cell(float gi_r, float gi_z, float gi_n, float gh_r, float gh_z, float
   const float z = sigmoid(gi_z + gh_z);
   const float c = tanh(gi_n + r * gh_n);
   return (1.0 - z) * c + z * h;
+}
+
+// PyTorch's LSTM cell from gi = W_ih x + b_ih and gh = W_hh h + b_hh (gates
+// i, f, g, o) and the previous cell c: the new cell, and the new state o tanh(c').
+float lstm_cell(float gi_i, float gi_f, float gi_g, float gi_o, float gh_i, float gh_f, float gh_g, float gh_o, float c,
+                out float h) {
+  const float i = sigmoid(gi_i + gh_i);
+  const float f = sigmoid(gi_f + gh_f);
+  const float g = tanh(gi_g + gh_g);
+  const float o = sigmoid(gi_o + gh_o);
+  const float c_new = f * c + i * g;
+  h = o * tanh(c_new);
+  return c_new;
 }

@@ -3,7 +3,7 @@
 // U_o s + b_o + V_o E y + C_o c), in the CPU's order (term 0 plus the bias,
 // then each further term added to that). w_r = r, or with a row list (the
 // vocabulary shortlist's ids) w_r = io[row_ids + r] for r < io[rows_slot].
-// flags: 2 tanh. With ROWS_PER_OUTPUT 2 (maxout) output unit k is
+// flags: 2 tanh, 8 relu. With ROWS_PER_OUTPUT 2 (maxout) output unit k is
 // max(row 2k, row 2k + 1) (rows counts weight rows, the output has rows / 2
 // columns).
 // Rows of x and y: i, or with a row map the batch's source positions,
@@ -94,6 +94,7 @@ void main() {
       if (i >= tile_rows) continue;
       float y = MAXOUT ? max(v[2u * j * TM + i], v[(2u * j + 1u) * TM + i]) : v[j * TM + i];
       if ((p.flags & 2u) != 0u) y = tanh(y);
+      if ((p.flags & 8u) != 0u) y = max(y, 0.0);
       act[p.y_off + tile_row(i) * p.ldy + o[j]] = y;
     }
   }
