@@ -179,7 +179,9 @@ void CpuEngine::init_state(const EncoderOperation& bridge, float* state) {
       std::memcpy(state, finals_, sizeof(float) * all_finals);
       if (lstm_) std::memcpy(cells, final_cells_, sizeof(float) * all_finals);
       break;
-    case DecoderInit::kReluFinal: {  // each direction's piece of L n floats through one shared layer
+    case DecoderInit::kReluFinal: {
+      // [F_0 ; ... ; F_{L-1}] cut into enc_directions consecutive pieces of L n
+      // floats, each through the one shared layer.
       const std::size_t piece = static_cast<std::size_t>(shapes_.enc_layers) * n_;
       for (int p = 0; p < shapes_.directions; ++p) {
         kernels::matvec(k_, *bridge.matrix, finals_ + p * piece, bridge.bias, state + p * piece, xq_);
