@@ -125,7 +125,7 @@ ModelConfig parse_config(const std::string& json_text) {
   // config may not use them.
   c.decoder_init = softalign::version1_decoder_init(c.variant);
   static const char* const kVersion2[] = {"cell", "enc_directions", "reverse_source", "source_eos", "decoder_init",
-                                          "query_bias", "combine_bias", "combine_tanh"};
+                                          "query_bias", "combine_bias", "combine_tanh", "pretokenized"};
   for (const char* k : kVersion2)
     need(version >= 2 || !j.contains(k), std::string("\"") + k + "\" needs format_version 2");
   need(version >= 2 || !dec.contains("beam_rules"), "\"decoding.beam_rules\" needs format_version 2");
@@ -137,6 +137,7 @@ ModelConfig parse_config(const std::string& json_text) {
   if (j.contains("query_bias")) c.query_bias = get_bool(j, "query_bias");
   if (j.contains("combine_bias")) c.combine_bias = get_bool(j, "combine_bias");
   if (j.contains("combine_tanh")) c.combine_tanh = get_bool(j, "combine_tanh");
+  if (j.contains("pretokenized")) c.pretokenized = get_bool(j, "pretokenized");
   if (dec.contains("beam_rules")) c.decoding.beam_rules = get_name<softalign::BeamRules>(dec, "beam_rules", "decoding.");
   check(c);
 
@@ -146,7 +147,7 @@ ModelConfig parse_config(const std::string& json_text) {
       "maxout_size", "src_vocab", "tgt_vocab", "shared_vocab", "pad_id", "unk_id", "bos_id",
       "eos_id", "max_src_len", "decoding", "src_lang", "tgt_lang", "name", "corpus", "metrics",
       "cell", "enc_directions", "reverse_source", "source_eos", "decoder_init", "query_bias", "combine_bias",
-      "combine_tanh"};
+      "combine_tanh", "pretokenized"};
   if (auto it = j.find("corpus"); it != j.end()) c.corpus = as_text(*it);
   if (auto it = j.find("metrics"); it != j.end()) {
     if (it->is_object()) {

@@ -78,6 +78,7 @@ void inspect_file(const std::string& path, std::ostream& out) {
   out << "  query_bias: " << yes_no(c.query_bias()) << "\n";
   out << "  combine_bias: " << yes_no(c.combine_bias()) << "\n";
   out << "  combine_tanh: " << yes_no(c.combine_tanh()) << "\n";
+  out << "  pretokenized: " << yes_no(c.pretokenized()) << "\n";
   out << "  decoding.beam: " << d.beam() << "\n";
   out << "  decoding.alpha: " << float_text(d.alpha()) << "\n";
   out << "  decoding.beta: " << float_text(d.beta()) << "\n";

@@ -71,7 +71,8 @@ flatbuffers::DetachedBuffer build_model_file(const ModelConfig& c, std::vector<O
                                  c.dec_hidden, c.att_hidden, c.maxout_size, c.src_vocab, c.tgt_vocab,
                                  c.shared_vocab, c.pad_id, c.unk_id, c.bos_id, c.eos_id, c.max_src_len,
                                  decoding, names::to_file(c.cell), c.enc_directions, c.reverse_source, c.source_eos,
-                                 names::to_file(c.decoder_init), c.query_bias, c.combine_bias, c.combine_tanh);
+                                 names::to_file(c.decoder_init), c.query_bias, c.combine_bias, c.combine_tanh,
+                                 c.pretokenized);
 
   flatbuffers::Offset<fb::Shortlist> sl = 0;
   if (shortlist)

@@ -43,16 +43,15 @@ def parser():
     ap.add_argument("--src-lang", default=None, help="source language code for the metadata")
     ap.add_argument("--tgt-lang", default=None, help="target language code for the metadata")
     ap.add_argument("--pretokenized", action="store_true",
-                    help="(not yet) a model whose vocabulary is not SentencePiece pieces")
+                    help="a model whose text was not cut by SentencePiece (words, subword-nmt BPE, ...): the file "
+                         "reads and writes tokens separated by spaces, and lists the toolkit's tokens (no --src-spm, "
+                         "--tgt-spm)"),
     return ap
 
 
 def run(args):
     """Without -o: the export folder written (raises ImportRefused); main() runs the converter
     on it when -o is given."""
-    if args.pretokenized:
-        raise ImportRefused(f"{args.checkpoint}: --pretokenized is not supported yet: the importer needs "
-                            "the SentencePiece models (--src-spm, --tgt-spm) whose pieces the vocabulary lists")
     out = args.out_dir or os.path.splitext(args.checkpoint)[0] + ".softalign-export"
     return export(args, out)
 
@@ -66,7 +65,7 @@ def export(args, out):
         langs["tgt_lang"] = args.tgt_lang
     return import_checkpoint(args.toolkit, args.checkpoint, out, args.src_spm, args.tgt_spm,
                              config=args.config, src_vocab=args.src_vocab, tgt_vocab=args.tgt_vocab,
-                             name=args.name, **langs)
+                             name=args.name, pretokenized=args.pretokenized, **langs)
 
 
 def converter():

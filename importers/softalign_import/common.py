@@ -178,11 +178,22 @@ def write_folder(out_dir, config, tensors, src_spm, tgt_spm):
     return out_dir
 
 
+def keep_rows(tk):
+    """--pretokenized: the toolkit's rows stay as they are (its token lists become the
+    SentencePiece files, token_spm.py). Returns remap_vocab's tuple."""
+    special_ids = {kind: tk.src_itos.index(tok) for kind, tok in tk.specials.items()}
+    for kind, tok in tk.specials.items():
+        if tk.tgt_itos.index(tok) != special_ids[kind]:
+            refuse(tk.checkpoint, f"--pretokenized: the special token {tok} has different ids on the two sides")
+    return dict(tk.tensors), special_ids, len(tk.src_itos), len(tk.tgt_itos), {"src": {}, "tgt": {}}
+
+
 def import_checkpoint(toolkit, checkpoint, out_dir, src_spm, tgt_spm, config=None, src_vocab=None,
-                      tgt_vocab=None, name=None, src_lang=None, tgt_lang=None):
+                      tgt_vocab=None, name=None, src_lang=None, tgt_lang=None, pretokenized=False):
     """Reads a toolkit checkpoint and writes softalign's export folder into out_dir.
     Returns out_dir. Raises ImportRefused (nothing written) for what the format cannot
-    express."""
+    express. pretokenized: text in and out is the toolkit's tokens separated by spaces
+    (WEIGHTS_FORMAT.md `pretokenized`); src_spm and tgt_spm are not read."""
     import sentencepiece as spm
     if not os.path.isfile(checkpoint):
         raise ImportRefused(f"{checkpoint}: no such checkpoint file")
@@ -194,16 +205,37 @@ def import_checkpoint(toolkit, checkpoint, out_dir, src_spm, tgt_spm, config=Non
         tk = joeynmt.read(checkpoint, config, src_vocab, tgt_vocab)
     else:
         raise ImportRefused(f"unknown toolkit {toolkit!r} (opennmt-py or joeynmt)")
-    for label, path in (("--src-spm", src_spm), ("--tgt-spm", tgt_spm)):
-        if not path or not os.path.isfile(path):
-            raise ImportRefused(f"{checkpoint}: {label} {path or '(missing)'}: no SentencePiece model file "
-                                "(an imported model reads SentencePiece ids)")
-    sp_src = spm.SentencePieceProcessor(model_file=src_spm)
-    sp_tgt = spm.SentencePieceProcessor(model_file=tgt_spm)
-    tensors, special_ids, v_src, v_tgt, appended = remap_vocab(tk, sp_src, sp_tgt)
+    if pretokenized:
+        if src_spm or tgt_spm:
+            raise ImportRefused(f"{checkpoint}: --pretokenized lists the toolkit's own tokens: "
+                                "give no --src-spm or --tgt-spm")
+        tensors, special_ids, v_src, v_tgt, appended = keep_rows(tk)
+    else:
+        for label, path in (("--src-spm", src_spm), ("--tgt-spm", tgt_spm)):
+            if not path or not os.path.isfile(path):
+                raise ImportRefused(f"{checkpoint}: {label} {path or '(missing)'}: no SentencePiece model file "
+                                    "(an imported model reads SentencePiece ids; --pretokenized: the toolkit's "
+                                    "tokens, separated by spaces)")
+        sp_src = spm.SentencePieceProcessor(model_file=src_spm)
+        sp_tgt = spm.SentencePieceProcessor(model_file=tgt_spm)
+        tensors, special_ids, v_src, v_tgt, appended = remap_vocab(tk, sp_src, sp_tgt)
     name = name or os.path.splitext(os.path.basename(checkpoint))[0]
     src_lang = getattr(tk, "src_lang", "") if src_lang is None else src_lang
     tgt_lang = getattr(tk, "tgt_lang", "") if tgt_lang is None else tgt_lang
     config = full_config(tk, special_ids, v_src, v_tgt, appended, name, src_lang, tgt_lang)
     check_with_reference(config, tensors)
-    return write_folder(out_dir, config, tensors, src_spm, tgt_spm)
+    if not pretokenized:
+        return write_folder(out_dir, config, tensors, src_spm, tgt_spm)
+    from .token_spm import token_model
+    config["pretokenized"] = True
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for side, itos in (("src", tk.src_itos), ("tgt", tk.tgt_itos)):
+            try:
+                proto = token_model(itos, tk.specials)
+            except ValueError as e:
+                refuse(checkpoint, f"--pretokenized: the {side} vocabulary: {e}")
+            paths.append(os.path.join(tmp, f"{side}.tokens.model"))
+            with open(paths[-1], "wb") as f:
+                f.write(proto)
+        return write_folder(out_dir, config, tensors, *paths)

@@ -53,6 +53,7 @@ int run(const std::string& path) {
     << "query_bias: " << (c.query_bias ? "true" : "false") << "\n"
     << "combine_bias: " << (c.combine_bias ? "true" : "false") << "\n"
     << "combine_tanh: " << (c.combine_tanh ? "true" : "false") << "\n"
+    << "pretokenized: " << (c.pretokenized ? "true (text is tokens separated by spaces)" : "false") << "\n"
     << "src_vocab: " << c.src_vocab << "\n"
     << "tgt_vocab: " << c.tgt_vocab << "\n"
     << "shared_vocab: " << (c.shared_vocab ? "true" : "false") << "\n"

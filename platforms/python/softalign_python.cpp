@@ -179,6 +179,15 @@ py::dict config_dict(const softalign::ModelConfig& c) {
   d["src_lang"] = c.src_lang;
   d["tgt_lang"] = c.tgt_lang;
   d["name"] = c.name;
+  d["cell"] = softalign::cell_name(c.cell);
+  d["enc_directions"] = c.enc_directions;
+  d["reverse_source"] = c.reverse_source;
+  d["source_eos"] = c.source_eos;
+  d["decoder_init"] = softalign::decoder_init_name(c.decoder_init);
+  d["query_bias"] = c.query_bias;
+  d["combine_bias"] = c.combine_bias;
+  d["combine_tanh"] = c.combine_tanh;
+  d["pretokenized"] = c.pretokenized;
   py::dict dec;
   dec["beam"] = c.decoding.beam;
   dec["alpha"] = c.decoding.alpha;
@@ -186,6 +195,8 @@ py::dict config_dict(const softalign::ModelConfig& c) {
   dec["max_len_a"] = c.decoding.max_len_a;
   dec["max_len_b"] = c.decoding.max_len_b;
   dec["nbest"] = c.decoding.nbest;
+  dec["block_repeats"] = c.decoding.block_repeats;
+  dec["beam_rules"] = softalign::beam_rules_name(c.decoding.beam_rules);
   d["decoding"] = dec;
   return d;
 }

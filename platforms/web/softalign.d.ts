@@ -84,6 +84,8 @@ export interface ModelInfo {
   maxSourceTokens: number;
   defaultBeam: number;
   fileBytes: number;
+  /** Text in and out is tokens separated by spaces (softalign-import --pretokenized). */
+  pretokenized: boolean;
 }
 
 export interface Alignment {

@@ -93,7 +93,8 @@ EMSCRIPTEN_KEEPALIVE char* sa_web_model_info(const softalign_model* m) {
   put_string(out, info.weight_type);
   out += ",\"srcVocab\":" + std::to_string(info.src_vocab) + ",\"tgtVocab\":" + std::to_string(info.tgt_vocab) +
          ",\"maxSourceTokens\":" + std::to_string(info.max_src_len) + ",\"defaultBeam\":" +
-         std::to_string(info.default_beam) + ",\"fileBytes\":" + std::to_string(info.file_bytes) + "}";
+         std::to_string(info.default_beam) + ",\"fileBytes\":" + std::to_string(info.file_bytes) +
+         ",\"pretokenized\":" + (info.pretokenized ? "true" : "false") + "}";
   return to_heap(out);
 }
 

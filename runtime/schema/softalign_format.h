@@ -32,7 +32,7 @@ namespace softalign::format {
 // higher version are refused ("made by a newer converter").
 //   1: GRU, bidirectional encoders, the three variants.
 //   2: Config's cell, enc_directions, reverse_source, source_eos, decoder_init,
-//      query_bias, combine_bias, combine_tanh and Decoding's beam_rules
+//      query_bias, combine_bias, combine_tanh, pretokenized and Decoding's beam_rules
 //      (models/WEIGHTS_FORMAT.md). A version-1 reader would ignore them and
 //      compute another model; a file whose fields all have version 1's values
 //      is written as version 1 (version_needed).
@@ -43,7 +43,7 @@ inline constexpr uint32_t kSchemaVersion = 2;
 inline uint32_t version_needed(const ModelConfig& c) {
   const bool version1 = c.cell == Cell::kGru && c.enc_directions == 2 && !c.reverse_source && c.source_eos &&
                         c.decoder_init == version1_decoder_init(c.variant) && !c.query_bias && !c.combine_bias &&
-                        c.combine_tanh && c.decoding.beam_rules == BeamRules::kSoftalign;
+                        c.combine_tanh && !c.pretokenized && c.decoding.beam_rules == BeamRules::kSoftalign;
   return version1 ? 1 : 2;
 }
 

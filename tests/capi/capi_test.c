@@ -911,6 +911,7 @@ static void test_confidence(const softalign_model* m) {
   info.struct_size = sizeof info;
   CHECK(softalign_model_get_info(m, &info) == SOFTALIGN_OK);
   CHECK(info.confidence_calibrated == 0);
+  CHECK(info.pretokenized == 0);
   softalign_translator_options o;
   softalign_translator_options_default(&o);
   o.beam = 3;
@@ -1063,6 +1064,7 @@ static const field_span k_info_fields[] = {
     FIELD(softalign_model_info, default_beta),     FIELD(softalign_model_info, default_max_len_a),
     FIELD(softalign_model_info, default_max_len_b), FIELD(softalign_model_info, schema_version),
     FIELD(softalign_model_info, file_bytes),       FIELD(softalign_model_info, confidence_calibrated),
+    FIELD(softalign_model_info, pretokenized),
 };
 
 #undef FIELD

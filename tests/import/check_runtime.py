@@ -6,11 +6,14 @@
 
 Each fixture (tests/import/fixtures/README.md) goes through the command users run,
 `softalign-import TOOLKIT CHECKPOINT --src-spm ... --tgt-spm ... -o M.softalign` (fp32),
-and again with `--int8`; the C++ runtime (the `softalign` Python module) then
+and again with `--int8`, and with `--pretokenized` in place of the SentencePiece models;
+the C++ runtime (the `softalign` Python module) then
 translates data/test200.en with the model's own defaults (its toolkit's beam rules,
 length cap and alpha), greedy and beam 5, copy-through and placeholder repair off.
 - fp32: the output pieces must equal the toolkit's own (greedy.pieces, beam5.pieces)
   on at least --target (0.98) of the 200 lines;
+- --pretokenized (fp32): data/test200.en.pieces in as text (the toolkits' own input),
+  the output text must equal their output lines on --target of them;
 - int8: the corpus BLEU against data/test200.fr (sacrebleu) must be within 1 of the
   toolkit's own output's (greedy.txt, beam5.txt).
 --device runs the translators on that device (`vulkan`: the Vulkan engine, on
@@ -37,13 +40,17 @@ def read_lines(path):
 
 
 def import_model(bin_dir, fx, out, precision):
+    """precision: fp32, int8, or tokens (fp32 with --pretokenized: the toolkit's own tokens in and out)."""
     data = os.path.join(FIXTURES, "data")
     if os.path.isfile(os.path.join(fx, "model.pt")):
         args = ["opennmt-py", os.path.join(fx, "model.pt")]
     else:
         args = ["joeynmt", os.path.join(fx, "model.ckpt"), "--config", os.path.join(fx, "config.yaml")]
-    args += ["--src-spm", os.path.join(data, "spm.en.model"), "--tgt-spm", os.path.join(data, "spm.fr.model"),
-             "-o", out] + (["--int8"] if precision == "int8" else [])
+    if precision == "tokens":
+        args += ["--pretokenized"]
+    else:
+        args += ["--src-spm", os.path.join(data, "spm.en.model"), "--tgt-spm", os.path.join(data, "spm.fr.model")]
+    args += ["-o", out] + (["--int8"] if precision == "int8" else [])
     r = subprocess.run([os.path.join(bin_dir, "softalign-import"), *args], capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"softalign-import failed on {fx}:\n{r.stderr}")
@@ -57,13 +64,16 @@ def main():
     ap.add_argument("--keep-dir", help="keep the imported model files here (NAME.fp32.softalign, NAME.int8.softalign: "
                                        "the web and ARM stages run them)")
     ap.add_argument("--device", choices=["cpu", "auto", "vulkan"], help="the translators' device (default: the library's)")
-    ap.add_argument("--precision", choices=["fp32", "int8"], help="only this precision (default: both)")
+    ap.add_argument("--precision", choices=["fp32", "int8", "tokens"],
+                    help="only this import (default: all three; tokens: fp32 imported with --pretokenized, which "
+                         "reads data/test200.en.pieces as the toolkits did and writes their tokens)")
     args = ap.parse_args()
     import sacrebleu
     import softalign
 
     data = os.path.join(FIXTURES, "data")
     src = read_lines(os.path.join(data, "test200.en"))
+    src_tokens = read_lines(os.path.join(data, "test200.en.pieces"))
     refs = read_lines(os.path.join(data, "test200.fr"))
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
@@ -71,10 +81,13 @@ def main():
             os.makedirs(args.keep_dir, exist_ok=True)
         for fx in args.fixtures or [os.path.join(FIXTURES, n) for n in ALL]:
             name = os.path.basename(os.path.normpath(fx))
-            for precision in [args.precision] if args.precision else ["fp32", "int8"]:
+            for precision in [args.precision] if args.precision else ["fp32", "int8", "tokens"]:
                 path = os.path.join(args.keep_dir or tmp, f"{name}.{precision}.softalign")
                 import_model(args.bin_dir, fx, path, precision)
                 model = softalign.Model.load(path)
+                if model.config["pretokenized"] != (precision == "tokens"):  # the file says which text it reads
+                    print(f"{name} {precision}: the model's config says pretokenized {model.config['pretokenized']}")
+                    ok = False
                 for kind, beam in (("greedy", 1), ("beam5", 5)):
                     options = {"device": args.device} if args.device else {}
                     tr = softalign.Translator(model, beam=beam, copy_through=False, repair_placeholders=False,
@@ -84,8 +97,16 @@ def main():
                               f"({tr.backend_reason})")
                         ok = False
                         continue
-                    results = [tr.translate_nbest(line, nbest=1).hypotheses[0] for line in src]
-                    if precision == "fp32":
+                    lines = src_tokens if precision == "tokens" else src
+                    results = [tr.translate_nbest(line, nbest=1).hypotheses[0] for line in lines]
+                    if precision == "tokens":  # the text is the tokens, as the toolkit wrote them
+                        want = read_lines(os.path.join(fx, kind + ".pieces"))
+                        got = [h.text or ("<unk>" if name.startswith("joey") else "") for h in results]
+                        same = sum(g == w for g, w in zip(got, want))
+                        good = same >= args.target * len(want)
+                        print(f"{name} --pretokenized {kind}: {same}/{len(want)} lines identical to the toolkit's "
+                              "own output (tokens in, tokens out)")
+                    elif precision == "fp32":
                         want = [line.split() for line in read_lines(os.path.join(fx, kind + ".pieces"))]
                         got = [h.pieces or (["<unk>"] if name.startswith("joey") else []) for h in results]
                         same = sum(g == w for g, w in zip(got, want))

@@ -79,6 +79,11 @@ struct ModelConfig {
   bool query_bias = false;      // luong concat: attention.W_q.bias
   bool combine_bias = false;    // luong: decoder.W_c.bias
   bool combine_tanh = true;     // luong: tanh on the attentional layer
+  // Text in and out is tokens separated by spaces (a model whose toolkit did
+  // not use SentencePiece, softalign-import --pretokenized): the runtime cuts
+  // at whitespace and looks each token up; the embedded SentencePiece models
+  // only list the tokens by id.
+  bool pretokenized = false;
   DecodingDefaults decoding;
   std::string src_lang, tgt_lang, name;
 };

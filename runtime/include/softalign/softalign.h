@@ -163,6 +163,10 @@ typedef struct softalign_model_info {
   /* 1 when the file carries a confidence calibration (softalign-convert
    * --confidence; softalign_result_confidence), else 0. */
   int32_t confidence_calibrated;
+  /* 1 when text in and out is tokens separated by spaces (a model imported with
+   * softalign-import --pretokenized: models/WEIGHTS_FORMAT.md `pretokenized`),
+   * else 0. */
+  int32_t pretokenized;
 } softalign_model_info;
 
 /* Fills *info. The caller sets info->struct_size first; fields beyond it are

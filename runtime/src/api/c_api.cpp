@@ -164,6 +164,7 @@ constexpr FieldSpan kInfoFields[] = {
     SOFTALIGN_FIELD(softalign_model_info, schema_version),
     SOFTALIGN_FIELD(softalign_model_info, file_bytes),
     SOFTALIGN_FIELD(softalign_model_info, confidence_calibrated),
+    SOFTALIGN_FIELD(softalign_model_info, pretokenized),
 };
 
 #undef SOFTALIGN_FIELD
@@ -408,6 +409,7 @@ softalign_status softalign_model_get_info(const softalign_model* model, softalig
     full.schema_version = m.schema_version();
     full.file_bytes = m.file_bytes();
     full.confidence_calibrated = m.confidence_calibrated() ? 1 : 0;
+    full.pretokenized = c.pretokenized ? 1 : 0;
     // Only the part of the struct the caller knows.
     std::memcpy(info, &full, info->struct_size < sizeof full ? info->struct_size : sizeof full);
     return SOFTALIGN_OK;

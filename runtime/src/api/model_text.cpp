@@ -16,7 +16,7 @@ Status Model::encode_source(std::string_view text, std::vector<int32_t>* ids, st
     if (internal::find_invalid_utf8(text) != std::string_view::npos)
       return Status(StatusCode::kInvalidUtf8, "the text is not valid UTF-8");
     std::vector<internal::SourcePiece> source;
-    const Status st = internal::tokenize_source(*impl_->src_spm, text, &source);
+    const Status st = internal::tokenize_source(*impl_->src_spm, text, impl_->config.pretokenized, &source);
     if (!st.ok()) return st;
     ids->clear();
     if (pieces != nullptr) pieces->clear();
@@ -37,6 +37,18 @@ Status Model::encode_target(std::string_view text, std::vector<int32_t>* ids, st
     const sentencepiece::SentencePieceProcessor* sp = nullptr;
     Status st = impl_->target_encoder(&sp);
     if (!st.ok()) return st;
+    if (impl_->config.pretokenized) {  // the target's tokens (a text prefix)
+      std::vector<internal::SourcePiece> tokens;
+      st = internal::tokenize_source(*sp, text, true, &tokens);
+      if (!st.ok()) return st;
+      ids->clear();
+      if (pieces != nullptr) pieces->clear();
+      for (internal::SourcePiece& t : tokens) {
+        ids->push_back(t.id);
+        if (pieces != nullptr) pieces->push_back(std::move(t.piece));
+      }
+      return Status::Ok();
+    }
     std::vector<int> raw;
     const auto enc = sp->Encode(text, &raw);
     if (!enc.ok()) return Status(StatusCode::kInvalidArgument, "SentencePiece: " + enc.ToString());
@@ -55,19 +67,12 @@ Status Model::decode_target(const int32_t* ids, std::size_t n, std::string* text
     if (text == nullptr || (ids == nullptr && n > 0)) return Status(StatusCode::kInvalidArgument, "null argument");
     const sentencepiece::SentencePieceProcessor* sp = impl_->tgt();
     const int size = sp->GetPieceSize();
-    std::vector<int> raw;
-    raw.reserve(n);
-    if (pieces != nullptr) pieces->clear();
-    for (std::size_t i = 0; i < n; ++i) {
-      const int id = ids[i];
-      const bool known = id >= 0 && id < size;
-      if (pieces != nullptr) pieces->push_back(known ? sp->IdToPiece(id) : std::string("<unk>"));
-      if (known) raw.push_back(id);
+    if (pieces != nullptr) {
+      pieces->clear();
+      for (std::size_t i = 0; i < n; ++i)
+        pieces->push_back(ids[i] >= 0 && ids[i] < size ? sp->IdToPiece(ids[i]) : std::string("<unk>"));
     }
-    text->clear();
-    const auto st = sp->Decode(raw, text);
-    if (!st.ok()) return Status(StatusCode::kInternal, "SentencePiece: " + st.ToString());
-    return Status::Ok();
+    return internal::detokenize(*sp, impl_->config.pretokenized, ids, n, text);
   });
 }
 

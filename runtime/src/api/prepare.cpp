@@ -180,8 +180,10 @@ Status TranslatorImpl::prepare(const std::vector<std::shared_ptr<const Model>>& 
   if (arena.overflowed()) return Status(StatusCode::kInternal, "the arena layout does not fit its plan");
   const sentencepiece::SentencePieceProcessor* tgt = m->tgt();
   uint8_t* word_start = search_.word_start();
+  // A piece starts a word when it starts with U+2581; a pretokenized model's tokens are words each.
   for (int id = 0; id < c->tgt_vocab; ++id)
-    word_start[id] = id < tgt->GetPieceSize() && !tgt->IsControl(id) && tgt->IdToPiece(id).rfind("\xE2\x96\x81", 0) == 0;
+    word_start[id] = id < tgt->GetPieceSize() && !tgt->IsControl(id) &&
+                     (c->pretokenized || tgt->IdToPiece(id).rfind("\xE2\x96\x81", 0) == 0);
   return Status::Ok();
 }
 

@@ -196,6 +196,7 @@ Status read_config(const fb::Model& m, ModelConfig* c) {
   c->query_bias = f.query_bias();
   c->combine_bias = f.combine_bias();
   c->combine_tanh = f.combine_tanh();
+  c->pretokenized = f.pretokenized();
   c->window_d = f.window_d();
   c->input_feeding = f.input_feeding();
   c->enc_layers = f.enc_layers();

@@ -287,7 +287,7 @@ Status encode_for_copy(const Model& model, std::string_view text, bool copy, con
       return Status(StatusCode::kInvalidUtf8, "the text is not valid UTF-8");
     const ModelImpl& m = ModelAccess::impl(model);
     std::vector<SourcePiece> source;
-    const Status st = tokenize_source(*m.src_spm, text, &source);
+    const Status st = tokenize_source(*m.src_spm, text, m.config.pretokenized, &source);
     if (!st.ok()) return st;
     *plan = CopyPlan();
     plan->active = true;
@@ -399,10 +399,8 @@ Status copy_through(const Model& model, const CopyPlan& plan, const HypothesisVi
 
   auto decode = [&](int first, int last) {
     std::string out;
-    std::vector<int> ids(v.ids + first, v.ids + last);
-    ids.erase(std::remove_if(ids.begin(), ids.end(), [&](int id) { return id < 0 || id >= sp->GetPieceSize(); }),
-              ids.end());
-    if (!sp->Decode(ids, &out).ok()) out.clear();
+    if (!detokenize(*sp, m.config.pretokenized, v.ids + first, static_cast<std::size_t>(last - first), &out).ok())
+      out.clear();
     return out;
   };
   // The bytes of the text that the first `pieces` pieces make (the prefix's, which start it).

@@ -27,9 +27,32 @@ std::size_t chunk_end(std::string_view text, std::size_t begin) {
   return cut;
 }
 
-Status tokenize_source(const sentencepiece::SentencePieceProcessor& sp, std::string_view text,
+namespace {
+
+void split_tokens(const sentencepiece::SentencePieceProcessor& sp, std::string_view text,
+                  std::vector<SourcePiece>* out) {
+  for (std::size_t i = 0; i < text.size();) {
+    while (i < text.size() && ascii_space(text[i])) ++i;
+    const std::size_t begin = i;
+    while (i < text.size() && !ascii_space(text[i])) ++i;
+    if (i == begin) break;
+    SourcePiece s;
+    s.piece = std::string(text.substr(begin, i - begin));
+    s.id = static_cast<int32_t>(sp.PieceToId(s.piece));  // unk for a token it does not list
+    s.bytes = {begin, i};
+    out->push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
+Status tokenize_source(const sentencepiece::SentencePieceProcessor& sp, std::string_view text, bool pretokenized,
                        std::vector<SourcePiece>* out) {
   out->clear();
+  if (pretokenized) {
+    split_tokens(sp, text, out);
+    return Status::Ok();
+  }
   for (std::size_t begin = 0; begin < text.size();) {
     const std::size_t end = chunk_end(text, begin);
     const std::string_view chunk = text.substr(begin, end - begin);
@@ -45,6 +68,27 @@ Status tokenize_source(const sentencepiece::SentencePieceProcessor& sp, std::str
     }
     begin = end;
   }
+  return Status::Ok();
+}
+
+Status detokenize(const sentencepiece::SentencePieceProcessor& sp, bool pretokenized, const int32_t* ids,
+                  std::size_t n, std::string* text) {
+  text->clear();
+  const int size = sp.GetPieceSize();
+  if (pretokenized) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (ids[i] < 0 || ids[i] >= size || sp.IsControl(ids[i])) continue;
+      if (!text->empty()) text->push_back(' ');
+      text->append(sp.IdToPiece(ids[i]));
+    }
+    return Status::Ok();
+  }
+  std::vector<int> known;
+  known.reserve(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (ids[i] >= 0 && ids[i] < size) known.push_back(ids[i]);
+  const auto st = sp.Decode(known, text);
+  if (!st.ok()) return Status(StatusCode::kInternal, "SentencePiece: " + st.ToString());
   return Status::Ok();
 }
 

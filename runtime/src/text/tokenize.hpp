@@ -36,7 +36,15 @@ struct SourcePiece {
 };
 
 // The pieces of `text` (valid UTF-8), chunk by chunk; time linear in its size.
-Status tokenize_source(const sentencepiece::SentencePieceProcessor& sp, std::string_view text,
+// A pretokenized model's (ModelConfig::pretokenized): its tokens, cut at ASCII
+// whitespace, each the id sp lists it under (an unknown one: unk).
+Status tokenize_source(const sentencepiece::SentencePieceProcessor& sp, std::string_view text, bool pretokenized,
                        std::vector<SourcePiece>* out);
+
+// The text of target ids: SentencePiece's decoding, or a pretokenized model's
+// tokens joined by single spaces (control ids, such as BOS and PAD, left out).
+// Ids outside sp's pieces are left out.
+Status detokenize(const sentencepiece::SentencePieceProcessor& sp, bool pretokenized, const int32_t* ids,
+                  std::size_t n, std::string* text);
 
 }  // namespace softalign::internal
