@@ -153,3 +153,21 @@ def test_the_command_line_starts_without_torch_and_says_it_needs_it(tmp_path):
                         str(tmp_path / "out")], env=env, capture_output=True, text=True)
     assert r.returncode == 1 and "needs PyTorch (pip install torch)" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr and not (tmp_path / "out").exists()
+
+
+def test_pretokenized_lists_the_toolkits_tokens(tmp_path):
+    import sentencepiece as spm
+    fx = os.path.join(FIXTURES, "onmt-gru-brnn-general")
+    out = import_checkpoint("opennmt-py", os.path.join(fx, "model.pt"), str(tmp_path / "tok"), None, None,
+                            pretokenized=True)
+    c = _config(out)
+    assert c["pretokenized"] is True and c["src_vocab"] == c["tgt_vocab"] == 1984
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(out, "tgt.spm.model"))
+    ck = torch.load(os.path.join(fx, "model.pt"), map_location="cpu")
+    assert [sp.id_to_piece(i) for i in range(sp.get_piece_size())] == list(ck["vocab"]["tgt"])
+    assert (sp.unk_id(), sp.pad_id(), sp.bos_id(), sp.eos_id()) == (c["unk_id"], c["pad_id"], c["bos_id"], c["eos_id"])
+    # SentencePiece models and --pretokenized exclude each other
+    with pytest.raises(ImportRefused, match="--pretokenized"):
+        import_checkpoint("opennmt-py", os.path.join(fx, "model.pt"), str(tmp_path / "both"), pretokenized=True,
+                          **SPM)
+    assert not (tmp_path / "both").exists()
