@@ -38,6 +38,24 @@ def refuse(ckpt, msg):
     raise ImportRefused(f"{ckpt}: {msg}")
 
 
+class Tensors:
+    """A checkpoint's tensors, taken one by one: a missing one is a refusal that says
+    why (`missing_why`), and `unused()` lists those no one took (they would be parts of
+    the model the format has no place for)."""
+
+    def __init__(self, tensors, ckpt, missing_why):
+        self.P, self.ckpt, self.missing_why, self.used = tensors, ckpt, missing_why, set()
+
+    def __call__(self, name):
+        if name not in self.P:
+            refuse(self.ckpt, f"tensor {name} is missing: {self.missing_why}")
+        self.used.add(name)
+        return self.P[name]
+
+    def unused(self, ignore=()):
+        return sorted(set(self.P) - self.used - set(ignore))
+
+
 # ---- vocabulary -----------------------------------------------------------------
 
 def _spm_specials(sp):

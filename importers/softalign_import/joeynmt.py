@@ -7,7 +7,7 @@ import os
 
 import torch
 
-from .common import Toolkit, refuse
+from .common import Tensors, Toolkit, refuse
 
 
 def _read_lines(path):
@@ -82,13 +82,7 @@ def read(path, config=None, src_vocab=None, tgt_vocab=None):
         decoder_init = "zero"  # JoeyNMT: anything else starts from zeros
 
     P = {k: v.float() for k, v in ckpt["model_state"].items()}
-    used = set()
-
-    def take(name):
-        if name not in P:
-            refuse(path, f"tensor {name} is missing: the checkpoint does not match {cfg_path}")
-        used.add(name)
-        return P[name]
+    take = Tensors(P, path, f"the checkpoint does not match {cfg_path}")
 
     T = {}
     T["src_emb.weight"] = take("src_embed.lut.weight")
@@ -119,7 +113,7 @@ def read(path, config=None, src_vocab=None, tgt_vocab=None):
     T["decoder.W_c.bias"] = take("decoder.att_vector_layer.bias")
     T["generator.weight"] = take("decoder.output_layer.weight")
     T["generator.bias"] = torch.zeros(T["generator.weight"].shape[0])  # JoeyNMT's has none
-    extra = sorted(set(P) - used)
+    extra = take.unused()
     if extra:
         refuse(path, f"tensors the format has no place for: {', '.join(extra[:8])}")
 

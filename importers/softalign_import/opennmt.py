@@ -9,7 +9,7 @@ import pickle
 
 import torch
 
-from .common import Toolkit, refuse
+from .common import Tensors, Toolkit, refuse
 
 
 class _Stub:
@@ -110,13 +110,7 @@ def read(path):
          for k, v in (ckpt.get("generator") or {}).items()}
     if not G:
         G = {k[len("generator."):]: v for k, v in P.items() if k.startswith("generator.")}
-    used = set()
-
-    def take(name):
-        if name not in P:
-            refuse(path, f"tensor {name} is missing: the checkpoint does not match its options")
-        used.add(name)
-        return P[name]
+    take = Tensors(P, path, "the checkpoint does not match its options")
 
     T = {}
     T["src_emb.weight"] = take("encoder.embeddings.make_embedding.emb_luts.0.weight")
@@ -148,7 +142,7 @@ def read(path):
     if "weight" not in G or "bias" not in G:
         refuse(path, "no generator weight and bias (a generator other than Linear + softmax?)")
     T["generator.weight"], T["generator.bias"] = G["weight"], G["bias"]
-    extra = sorted(set(P) - used - {k for k in P if k.startswith("generator.")})
+    extra = take.unused(ignore=[k for k in P if k.startswith("generator.")])
     extra_g = sorted(set(G) - {"weight", "bias"})
     if extra or extra_g:
         refuse(path, f"tensors the format has no place for: {', '.join((extra + ['generator.' + k for k in extra_g])[:8])}")

@@ -10,6 +10,21 @@
 
 namespace softalign {
 
+namespace {
+
+// The pieces' ids into *ids and, when asked, their strings into *pieces.
+void take_pieces(std::vector<internal::SourcePiece>& source, std::vector<int32_t>* ids,
+                 std::vector<std::string>* pieces) {
+  ids->clear();
+  if (pieces != nullptr) pieces->clear();
+  for (internal::SourcePiece& p : source) {
+    ids->push_back(p.id);
+    if (pieces != nullptr) pieces->push_back(std::move(p.piece));
+  }
+}
+
+}  // namespace
+
 Status Model::encode_source(std::string_view text, std::vector<int32_t>* ids, std::vector<std::string>* pieces) const {
   return internal::guarded([&]() -> Status {
     if (ids == nullptr) return Status(StatusCode::kInvalidArgument, "ids is null");
@@ -18,12 +33,7 @@ Status Model::encode_source(std::string_view text, std::vector<int32_t>* ids, st
     std::vector<internal::SourcePiece> source;
     const Status st = internal::tokenize_source(*impl_->src_spm, text, impl_->config.pretokenized, &source);
     if (!st.ok()) return st;
-    ids->clear();
-    if (pieces != nullptr) pieces->clear();
-    for (internal::SourcePiece& p : source) {
-      ids->push_back(p.id);
-      if (pieces != nullptr) pieces->push_back(std::move(p.piece));
-    }
+    take_pieces(source, ids, pieces);
     ids->push_back(impl_->config.eos_id);
     return Status::Ok();
   });
@@ -40,14 +50,8 @@ Status Model::encode_target(std::string_view text, std::vector<int32_t>* ids, st
     if (impl_->config.pretokenized) {  // the target's tokens (a text prefix)
       std::vector<internal::SourcePiece> tokens;
       st = internal::tokenize_source(*sp, text, true, &tokens);
-      if (!st.ok()) return st;
-      ids->clear();
-      if (pieces != nullptr) pieces->clear();
-      for (internal::SourcePiece& t : tokens) {
-        ids->push_back(t.id);
-        if (pieces != nullptr) pieces->push_back(std::move(t.piece));
-      }
-      return Status::Ok();
+      if (st.ok()) take_pieces(tokens, ids, pieces);
+      return st;
     }
     std::vector<int> raw;
     const auto enc = sp->Encode(text, &raw);
