@@ -239,12 +239,14 @@ JNIEXPORT jobjectArray JNICALL Java_org_softalign_Native_modelInfo(JNIEnv* env, 
   std::memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
   if (!check(env, softalign_model_get_info(m, &info))) return nullptr;
-  const char* fields[] = {info.name, info.src_lang, info.tgt_lang, info.variant, info.weight_type};
+  const char* fields[] = {info.name,    info.src_lang,    info.tgt_lang,
+                          info.variant, info.weight_type, info.pretokenized ? "true" : "false"};
+  constexpr jsize kFields = sizeof fields / sizeof fields[0];
   jclass byte_array = env->FindClass("[B");
   if (byte_array == nullptr) return nullptr;
-  jobjectArray out = env->NewObjectArray(5, byte_array, nullptr);
+  jobjectArray out = env->NewObjectArray(kFields, byte_array, nullptr);
   if (out == nullptr) return nullptr;
-  for (jsize i = 0; i < 5; ++i) {
+  for (jsize i = 0; i < kFields; ++i) {
     jbyteArray b = to_bytes(env, fields[i] == nullptr ? "" : fields[i]);
     if (b == nullptr) return nullptr;
     env->SetObjectArrayElement(out, i, b);

@@ -15,6 +15,7 @@ public final class Model implements AutoCloseable {
   private final String targetLanguage;
   private final String variant;
   private final String weightType;
+  private final boolean pretokenized;
 
   private Model(long handle) {
     this.handle = handle;
@@ -30,6 +31,7 @@ public final class Model implements AutoCloseable {
     targetLanguage = Translator.utf8(info[2]);
     variant = Translator.utf8(info[3]);
     weightType = Translator.utf8(info[4]);
+    pretokenized = Translator.utf8(info[5]).equals("true");
   }
 
   /** Loads a .softalign file (memory-mapped: the file must stay unchanged while it is in use). */
@@ -88,6 +90,15 @@ public final class Model implements AutoCloseable {
   /** Storage of the weight matrices: "f32", "f16" or "i8". */
   public String weightType() {
     return weightType;
+  }
+
+  /**
+   * True when text in and out is tokens separated by spaces (a model imported with
+   * softalign-import --pretokenized): the texts given are cut at whitespace, and the
+   * translations are the output tokens joined by single spaces.
+   */
+  public boolean pretokenized() {
+    return pretokenized;
   }
 
   public synchronized boolean isClosed() {

@@ -613,6 +613,7 @@ public final class TranslatorTest {
       equal("en", m.sourceLanguage(), "source language");
       equal("fr", m.targetLanguage(), "target language");
       equal("i8", m.weightType(), "weight type");
+      equal(false, m.pretokenized(), "pretokenized");
     }
   }
 
