@@ -253,8 +253,9 @@ bool BeamSearch::keep_toolkit(int b, int t, int j, int32_t tok, int parent, floa
       const double lp = alpha > 0.0 ? std::pow((6.0 + t) / 6.0, alpha) : 1.0;
       store_best(b, t, j, logp, static_cast<double>(logp) / lp);
     }
-    // No result by the last step (every slot past a second EOS): the best
-    // candidate stands in, where the toolkit would return nothing.
+    // A guard: a result is always stored by the last step (WEIGHTS_FORMAT.md:
+    // at a hypothesis's first EOS, or without EOS at T - 1); should none be,
+    // the best candidate stands in rather than an empty n-best list.
     if (last && j == 0 && finished_count_[b] == 0) store_best(b, t, j, logp, static_cast<double>(logp));
     if (last) return false;
   }
