@@ -228,9 +228,8 @@ int run(const TranslateArgs& a) {
   if (a.block_repeats_opt->count()) options.search.block_repeats = a.block_repeats;
   if (!a.beam_rules.empty()) {
     BeamRules rules{};
-    for (BeamRules r : {BeamRules::kSoftalign, BeamRules::kOpenNmt, BeamRules::kJoeyNmt})
-      if (a.beam_rules == beam_rules_name(r)) rules = r;
-    options.search.beam_rules = rules;  // the CLI11 check below admits only these names
+    beam_rules_from_name(a.beam_rules, &rules);  // the CLI11 check below admits only its names
+    options.search.beam_rules = rules;
   }
   const bool want_alignment = a.alignment || a.word_alignment || a.json;
   options.search.return_alignment = want_alignment;

@@ -137,14 +137,10 @@ softalign::SearchOptions search_options(std::optional<int> beam, std::optional<i
   softalign::SearchOptions s;
   s.timeout_ms = timeout_ms;
   if (beam_rules) {  // "softalign", "opennmt" or "joeynmt" (None: the model's)
-    bool known = false;
-    for (softalign::BeamRules r :
-         {softalign::BeamRules::kSoftalign, softalign::BeamRules::kOpenNmt, softalign::BeamRules::kJoeyNmt})
-      if (*beam_rules == softalign::beam_rules_name(r)) {
-        s.beam_rules = r;
-        known = true;
-      }
-    if (!known)
+    softalign::BeamRules rules{};
+    if (softalign::beam_rules_from_name(*beam_rules, &rules))
+      s.beam_rules = rules;
+    else
       check(softalign::Status(softalign::StatusCode::kInvalidArgument,
                               "beam_rules must be \"softalign\", \"opennmt\" or \"joeynmt\", got \"" + *beam_rules + "\""));
   }

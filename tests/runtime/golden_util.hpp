@@ -79,12 +79,9 @@ inline softalign::SearchOptions search_options(const nlohmann::json& spec) {
   so.max_len_b = spec["max_len_b"].get<float>();
   // The rules the reference searched with (the toolkits' variants name
   // theirs); softalign's otherwise, whatever the model's default.
-  so.beam_rules = softalign::BeamRules::kSoftalign;
-  if (spec.contains("beam_rules")) {
-    const std::string rules = spec["beam_rules"].get<std::string>();
-    for (softalign::BeamRules r : {softalign::BeamRules::kOpenNmt, softalign::BeamRules::kJoeyNmt})
-      if (rules == softalign::beam_rules_name(r)) so.beam_rules = r;
-  }
+  softalign::BeamRules rules = softalign::BeamRules::kSoftalign;
+  if (spec.contains("beam_rules")) softalign::beam_rules_from_name(spec["beam_rules"].get<std::string>(), &rules);
+  so.beam_rules = rules;
   return so;
 }
 

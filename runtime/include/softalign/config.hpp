@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "softalign/status.hpp"
 #include <utility>
@@ -29,6 +30,8 @@ SOFTALIGN_API const char* weight_type_name(WeightType t); // "f32", "f16", "i8"
 SOFTALIGN_API const char* cell_name(Cell c);                // "gru", "lstm"
 SOFTALIGN_API const char* decoder_init_name(DecoderInit i); // "tanh-backward", ...
 SOFTALIGN_API const char* beam_rules_name(BeamRules r);     // "softalign", "opennmt", "joeynmt"
+// The beam rules of a name (beam_rules_name's); false (and *out unchanged) for another.
+SOFTALIGN_API bool beam_rules_from_name(std::string_view name, BeamRules* out);
 
 // The decoder's first state in format version 1, where the variant fixed it.
 constexpr DecoderInit version1_decoder_init(Variant v) {

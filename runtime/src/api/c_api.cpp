@@ -519,17 +519,12 @@ softalign_status softalign_translator_create_ensemble(const softalign_model* con
                   std::string("invalid_argument: device must be \"auto\", \"cpu\" or \"vulkan\", got \"") + o.device +
                       "\"");
     if (o.beam_rules != nullptr) {
-      bool known = false;
-      for (softalign::BeamRules r :
-           {softalign::BeamRules::kSoftalign, softalign::BeamRules::kOpenNmt, softalign::BeamRules::kJoeyNmt})
-        if (std::strcmp(o.beam_rules, softalign::beam_rules_name(r)) == 0) {
-          cpp.search.beam_rules = r;
-          known = true;
-        }
-      if (!known)
+      softalign::BeamRules rules{};
+      if (!softalign::beam_rules_from_name(o.beam_rules, &rules))
         return fail(SOFTALIGN_INVALID_ARGUMENT,
                     std::string("invalid_argument: beam_rules must be \"softalign\", \"opennmt\" or \"joeynmt\", got \"") +
                         o.beam_rules + "\"");
+      cpp.search.beam_rules = rules;
     }
     if (o.glossary_tsv != nullptr) {
       const Status g = softalign::parse_glossary_tsv(o.glossary_tsv, &cpp.glossary);

@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/guard.hpp"
-#include "softalign_names.h"
 
 namespace softalign {
 namespace internal {
@@ -138,7 +137,7 @@ const OptionSpec kOptions[] = {
                      "whose beam search: \"softalign\", \"opennmt\" or \"joeynmt\"; null: the model's",
                      if (v.is_null()) { o->search.beam_rules.reset(); return Status::Ok(); }
                      std::string name; Status st = read_string(n, v, &name); if (!st.ok()) return st;
-                     BeamRules r{}; if (!names::parse(name, &r))
+                     BeamRules r{}; if (!beam_rules_from_name(name, &r))
                          return Status(StatusCode::kInvalidArgument, "beam_rules must be \"softalign\", \"opennmt\" or "
                                                                      "\"joeynmt\", got \"" + name + "\"");
                      o->search.beam_rules = r; return st,

@@ -15,6 +15,7 @@ const char* scope_name(Scope s) { return names::name(s); }
 const char* cell_name(Cell c) { return names::name(c); }
 const char* decoder_init_name(DecoderInit i) { return names::name(i); }
 const char* beam_rules_name(BeamRules r) { return names::name(r); }
+bool beam_rules_from_name(std::string_view name, BeamRules* out) { return names::parse(name, out); }
 
 const char* weight_type_name(WeightType t) {
   switch (t) {

@@ -216,13 +216,17 @@ bool BeamSearch::keep(int b, int t, int j, int32_t tok, int parent, float logp, 
     f.log_prob = logp;
     return false;
   }
+  push_alive(parent, tok, logp, j, 0, next_alive);
+  return true;
+}
+
+void BeamSearch::push_alive(int parent, int32_t tok, float logp, int j, int eos_count, int* next_alive) {
   const int row = (*next_alive)++;
   alive_parent_[row] = parent;
   alive_tok_[row] = tok;
   alive_logp_next_[row] = logp;
   alive_idx_next_[row] = j;
-  alive_eos_next_[row] = 0;
-  return true;
+  alive_eos_next_[row] = eos_count;
 }
 
 // OpenNMT-py (beam_search.py): a candidate ending with EOS, or any at the
@@ -253,18 +257,11 @@ bool BeamSearch::keep_toolkit(int b, int t, int j, int32_t tok, int parent, floa
       const double lp = alpha > 0.0 ? std::pow((6.0 + t) / 6.0, alpha) : 1.0;
       store_best(b, t, j, logp, static_cast<double>(logp) / lp);
     }
-    // A guard: a result is always stored by the last step (WEIGHTS_FORMAT.md:
-    // at a hypothesis's first EOS, or without EOS at T - 1); should none be,
-    // the best candidate stands in rather than an empty n-best list.
-    if (last && j == 0 && finished_count_[b] == 0) store_best(b, t, j, logp, static_cast<double>(logp));
+    // A result is always stored by the last step (WEIGHTS_FORMAT.md: at a
+    // hypothesis's first EOS, or without EOS at T - 1).
     if (last) return false;
   }
-  const int row = (*next_alive)++;
-  alive_parent_[row] = parent;
-  alive_tok_[row] = tok;
-  alive_logp_next_[row] = logp;
-  alive_idx_next_[row] = j;
-  alive_eos_next_[row] = eos_count;
+  push_alive(parent, tok, logp, j, eos_count, next_alive);
   return true;
 }
 

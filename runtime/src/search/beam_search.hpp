@@ -101,6 +101,8 @@ class BeamSearch {
   // best finished hypothesis (their n-best is 1). True when it goes on.
   bool keep_toolkit(int b, int t, int j, int32_t tok, int parent, float logp, int t_max, const Search& s,
                     int* next_alive);
+  // Candidate j (after row `parent`) becomes the next step's row *next_alive.
+  void push_alive(int parent, int32_t tok, float logp, int j, int eos_count, int* next_alive);
   // Stores candidate j of step t as sentence b's result if it scores above
   // the one stored (ties: the earlier).
   void store_best(int b, int t, int j, float logp, double score);
