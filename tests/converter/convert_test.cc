@@ -12,43 +12,36 @@ namespace fb = softalign::fb;
 
 namespace {
 
-// Luong 2015 as built: LSTM, a one-way encoder over the reversed source,
-// decoder layers starting from the encoder's (format version 2).
-json luong_2015() {
-  json c = small_config("luong", "general", "local-p", true, 2, 2);
-  c["format_version"] = 2;
-  c["cell"] = "lstm";
-  c["enc_directions"] = 1;
-  c["reverse_source"] = true;
-  c["source_eos"] = true;
-  c["decoder_init"] = "final";
-  c["query_bias"] = false;
-  c["combine_bias"] = false;
-  c["combine_tanh"] = true;
-  c["enc_hidden"] = c["dec_hidden"];
-  c["decoding"]["beam_rules"] = "joeynmt";
-  c["decoding"]["nbest"] = 1;
-  c["decoding"]["beta"] = 0.0;
-  return c;
+// A format-version-2 config: `base` with every version-2 key set from `keys`
+// and a toolkit's beam rules (n-best 1, no coverage penalty).
+json version2(json base, const json& keys, const char* beam_rules) {
+  base["format_version"] = 2;
+  base.update(keys);
+  base["decoding"]["beam_rules"] = beam_rules;
+  base["decoding"]["nbest"] = 1;
+  base["decoding"]["beta"] = 0.0;
+  return base;
 }
 
-// OpenNMT-py's GRU brnn + mlp + bridge, as imported (format version 2).
+// Luong 2015 as built: LSTM, a one-way encoder over the reversed source,
+// decoder layers starting from the encoder's.
+json luong_2015() {
+  json c = small_config("luong", "general", "local-p", true, 2, 2);
+  return version2(c,
+                  {{"cell", "lstm"}, {"enc_directions", 1}, {"reverse_source", true}, {"source_eos", true},
+                   {"decoder_init", "final"}, {"query_bias", false}, {"combine_bias", false},
+                   {"combine_tanh", true}, {"enc_hidden", c["dec_hidden"]}},
+                  "joeynmt");
+}
+
+// OpenNMT-py's GRU brnn + mlp + bridge, as imported.
 json onmt_bridge() {
   json c = small_config("luong", "concat", "global", true, 2, 2);
-  c["format_version"] = 2;
-  c["cell"] = "gru";
-  c["enc_directions"] = 2;
-  c["reverse_source"] = false;
-  c["source_eos"] = false;
-  c["decoder_init"] = "relu-final";
-  c["query_bias"] = true;
-  c["combine_bias"] = true;
-  c["combine_tanh"] = false;
-  c["dec_hidden"] = 2 * c["enc_hidden"].get<int>();
-  c["decoding"]["beam_rules"] = "opennmt";
-  c["decoding"]["nbest"] = 1;
-  c["decoding"]["beta"] = 0.0;
-  return c;
+  return version2(c,
+                  {{"cell", "gru"}, {"enc_directions", 2}, {"reverse_source", false}, {"source_eos", false},
+                   {"decoder_init", "relu-final"}, {"query_bias", true}, {"combine_bias", true},
+                   {"combine_tanh", false}, {"dec_hidden", 2 * c["enc_hidden"].get<int>()}},
+                  "opennmt");
 }
 
 struct Variant {
