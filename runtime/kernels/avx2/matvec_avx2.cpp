@@ -72,5 +72,6 @@ struct I8Block {
 }  // namespace
 
 #include "kernels/simd8/row_products.inc"
+#include "kernels/simd8/row_products_i8.inc"
 
 }  // namespace softalign::kernels::avx2

@@ -45,5 +45,6 @@ using I8Block = I8BlockOf<Smull>;
 }  // namespace
 
 #include "kernels/simd8/row_products.inc"
+#include "kernels/simd8/row_products_i8.inc"
 
 }  // namespace softalign::kernels::neon

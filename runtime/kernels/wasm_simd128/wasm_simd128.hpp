@@ -2,9 +2,9 @@
 // <wasm_simd128.h> (the WebAssembly build only; no SIMDe).
 //   - int8 products (matvec_i8, matmat_i8: every decoder step's GRU, attention
 //     and output-layer products): 8 columns at a time, weights and
-//     activations sign-extended to 16 bits as they load (v128.load8x8_s), then
-//     i32x4.dot_i16x8_s (two 16-bit products per int32 lane), 4 rows × 4
-//     inputs a block; matvec_wasm128.cpp.
+//     activations sign-extended to 16 bits (the weights as they load, groups
+//     of 4 inputs once per call), then i32x4.dot_i16x8_s (two 16-bit products
+//     per int32 lane); matvec_wasm128.cpp.
 //   - quantize_i8, row_i8, row_f16: quantize_wasm128.cpp.
 //   - everything else (the f32 / f16 products, the GRU cell, attention scores
 //     and weighted sum, softmax, log-softmax, top-k) is the shared simd8/ code
