@@ -30,14 +30,14 @@ namespace {
 // 16 SIMD registers on x86-64 engines: the float block's 2 rows × 2 inputs
 // take 8 accumulators (two registers per 8 lanes) and 4 for the inputs. The
 // wide int8 block's 2 rows × 4 inputs take 8 accumulators and 2 weight rows,
-// the inputs read from memory (3 × 4 was as fast in Chromium 156, 25 %
-// slower in node 20). At beam 4 the shipped en→fr model then translates in
+// the inputs read from memory (3 × 4 was no faster in Chromium 156 and
+// 30 % slower in node 20). At beam 4 the shipped en→fr model then translates in
 // about 0.85-0.9 of the time of 4 × 4 blocks widening the inputs at each
 // load (tests/bench/web_bench.mjs; tests/bench/wasm_relaxed/relaxed_probe.mjs
 // times each product both ways).
 constexpr int kInputs = 2;
-constexpr int kI8Rows = 4;
-constexpr int kWideRows = 2, kWideInputs = 4;
+constexpr int kI8Rows = 4, kI8Inputs = 4;
+constexpr int kWideRows = 2;
 constexpr int kWideMaxCols = 2048;  // the stack buffer: 4 inputs × 2048 int16 (16 KB); wider products widen at each load
 
 #include "kernels/simd8/float_block.inc"
@@ -88,23 +88,23 @@ void matmat_i8(const int8_t* w, const int32_t* row_ids, const float* row_scales,
                int m, const float* bias, float* y, int ldy) {
   int i = 0;
   if (cols <= kWideMaxCols) {
-    int16_t xw[kWideInputs * kWideMaxCols];
-    for (; i + kWideInputs <= m; i += kWideInputs) {
+    int16_t xw[kI8Inputs * kWideMaxCols];
+    for (; i + kI8Inputs <= m; i += kI8Inputs) {
       const int8_t* xi = xq + static_cast<std::size_t>(i) * cols;
-      const int n = kWideInputs * cols;
+      const int n = kI8Inputs * cols;
       int k = 0;
       for (; k + 8 <= n; k += 8) wasm_v128_store(xw + k, wasm_i16x8_load8x8(xi + k));
       for (; k < n; ++k) xw[k] = xi[k];
-      for_each_block<kWideRows, kWideInputs, 4, WideI8Block>(
-          w, row_ids, rows, cols, xw, kWideInputs,
+      for_each_block<kWideRows, kI8Inputs, 4, WideI8Block>(
+          w, row_ids, rows, cols, xw, kI8Inputs,
           PutI8<>{row_ids, row_scales, x_scales + i, nullptr, bias, y + static_cast<std::size_t>(i) * ldy, ldy});
     }
   }
   // The inputs left over (and all of a product over more than kWideMaxCols
   // columns): blocks of 4 rows × 4 inputs, then 4 rows × one input. Wide
-  // groups of 2 or 3 were no faster in Chromium 156 and made node 20 a third
-  // slower (one larger function once inlined).
-  for_each_block<kI8Rows, kWideInputs, 4, I8Block>(
+  // groups of 2 or 3 as well gained a few % in Chromium 156 and made node 20
+  // a third slower (one larger function once inlined).
+  for_each_block<kI8Rows, kI8Inputs, 4, I8Block>(
       w, row_ids, rows, cols, xq + static_cast<std::size_t>(i) * cols, m - i,
       PutI8<>{row_ids, row_scales, x_scales + i, nullptr, bias, y + static_cast<std::size_t>(i) * ldy, ldy});
 }
