@@ -7,7 +7,7 @@
 import { WorkerTranslator } from '../softalign.js';
 
 const $ = (id) => document.getElementById(id);
-const SHIPPED = new URL('../models/en-fr.int8.softalign', import.meta.url);
+const SHIPPED = new URL('../models/', import.meta.url);  // the shipped models, listed in index.json
 // The worker, and a spare for after a Stop, both started now (while the
 // page is online): loading another model or stopping later needs no network.
 let worker = WorkerTranslator.startWorker();
@@ -149,11 +149,26 @@ $('file').addEventListener('change', (e) => {
   const f = e.target.files[0];
   if (f) load(f.arrayBuffer(), f.name);
 });
+// The shipped models served beside the page, in a list to pick from (the
+// first, en-fr, selected).
+fetch(new URL('index.json', SHIPPED)).then((r) => (r.ok ? r.json() : [])).then((models) => {
+  for (const m of models) {
+    const option = document.createElement('option');
+    option.value = m.file;
+    option.textContent = `${m.file.replace(/\.softalign$/, '')} (${(m.bytes / 1048576).toFixed(1)} MiB)`;
+    $('shipped-model').append(option);
+  }
+}, () => {});
 $('shipped').addEventListener('click', () => {
-  load(fetch(SHIPPED).then((r) => {
-    if (!r.ok) throw new Error(`the shipped model is not served here (${r.status})`);
+  const name = $('shipped-model').value;
+  if (!name) {
+    showError(new Error('no shipped model is served here'));
+    return;
+  }
+  load(fetch(new URL(name, SHIPPED)).then((r) => {
+    if (!r.ok) throw new Error(`the shipped model ${name} is not served here (${r.status})`);
     return r.arrayBuffer();
-  }), 'en-fr.int8.softalign');
+  }), name);
 });
 const drop = $('drop');
 drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });

@@ -18,7 +18,7 @@
 // timeoutMs deadline; translateIter's events equal the result, and leaving
 // its loop stops the call; the page's Stop button (busy state, old output
 // cleared). Prints the load time and per-sentence times.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { serve, launch } from './chromium.mjs';
 
@@ -59,8 +59,30 @@ try {
   const version = await S('Browser.getVersion');
   console.log(`${version.product}, page ${base}/demo/index.html`);
 
+  // The shipped models listed to pick from: every .softalign the web folder
+  // serves in models/ (the build copies models/*/*.softalign), --model's
+  // first. Each other one loads and translates the page's text; then --model.
+  const served = readdirSync(path.join(webDir, 'models')).filter((f) => f.endsWith('.softalign')).sort();
+  const listed = await waitFor(`(() => {
+    const o = [...document.getElementById('shipped-model').options].map((x) => x.value);
+    return o.length ? o : null; })()`, 'the list of shipped models');
+  check(JSON.stringify([...listed].sort()) === JSON.stringify(served) && listed[0] === path.basename(args.model),
+        `the page lists the shipped models, ${path.basename(args.model)} first (${listed.join(', ')})`);
+  const pick = (name) => evaluate(`(() => { document.getElementById('shipped-model').value = ${JSON.stringify(name)};
+    document.getElementById('shipped').click(); })()`);
+  for (const name of listed.slice(1)) {
+    await pick(name);
+    await waitFor(`!document.getElementById('translate').disabled || !document.getElementById('error').hidden`,
+                  `${name} to load`);
+    await waitFor(`['done', 'error'].includes(document.getElementById('output').dataset.state)`, `${name}'s translation`);
+    const r = await evaluate(`({ error: document.getElementById('error').hidden ? '' : document.getElementById('error').textContent,
+      status: document.getElementById('model-status').textContent, output: document.getElementById('output').textContent })`);
+    check(!r.error && r.status.startsWith(`${name}:`) && r.output.trim() !== '',
+          `${name} loads and translates${r.error ? ': ' + r.error : ''} (${r.output.trim().split('\n')[0].slice(0, 60)})`);
+  }
+
   // The shipped model, then no network.
-  await evaluate(`document.getElementById('shipped').click()`);
+  await pick(path.basename(args.model));
   await waitFor(`!document.getElementById('translate').disabled || !document.getElementById('error').hidden`,
                 'the shipped model to load');
   const err0 = await evaluate(`document.getElementById('error').hidden ? '' : document.getElementById('error').textContent`);
