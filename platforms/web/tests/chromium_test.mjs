@@ -8,8 +8,10 @@
 //
 // The page is served from 127.0.0.1 by this script; after the shipped model
 // is loaded the server is closed and the page put offline, so every
-// translation runs with no network. Checks: each sentence's translation
-// equals the native CLI's (the expected file), the page's main thread keeps
+// translation runs with no network. Checks: the page lists the shipped
+// models served (en-fr first) and each other one loads and translates; each
+// sentence's translation equals the native CLI's (the expected file), the
+// page's main thread keeps
 // running while a translation is under way (it runs in a Web Worker), and a
 // damaged model file picked in the file input shows an invalid_model error
 // (not a hang); in the worker, translateEach gives a bad text its error in
