@@ -13,12 +13,11 @@ import subprocess
 import sys
 import tempfile
 
-from toy_corpus import smoke_args, write_toy_corpus
+from toy_corpus import fail as fail_test, smoke_args, write_toy_corpus
 
 
 def fail(msg):
-    print(f"compare_models_smoke: {msg}", file=sys.stderr)
-    sys.exit(1)
+    fail_test("compare_models_smoke", msg)
 
 
 def main():

@@ -14,12 +14,11 @@ import subprocess
 import sys
 import tempfile
 
-from toy_corpus import smoke_args, write_toy_corpus
+from toy_corpus import fail as fail_test, smoke_args, write_toy_corpus
 
 
 def fail(msg):
-    print(f"distill_smoke: {msg}", file=sys.stderr)
-    sys.exit(1)
+    fail_test("distill_smoke", msg)
 
 
 def main():

@@ -2,6 +2,7 @@
 expected outputs (tests/models/en-fr.int8.expected.tsv) as every split asked for."""
 import argparse
 import os
+import sys
 
 
 def write_toy_corpus(root, folder, splits=("train", "dev", "test")):
@@ -22,3 +23,9 @@ def smoke_args():
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--root", required=True)
     return ap.parse_args()
+
+
+def fail(test, msg):
+    """Ends a smoke test: 'TEST: MSG' on stderr, exit 1."""
+    print(f"{test}: {msg}", file=sys.stderr)
+    sys.exit(1)
