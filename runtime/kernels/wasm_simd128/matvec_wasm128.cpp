@@ -31,10 +31,10 @@ namespace {
 // take 8 accumulators (two registers per 8 lanes) and 4 for the inputs. The
 // wide int8 block's 2 rows × 4 inputs take 8 accumulators and 2 weight rows,
 // the inputs read from memory (3 × 4 was no faster in Chromium 156 and
-// 30 % slower in node 20). At beam 4 the shipped en→fr model then translates in
-// about 0.85-0.9 of the time of 4 × 4 blocks widening the inputs at each
-// load (tests/bench/web_bench.mjs; tests/bench/wasm_relaxed/relaxed_probe.mjs
-// times each product both ways).
+// 30 % slower in node 20). At beam 4 the shipped en→fr model then translates
+// in about 0.85 (node) to 0.9 (Chromium, median) of the time of 4 × 4 blocks
+// widening the inputs at each load (tests/bench/web_bench.mjs, docs/web.md;
+// tests/bench/wasm_relaxed/relaxed_probe.mjs times each product both ways).
 constexpr int kInputs = 2;
 constexpr int kI8Rows = 4, kI8Inputs = 4;
 constexpr int kWideRows = 2;
