@@ -43,19 +43,25 @@ def main():
     ap.add_argument("--cpu", default="max")
     ap.add_argument("--sets", default="ref,neon,neon_dot")
     ap.add_argument("--repeat", type=int, default=3, help="runs per count; the minimum is kept")
+    ap.add_argument("--model", action="append", default=[], metavar="PAIR=FILE",
+                    help="also count FILE on PAIR's sources, e.g. a candidate beside the shipped file")
     args = ap.parse_args()
     args.plugin = os.path.join(os.path.abspath(args.build), "qemu_insn_count.so")
     subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-o", args.plugin,
                     os.path.join(ROOT, "scripts", "arm", "qemu_insn_count.c")], check=True)
     cli = os.path.join(args.build, "bin", "softalign")
     sets = args.sets.split(",")
-    models = sorted(os.path.join(ROOT, "models", pair, f)
+    models = sorted((pair, os.path.join(ROOT, "models", pair, f))
                     for pair in os.listdir(os.path.join(ROOT, "models"))
                     if os.path.isdir(os.path.join(ROOT, "models", pair))
                     for f in os.listdir(os.path.join(ROOT, "models", pair)) if f.endswith(".softalign"))
+    for spec in args.model:
+        pair, sep, path = spec.partition("=")
+        if not sep or not os.path.isfile(path):
+            ap.error(f"--model {spec}: want PAIR=FILE with an existing file")
+        models.append((pair, os.path.abspath(path)))
     print(f"{'model':<22} {'set':<9} {'steps':>6} {'insns/step':>12} {'vs ref':>7}")
-    for model in models:
-        pair = os.path.basename(os.path.dirname(model))
+    for pair, model in models:
         with open(os.path.join(ROOT, "tests", "models", f"{pair}.sources.txt"), encoding="utf-8") as f:
             sources = [s.rstrip("\n") for s in f if s.strip() and not s.startswith("#")]
         text = "".join(s + "\n" for s in sources)
