@@ -9,7 +9,7 @@ One command does everything (README.md beside this file):
 
   python3 models/corpus/apertium_corpus.py all --out runs/apertium-corpus \
       --ding runs/ding-corpus --bible runs/bible-corpus --ddtp ../shared/data/ddtp \
-      [--dialogue runs/dialogue-corpus] [--reference OLD_OUT] \
+      [--dialogue runs/dialogue-corpus] [--wordnet runs/wordnet-examples] [--reference OLD_OUT] \
       [--sha256 models/corpus/apertium-corpus.sha256]
 
 Steps (each is also a subcommand):
@@ -417,6 +417,8 @@ def inputs(a):
     if a.dialogue:
         res += [("dialogue en-fr", os.path.join(a.dialogue, "en-fr", "train.en")),
                 ("dialogue en-de", os.path.join(a.dialogue, "en-de", "train.en"))]
+    if a.wordnet:  # last, so that the inputs before it translate as they did without it
+        res += [("wordnet examples", os.path.join(a.wordnet, "train.en"))]
     for _n, p in res:
         if os.path.basename(p) != "train.en":
             raise SystemExit(f"apertium_corpus.py: {p} is not a train split")
@@ -669,6 +671,8 @@ def main(argv=None):
     p.add_argument("--ddtp", default=os.path.join(ROOT, "..", "shared", "data", "ddtp"))
     p.add_argument("--dialogue", help="the dialogue corpus folder: its en-fr and en-de train English are "
                                       "inputs, its dev/test sentences held out")
+    p.add_argument("--wordnet", help="the WordNet examples folder (wordnet_examples.py): its train.en is "
+                                     "translated too, after the other inputs")
     p.add_argument("--threshold", type=float, default=THRESHOLD)
     p.add_argument("--chunk", type=int, default=CHUNK)
     p.add_argument("--reference", help="a previous OUT folder: compare every output file byte for byte")

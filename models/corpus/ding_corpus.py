@@ -29,7 +29,6 @@ import collections
 import hashlib
 import os
 import re
-import subprocess
 import sys
 import time
 import unicodedata
@@ -296,10 +295,7 @@ def build_splits(lines, other_train=frozenset(), other_held=frozenset(), everyda
 
 
 def deb_path(a):
-    rows = G.read_manifest(a.manifest)
-    if len(rows) != 1:
-        raise SystemExit(f"ding_corpus.py: {a.manifest} should name one package")
-    return os.path.join(a.cache, G.deb_name(rows[0])), rows[0]
+    return G.one_deb(a.manifest, a.cache, "ding_corpus.py")
 
 
 def ding_lines(path):
@@ -310,20 +306,7 @@ def ding_lines(path):
 
 
 def cmd_select(a):
-    text = subprocess.run(["apt-cache", "show", PACKAGE], check=True, capture_output=True, text=True).stdout
-    for block in text.split("\n\n"):
-        d = dict(re.findall(r"^([A-Za-z0-9-]+): (.*)$", block, re.M))
-        if d.get("Package") == PACKAGE:
-            break
-    else:
-        raise SystemExit(f"ding_corpus.py: apt-cache knows no {PACKAGE}")
-    cols = ["package", "version", "architecture", "source", "size", "sha256"]
-    row = dict(package=PACKAGE, version=d["Version"], architecture=d["Architecture"],
-               source=d.get("Source", PACKAGE).split()[0], size=d["Size"], sha256=d["SHA256"])
-    with open(a.manifest, "w", encoding="utf-8") as f:
-        f.write(f"# Debian bookworm/main {PACKAGE} (the Ding dictionary, file {DING_FILE}); GPL-2+.\n")
-        f.write("\t".join(cols) + "\n" + "\t".join(row[c] for c in cols) + "\n")
-    print(f"select: {PACKAGE} {row['version']} -> {a.manifest}")
+    G.select_one(PACKAGE, a.manifest, f"Debian bookworm/main {PACKAGE} (the Ding dictionary, file {DING_FILE}); GPL-2+.")
 
 
 def write_pairs(d, split, pairs):

@@ -443,6 +443,33 @@ def deb_name(r):
     return f"{r['package']}_{r['version'].replace(':', '%3a')}_{r['architecture']}.deb"
 
 
+def one_deb(manifest, cache, who):
+    """(path of the .deb in cache, its manifest row) for a manifest that names one package."""
+    rows = read_manifest(manifest)
+    if len(rows) != 1:
+        raise SystemExit(f"{who}: {manifest} should name one package")
+    return os.path.join(cache, deb_name(rows[0])), rows[0]
+
+
+def select_one(package, manifest, comment):
+    """`apt-cache show PACKAGE` -> a one-package manifest (package, version, architecture,
+    source, size, SHA-256) under the line `# COMMENT`; returns its row."""
+    text = subprocess.run(["apt-cache", "show", package], check=True, capture_output=True, text=True).stdout
+    for block in text.split("\n\n"):
+        d = dict(re.findall(r"^([A-Za-z0-9-]+): (.*)$", block, re.M))
+        if d.get("Package") == package:
+            break
+    else:
+        raise SystemExit(f"apt-cache knows no {package}")
+    cols = ["package", "version", "architecture", "source", "size", "sha256"]
+    row = dict(package=package, version=d["Version"], architecture=d["Architecture"],
+               source=d.get("Source", package).split()[0], size=d["Size"], sha256=d["SHA256"])
+    with open(manifest, "w", encoding="utf-8") as f:
+        f.write(f"# {comment}\n" + "\t".join(cols) + "\n" + "\t".join(row[c] for c in cols) + "\n")
+    print(f"select: {package} {row['version']} -> {manifest}")
+    return row
+
+
 def _lz4_lines(path):
     p = subprocess.run(["lz4", "-dc", path], check=True, capture_output=True)
     return p.stdout.decode("utf-8", "replace").split("\n")
