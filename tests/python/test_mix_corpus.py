@@ -46,3 +46,30 @@ def test_weights_dev_and_held_out(tmp_path):
     subprocess.run([sys.executable, SCRIPT, str(spec), "--out", str(out2), "--root", str(tmp_path)], check=True,
                    capture_output=True)
     assert (out / "train.en").read_bytes() == (out2 / "train.en").read_bytes()
+
+
+def test_build_mixes_makes_every_folder_the_mixes_read():
+    """models/corpus/build_mixes.sh is what a new machine runs before the everyday runs can
+    resume: every runs/ folder a committed mix spec reads must be one it builds, every
+    hash file it checks against must exist, and it must parse."""
+    corpus = os.path.join(ROOT, "models", "corpus")
+    script = open(os.path.join(corpus, "build_mixes.sh"), encoding="utf-8").read()
+    built = set()
+    for word in script.replace("\\\n", " ").split():
+        if word.startswith("runs/") and word.endswith("-corpus"):
+            built.add(word)
+        if word.startswith("$corpus/") and word.endswith(".sha256"):
+            assert os.path.exists(os.path.join(corpus, word[len("$corpus/"):])), word
+    for name in ("mix-en-fr.tsv", "mix-en-de.tsv"):
+        for line in lines(os.path.join(corpus, name)):
+            if not line or line.startswith("#"):
+                continue
+            folder = line.split("\t")[1]
+            if folder.startswith("runs/"):
+                top = "/".join(folder.split("/")[:2])
+                assert top in built, f"{name} reads {folder}, which build_mixes.sh does not build"
+    subprocess.run(["bash", "-n", os.path.join(corpus, "build_mixes.sh")], check=True)
+    # One line per pair's tokenizer: SHA-256, two spaces, the path under TOKENIZER_DIR.
+    rows = [r for r in lines(os.path.join(corpus, "tokenizers.sha256")) if not r.startswith("#")]
+    assert sorted(r.split("  ")[1] for r in rows) == ["tok-en-de/16000/spm.model", "tok-en-fr/16000/spm.model"]
+    assert all(len(r.split("  ")[0]) == 64 for r in rows)
