@@ -47,7 +47,7 @@ import yaml
 
 from . import data as D
 from . import evaluate as E
-from .loss import linear_cross_entropy
+from .loss import linear_cross_entropy, sample_candidates
 from .tokenizer import Tokenizers, PAD_ID, UNK_ID, BOS_ID, EOS_ID
 
 # Written beside an exported model: the trainer's state at that export (warm starts).
@@ -113,6 +113,9 @@ OPTIONAL_KEYS = {
     "model": ("cell", "enc_directions", "reverse_source", "source_eos", "decoder_init", "query_bias",
               "combine_bias", "combine_tanh"),
     "decoding": ("beam_rules",),
+    # softmax_candidates: K > 0 trains with a sampled softmax over K output ids a batch
+    # (loss.py); absent or 0, the full softmax
+    "training": ("softmax_candidates",),
 }
 
 
@@ -174,6 +177,10 @@ def load_recipe(path, overrides=()):
                                all(isinstance(k, int) and not isinstance(k, bool) and k > 0 for k in rf)):
         raise RecipeError(f"data.repeat_first must be [N, K] with positive integers (the first N pairs "
                           f"K times), got {rf!r}")
+    k = r["training"].get("softmax_candidates", 0)
+    if not (isinstance(k, int) and not isinstance(k, bool) and k >= 0):
+        raise RecipeError(f"training.softmax_candidates must be 0 (the full softmax) or a positive number "
+                          f"of output ids, got {k!r}")
     if r["training"]["precision"] not in ("fp32", "bf16", "auto"):
         raise RecipeError(f"training.precision must be fp32, bf16 or auto, got {r['training']['precision']!r}")
     return r
@@ -258,17 +265,24 @@ def seq_loss(logits, tgt_out, label_smoothing=0.0):
                            ignore_index=PAD_ID, reduction="sum", label_smoothing=label_smoothing)
 
 
-def batch_loss(model, b, label_smoothing=0.0):
+def batch_loss(model, b, label_smoothing=0.0, softmax_candidates=0, generator=None):
     """Summed token cross-entropy of a Batch.
 
     The output layer (the largest matmul, [tokens, l] x [l, V]) is applied to the
     non-padding positions only, fused with the loss (loss.py): the same loss as
-    seq_loss(model(...)), less work.
+    seq_loss(model(...)), less work. softmax_candidates K (with a CPU generator): the
+    sampled softmax over the batch's targets and drawn ids, K in all (loss.py), when K
+    is below V.
     """
     feats, _ = model.features(b.src, b.src_len, b.tgt_in)
     keep = b.tgt_out != PAD_ID
     g = model.generator
-    return linear_cross_entropy(model.drop(feats[keep]), g.weight, g.bias, b.tgt_out[keep], label_smoothing)
+    target = b.tgt_out[keep]
+    candidates = None
+    if softmax_candidates and softmax_candidates < g.weight.size(0):
+        candidates = sample_candidates(target, g.weight.size(0), softmax_candidates, generator)
+    return linear_cross_entropy(model.drop(feats[keep]), g.weight, g.bias, target, label_smoothing,
+                                candidates=candidates)
 
 
 class Trainer:
@@ -530,8 +544,12 @@ class Trainer:
             g["lr"] = self.step_lr()
         self.opt.zero_grad(set_to_none=True)
         b = b.to(self.device)
+        k = tr.get("softmax_candidates", 0)
+        # The draws of the sampled softmax: their own stream, a function of (seed, step), so
+        # that dropout's stream is the same as without it and a resumed run draws the same.
+        gen = torch.Generator().manual_seed(tr["seed"] * 1_000_003 + self.state["step"]) if k else None
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
-            loss = batch_loss(self.model, b, tr["label_smoothing"])
+            loss = batch_loss(self.model, b, tr["label_smoothing"], k, gen)
         (loss / b.n_tokens).backward()
         if tr["clip_norm"]:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), tr["clip_norm"])

@@ -1,5 +1,6 @@
 """loss.linear_cross_entropy (the output layer fused with the label-smoothed loss) against
 F.cross_entropy(F.linear(...)): loss and gradients, at chunk boundaries, in fp32 and bf16."""
+import math
 import os
 import sys
 
@@ -8,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models"))
-from softalign_ref.loss import linear_cross_entropy  # noqa: E402
+from softalign_ref.loss import linear_cross_entropy, sample_candidates  # noqa: E402
 
 
 def _case(n, l, v, seed):
@@ -62,3 +63,78 @@ def test_no_rows():
     assert float(loss) == 0.0
     loss.backward()
     assert float(w.grad.abs().sum()) == 0.0
+
+
+def _sampled_reference(x, w, b, y, eps, ids, log_q, pos_target, vocab):
+    """The sampled softmax's loss (loss.py's docstring) with plain autograd ops."""
+    z = F.linear(x, w[ids], b[ids])
+    zc = z - log_q
+    return (torch.logsumexp(zc, 1) - (1 - eps) * z.gather(1, pos_target[:, None]).squeeze(1)
+            - (eps / vocab) * (z * torch.exp(-log_q)).sum(1)).sum()
+
+
+def test_sample_candidates_holds_every_target_and_draws_the_rest():
+    y = torch.tensor([5, 9, 5, 30, 2, 9])
+    ids, log_q, t = sample_candidates(y, 50, 12, torch.Generator().manual_seed(3))
+    assert ids.numel() == 12 and ids.unique().numel() == 12
+    assert ids[:4].tolist() == [2, 5, 9, 30]           # the batch's targets first, q = 1
+    assert torch.equal(ids[t], y)                      # targets as positions in ids
+    assert log_q[:4].tolist() == [0.0] * 4
+    assert torch.allclose(log_q[4:], torch.full((8,), math.log(8 / 46)))
+    again = sample_candidates(y, 50, 12, torch.Generator().manual_seed(3))
+    assert torch.equal(again[0], ids)                  # the same seed draws the same ids
+    other = sample_candidates(y, 50, 12, torch.Generator().manual_seed(4))
+    assert not torch.equal(other[0], ids)
+    # K at most the batch's distinct targets, or at least V: nothing drawn, no correction
+    ids2, log_q2, t2 = sample_candidates(y, 50, 3, torch.Generator().manual_seed(3))
+    assert ids2.tolist() == [2, 5, 9, 30] and log_q2 is None and torch.equal(ids2[t2], y)
+    ids3, log_q3, _ = sample_candidates(y, 50, 80, torch.Generator().manual_seed(3))
+    assert sorted(ids3.tolist()) == list(range(50)) and log_q3 is not None
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.1])
+@pytest.mark.parametrize("n,chunk", [(9, 4), (40, 256)])
+def test_sampled_softmax_against_its_formula(eps, n, chunk):
+    x, w, b, y = _case(n, 11, 97, n + 1)
+    ids, log_q, t = sample_candidates(y, 97, 60, torch.Generator().manual_seed(n))
+    assert log_q is not None
+    want = _sampled_reference(x, w, b, y, eps, ids, log_q, t, 97)
+    gw = _grads(want * 1.3, x, w, b)
+    got = linear_cross_entropy(x, w, b, y, eps, chunk, candidates=(ids, log_q, t))
+    gg = _grads(got * 1.3, x, w, b)
+    assert float(got) == pytest.approx(float(want), rel=1e-5)
+    for a, e in zip(gg, gw):
+        assert torch.allclose(a, e, rtol=1e-4, atol=1e-5)
+    # rows of ids not drawn get no gradient
+    unused = torch.ones(97, dtype=torch.bool)
+    unused[ids] = False
+    assert float(gg[1][unused].abs().sum()) == 0.0 and float(gg[2][unused].abs().sum()) == 0.0
+
+
+def test_sampled_softmax_over_the_whole_vocabulary_is_the_full_loss():
+    # every id a candidate: q = 1 everywhere would be the full softmax; drawn ids have
+    # q = (K - u) / (V - u) = 1 when K = V, so log q = 0
+    x, w, b, y = _case(33, 11, 40, 5)
+    ids, log_q, t = sample_candidates(y, 40, 40, torch.Generator().manual_seed(1))
+    assert torch.allclose(log_q, torch.zeros(40))
+    want = F.cross_entropy(F.linear(x, w, b), y, reduction="sum", label_smoothing=0.1)
+    gw = _grads(want, x, w, b)
+    got = linear_cross_entropy(x, w, b, y, 0.1, candidates=(ids, log_q, t))
+    gg = _grads(got, x, w, b)
+    assert float(got) == pytest.approx(float(want), rel=1e-5)
+    for a, e in zip(gg, gw):
+        assert torch.allclose(a, e, rtol=1e-4, atol=1e-5)
+
+
+def test_sampled_softmax_estimates_the_full_gradient():
+    # The point of the correction: averaged over draws, the weight gradient approaches the
+    # full softmax's (without it, the drawn ids' rows would be pushed down too little).
+    x, w, b, y = _case(64, 8, 400, 11)
+    full = _grads(linear_cross_entropy(x, w, b, y, 0.1), w)[0]
+    mean = torch.zeros_like(full)
+    draws = 300
+    for s in range(draws):
+        cand = sample_candidates(y, 400, 120, torch.Generator().manual_seed(s))
+        mean += _grads(linear_cross_entropy(x, w, b, y, 0.1, candidates=cand), w)[0] / draws
+    cos = float((mean.flatten() @ full.flatten()) / (mean.norm() * full.norm()))
+    assert cos > 0.98, cos

@@ -411,3 +411,29 @@ def test_the_luong_2015_recipe_trains_and_exports_its_model_kind(corpus, tmp_pat
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert len(r.stdout.split("\n")) == 3
+
+
+def test_sampled_softmax_trains_resumes_exactly_and_keeps_dropouts_stream(corpus, tmp_path):
+    with pytest.raises(RecipeError, match="softmax_candidates"):
+        load_recipe(write_recipe(tmp_path / "bad.yaml"), ["training.softmax_candidates=-2"])
+    full = load_recipe(write_recipe(tmp_path / "full.yaml", max_steps=8, eval_every=4))
+    assert "softmax_candidates" not in full["training"]  # absent: recipes and checkpoints as before
+    # 45 pieces, 20 candidates a batch: the batch's targets and the rest drawn
+    recipe = load_recipe(write_recipe(tmp_path / "r.yaml", max_steps=8, eval_every=4),
+                         ["training.softmax_candidates=20"])
+    a, b, c = str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "c")
+    st = Trainer(recipe, corpus, "en", "fr", a, quiet=True).run()
+    assert st["step"] == 8 and all(h["dev_loss"] == h["dev_loss"] for h in st["history"])  # not NaN
+    Trainer(recipe, corpus, "en", "fr", b, quiet=True).run(stop_after_steps=3)
+    Trainer(recipe, corpus, "en", "fr", b, quiet=True).run()
+    assert_same_weights(weights(a), weights(b))
+    # At least V candidates is the full softmax: the same weights as without the key.
+    Trainer(full, corpus, "en", "fr", c, quiet=True).run()
+    d = str(tmp_path / "d")
+    Trainer(load_recipe(write_recipe(tmp_path / "all.yaml", max_steps=8, eval_every=4),
+                        ["training.softmax_candidates=100"]), corpus, "en", "fr", d, quiet=True).run()
+    wc, wd = weights(c), weights(d)
+    for k in wc:
+        assert torch.allclose(wc[k], wd[k], rtol=1e-4, atol=1e-6), k
+    # and fewer candidates train other weights
+    assert not torch.allclose(weights(a)["generator.weight"], wc["generator.weight"])
