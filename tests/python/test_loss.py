@@ -138,3 +138,20 @@ def test_sampled_softmax_estimates_the_full_gradient():
         mean += _grads(linear_cross_entropy(x, w, b, y, 0.1, candidates=cand), w)[0] / draws
     cos = float((mean.flatten() @ full.flatten()) / (mean.norm() * full.norm()))
     assert cos > 0.98, cos
+
+
+def test_sampled_softmax_under_bf16_autocast_is_close_to_fp32():
+    x, w, b, y = _case(600, 64, 500, 4)
+    cand = sample_candidates(y, 500, 450, torch.Generator().manual_seed(2))
+    assert cand[1] is not None
+    want = linear_cross_entropy(x, w, b, y, 0.1, candidates=cand)
+    gw = _grads(want, x, w, b)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        got = linear_cross_entropy(x, w, b, y, 0.1, candidates=cand)
+    gg = _grads(got, x, w, b)
+    assert got.dtype == torch.float32
+    assert float(got) == pytest.approx(float(want), rel=1e-2)
+    for a, e in zip(gg, gw):
+        assert a.dtype == torch.float32
+        cos = float((a.double().flatten() @ e.double().flatten()) / (a.double().norm() * e.double().norm()))
+        assert cos > 0.999
