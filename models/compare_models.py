@@ -80,7 +80,9 @@ def main(argv=None):
     p.add_argument("--ddtp", help="DDTP folder of the pair (default ../shared/data/ddtp/PAIR beside the repository)")
     p.add_argument("--runs", default=os.path.join(ROOT, "runs"), help="where the corpus recipes wrote their folders")
     p.add_argument("--threads", type=int, default=1, help="CLI threads for the test sets (speed: always 1)")
-    p.add_argument("--speed-runs", type=int, default=3)
+    p.add_argument("--speed-runs", type=int, default=3, help="rounds of the speed runs (0: no speed)")
+    p.add_argument("--sets", help="only these sets, comma-separated (e.g. DDTP,dialogue,everyday.py): a quick "
+                                  "look at a snapshot; a file replaces a shipped one only on all of them")
     p.add_argument("--cli", default=os.path.join(ROOT, "build", "bin", "softalign"))
     p.add_argument("--json", help="write the figures here")
     a = p.parse_args(argv)
@@ -95,6 +97,14 @@ def main(argv=None):
             p.error(f"no {f}")
     ddtp = a.ddtp or os.path.join(os.path.dirname(ROOT), "shared", "data", "ddtp", a.pair)
     sets = test_sets(a.pair, ddtp, a.runs)
+    if a.sets:
+        wanted = a.sets.split(",")
+        unknown = [w for w in wanted if w not in ["DDTP", "everyday.py"] + [n for n, _ in CORPORA]]
+        if unknown:
+            p.error(f"--sets: unknown {', '.join(unknown)} (DDTP, {', '.join(n for n, _ in CORPORA)}, everyday.py)")
+        sets = [t for t in sets if t[0] in wanted]
+    if a.speed_runs < 0:
+        p.error("--speed-runs is 0 or more")
     names = [os.path.basename(f) for f in files]
     if len(set(names)) < len(names):  # the same file name in other folders: name the folders too
         names = [os.path.join(os.path.basename(os.path.dirname(os.path.abspath(f))), os.path.basename(f)) for f in files]
@@ -115,7 +125,7 @@ def main(argv=None):
 
     speed_lines = E.read_lines(os.path.join(ddtp, "test." + a.pair.split("-")[0]))[:200] if sets and sets[0][0] == "DDTP" else []
     for label, extra in (("greedy", ["--beam", "1", "--batch", "1"]), ("its beam", ["--batch", "1"])):
-        if not speed_lines:
+        if not speed_lines or not a.speed_runs:
             break
         times = {n: [] for n in names}
         for _ in range(a.speed_runs):
@@ -146,7 +156,8 @@ def main(argv=None):
     print()
     for n in names[1:]:
         worse = [s for s, _, _ in sets if results[n]["sets"][s]["bleu"] < results[names[0]]["sets"][s]["bleu"]]
-        print(f"{n}: " + ("at least as good as the baseline on every set's BLEU" if not worse
+        scope = "every set's BLEU" if not a.sets else f"the BLEU of the {len(sets)} sets run (--sets)"
+        print(f"{n}: " + (f"at least as good as the baseline on {scope}" if not worse
                           else "below the baseline on " + ", ".join(worse)))
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:

@@ -54,6 +54,20 @@ def main():
             fail("the toy set's BLEU is not the file's outputs' BLEU")
         if not (base["speed"]["greedy"] > 0 and base["speed"]["its beam"] > 0):
             fail(f"no speed figures: {base['speed']}")
+        # --sets and --speed-runs 0: a quick look at one set, no speed runs; a wrong name is an error
+        cmd = [sys.executable, os.path.join(a.root, "models", "compare_models.py"), "--pair", "en-fr", copy,
+               "--baseline", shipped, "--ddtp", ddtp, "--runs", os.path.join(tmp, "none"), "--cli", cli,
+               "--speed-runs", "0", "--json", out]
+        p = subprocess.run(cmd + ["--sets", "everyday.py"], capture_output=True, text=True)
+        if p.returncode != 0 or "the BLEU of the 1 sets run (--sets)" not in p.stdout:
+            fail(f"--sets everyday.py: exit {p.returncode}: {p.stdout}{p.stderr[-2000:]}")
+        quick = json.load(open(out))["models"]["en-fr/en-fr.int8.softalign"]
+        if set(quick["sets"]) != {"everyday.py"} or quick["speed"] or \
+                quick["sets"]["everyday.py"] != base["sets"]["everyday.py"]:
+            fail(f"--sets everyday.py --speed-runs 0 gave {quick}")
+        p = subprocess.run(cmd + ["--sets", "DDTP,nonsense"], capture_output=True, text=True)
+        if p.returncode != 2 or "--sets: unknown nonsense" not in p.stderr:
+            fail(f"--sets with an unknown name: exit {p.returncode}: {p.stderr[-1000:]}")
     print("compare_models_smoke: the file and its copy side by side, the same figures, the copy as good")
 
 
