@@ -114,8 +114,9 @@ OPTIONAL_KEYS = {
               "combine_bias", "combine_tanh"),
     "decoding": ("beam_rules",),
     # softmax_candidates: K > 0 trains with a sampled softmax over K output ids a batch
-    # (loss.py); absent or 0, the full softmax
-    "training": ("softmax_candidates",),
+    # (loss.py); absent or 0, the full softmax. softmax_full_after_decay: true goes back to
+    # the full softmax once the rate is below training.lr (the first decay on): the fine phase
+    "training": ("softmax_candidates", "softmax_full_after_decay"),
 }
 
 
@@ -181,6 +182,9 @@ def load_recipe(path, overrides=()):
     if not (isinstance(k, int) and not isinstance(k, bool) and k >= 0):
         raise RecipeError(f"training.softmax_candidates must be 0 (the full softmax) or a positive number "
                           f"of output ids, got {k!r}")
+    full_after = r["training"].get("softmax_full_after_decay", False)
+    if not isinstance(full_after, bool):
+        raise RecipeError(f"training.softmax_full_after_decay must be true or false, got {full_after!r}")
     if r["training"]["precision"] not in ("fp32", "bf16", "auto"):
         raise RecipeError(f"training.precision must be fp32, bf16 or auto, got {r['training']['precision']!r}")
     return r
@@ -538,13 +542,27 @@ class Trainer:
             return st["lr"] * (st["step"] - w[0] + 1) / (w[1] - w[0])
         return st["lr"]
 
+    def softmax_candidates(self):
+        """K of the sampled softmax for the next step, 0 for the full softmax: the recipe's
+        K, until the rate first drops below training.lr where softmax_full_after_decay is set
+        (a function of the state, so a resumed run makes the same choice)."""
+        tr = self.recipe["training"]
+        k = tr.get("softmax_candidates", 0)
+        if k and tr.get("softmax_full_after_decay", False) and self.state["lr"] < tr["lr"]:
+            return 0
+        return k
+
     def train_step(self, b):
         tr = self.recipe["training"]
         for g in self.opt.param_groups:
             g["lr"] = self.step_lr()
         self.opt.zero_grad(set_to_none=True)
         b = b.to(self.device)
-        k = tr.get("softmax_candidates", 0)
+        k = self.softmax_candidates()
+        if k != getattr(self, "_last_candidates", k):
+            self.log(f"step {self.state['step']}: " + (f"sampled softmax over {k} ids" if k else
+                     f"the full softmax from here (the rate {self.state['lr']:.2e} is below training.lr)"))
+        self._last_candidates = k
         # The draws of the sampled softmax: their own stream, a function of (seed, step), so
         # that dropout's stream is the same as without it and a resumed run draws the same.
         gen = torch.Generator().manual_seed(tr["seed"] * 1_000_003 + self.state["step"]) if k else None

@@ -437,3 +437,25 @@ def test_sampled_softmax_trains_resumes_exactly_and_keeps_dropouts_stream(corpus
         assert torch.allclose(wc[k], wd[k], rtol=1e-4, atol=1e-6), k
     # and fewer candidates train other weights
     assert not torch.allclose(weights(a)["generator.weight"], wc["generator.weight"])
+
+
+def test_the_full_softmax_takes_over_at_the_first_decay(corpus, tmp_path):
+    with pytest.raises(RecipeError, match="softmax_full_after_decay"):
+        load_recipe(write_recipe(tmp_path / "bad.yaml"), ["training.softmax_full_after_decay=2"])
+    sampled = ["training.softmax_candidates=20", "training.lr_decay_steps=[3]"]
+    recipe = load_recipe(write_recipe(tmp_path / "r.yaml", max_steps=6, eval_every=0),
+                         sampled + ["training.softmax_full_after_decay=true"])
+    a, b, c = str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "c")
+    Trainer(recipe, corpus, "en", "fr", a, quiet=True).run()
+    assert "step 3: the full softmax from here" in open(os.path.join(a, "train.log")).read()
+    # the same as 3 sampled steps, then the full softmax from the checkpoint on (the decay is at
+    # the end of step 3): the switch is exact and comes from the state, so resume makes it too
+    Trainer(load_recipe(write_recipe(tmp_path / "s.yaml", max_steps=6, eval_every=0), sampled),
+            corpus, "en", "fr", b, quiet=True).run(stop_after_steps=3)
+    Trainer(load_recipe(write_recipe(tmp_path / "f.yaml", max_steps=6, eval_every=0),
+                        ["training.lr_decay_steps=[3]"]), corpus, "en", "fr", b, quiet=True).run()
+    assert_same_weights(weights(a), weights(b))
+    # and it is not the sampled softmax throughout
+    Trainer(load_recipe(write_recipe(tmp_path / "s2.yaml", max_steps=6, eval_every=0), sampled),
+            corpus, "en", "fr", c, quiet=True).run()
+    assert not torch.equal(weights(a)["generator.weight"], weights(c)["generator.weight"])
