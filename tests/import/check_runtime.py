@@ -64,10 +64,19 @@ def main():
     ap.add_argument("--keep-dir", help="keep the imported model files here (NAME.fp32.softalign, NAME.int8.softalign: "
                                        "the web and ARM stages run them)")
     ap.add_argument("--device", choices=["cpu", "auto", "vulkan"], help="the translators' device (default: the library's)")
-    ap.add_argument("--precision", choices=["fp32", "int8", "tokens"],
-                    help="only this import (default: all three; tokens: fp32 imported with --pretokenized, which "
-                         "reads data/test200.en.pieces as the toolkits did and writes their tokens)")
+    ap.add_argument("--precision", default="fp32,int8,tokens",
+                    help="the imports to check, comma-separated (default: all three, fp32,int8,tokens; tokens: fp32 "
+                         "imported with --pretokenized, which reads data/test200.en.pieces as the toolkits did and "
+                         "writes their tokens)")
+    ap.add_argument("--batch", type=int, default=1,
+                    help="sentences decoded together (default 1: one call a line; more: the lines as one list, "
+                         "which the library decodes in runs of up to this many)")
     args = ap.parse_args()
+    if args.batch < 1:
+        ap.error(f"--batch must be at least 1, got {args.batch}")
+    precisions = args.precision.split(",")
+    if not precisions or any(p not in ("fp32", "int8", "tokens") for p in precisions):
+        ap.error(f"--precision: a comma-separated list of fp32, int8 and tokens, not {args.precision!r}")
     import sacrebleu
     import softalign
 
@@ -81,7 +90,7 @@ def main():
             os.makedirs(args.keep_dir, exist_ok=True)
         for fx in args.fixtures or [os.path.join(FIXTURES, n) for n in ALL]:
             name = os.path.basename(os.path.normpath(fx))
-            for precision in [args.precision] if args.precision else ["fp32", "int8", "tokens"]:
+            for precision in precisions:
                 path = os.path.join(args.keep_dir or tmp, f"{name}.{precision}.softalign")
                 import_model(args.bin_dir, fx, path, precision)
                 model = softalign.Model.load(path)
@@ -90,6 +99,8 @@ def main():
                     ok = False
                 for kind, beam in (("greedy", 1), ("beam5", 5)):
                     options = {"device": args.device} if args.device else {}
+                    if args.batch > 1:
+                        options["max_batch"] = args.batch
                     tr = softalign.Translator(model, beam=beam, copy_through=False, repair_placeholders=False,
                                               **options)
                     if args.device in ("cpu", "vulkan") and tr.backend != args.device:
@@ -98,7 +109,10 @@ def main():
                         ok = False
                         continue
                     lines = src_tokens if precision == "tokens" else src
-                    results = [tr.translate_nbest(line, nbest=1).hypotheses[0] for line in lines]
+                    if args.batch > 1:
+                        results = [r.hypotheses[0] for r in tr.translate_nbest(lines, nbest=1)]
+                    else:
+                        results = [tr.translate_nbest(line, nbest=1).hypotheses[0] for line in lines]
                     if precision == "tokens":  # the text is the tokens, as the toolkit wrote them
                         want = read_lines(os.path.join(fx, kind + ".pieces"))
                         got = [h.text or ("<unk>" if name.startswith("joey") else "") for h in results]
