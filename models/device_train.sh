@@ -173,13 +173,20 @@ device() {
   for i in "${!pids[@]}"; do
     rc=0; wait "${pids[$i]}" || rc=$?
     echo "${pairs[$i]}: trainer exit $rc" | tee -a "$out/device.txt"
-    pack "${pairs[$i]}" 2>&1 | tee -a "$out/device.txt"
+    { pack "${pairs[$i]}" 2>&1 || echo "${pairs[$i]}: packing failed"; } | tee -a "$out/device.txt"
     { echo "== ${pairs[$i]}: train.log"; cat "$BACK/${pairs[$i]}/run/train.log" 2>/dev/null
       [ "$rc" -eq 0 ] || { echo "== ${pairs[$i]}: the end of its output"; tail -c 20000 "$BACK/${pairs[$i]}/stdout.log"; }
     } >> "$out/device.txt"
   done
-  back "${pairs[0]}"
-  [ ${#pairs[@]} -eq 1 ] || echo "next, on the same machine: bash models/device_train.sh back PAIR, for ${pairs[*]:1}"
+  # the first pair with weights comes back now, each other one with `back PAIR`
+  local sent=""
+  for i in "${!pairs[@]}"; do
+    if [ -z "$sent" ] && [ -f "$BACK/${pairs[$i]}/files/parts.sha256" ]; then back "${pairs[$i]}"; sent="${pairs[$i]}"
+    elif [ -f "$BACK/${pairs[$i]}/files/parts.sha256" ]; then
+      echo "next, on the same machine: bash models/device_train.sh back ${pairs[$i]}"
+    fi
+  done
+  [ -n "$sent" ] || die "no pair has weights to send back (device.txt says why)"
 }
 
 back() {
