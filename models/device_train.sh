@@ -67,12 +67,15 @@ travel_bytes() {
 stage() {
   [ $# -ge 2 ] || die "usage: stage TRAIN_DIR PAIR..."
   local train_dir="$1"; shift
+  for pair in "$@"; do  # every pair checked before anything is written
+    local src="${pair%-*}" tgt="${pair#*-}" corpus="runs/mix/$pair" tok="$train_dir/tok-$pair/16000"
+    [ -f "$corpus/train.$src" ] && [ -f "$corpus/train.$tgt" ] || die "$corpus: no train.$src/.$tgt (models/corpus/build_mixes.sh makes it)"
+    [ -f "$tok/spm.model" ] || die "$tok/spm.model: missing (the runs' tokenizer)"
+  done
   exclude_payload
   rm -rf "$PAY"; mkdir -p "$PAY"
   for pair in "$@"; do
     local src="${pair%-*}" tgt="${pair#*-}" corpus="runs/mix/$pair" tok="$train_dir/tok-$pair/16000"
-    [ -f "$corpus/train.$src" ] && [ -f "$corpus/train.$tgt" ] || die "$corpus: no train.$src/.$tgt (models/corpus/build_mixes.sh makes it)"
-    [ -f "$tok/spm.model" ] || die "$tok/spm.model: missing (the runs' tokenizer)"
     mkdir -p "$PAY/$pair"
     for side in "$src" "$tgt"; do
       # a 128 MiB window: every repeat of an oversampled source is found (12.0 MB for the
@@ -146,7 +149,7 @@ unxz_to() {  # xz where the machine has it, else Python's lzma
 device() {
   local minutes="${1:-6}" dev="${DEVTRAIN_DEVICE:-cuda}" py out="${OUT:-$BACK/out}"
   py=$(python_bin)
-  [ -d "$PAY" ] || die "$PAY: missing (stage it here and carry it)"
+  compgen -G "$PAY/*/spm.model" > /dev/null || die "$PAY: missing or empty (stage it here and carry it)"
   mkdir -p "$out"
   { date -u; nvidia-smi -L 2>&1 || true; "$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.cuda.is_available())'; } \
     | tee "$out/device.txt"
@@ -217,5 +220,6 @@ case "${1:-}" in
   back) shift; [ $# -eq 1 ] || die "usage: back PAIR"; back "$1" ;;
   unpack) shift; unpack "$@" ;;
   restore) restore ;;
-  *) die "usage: $0 stage TRAIN_DIR PAIR... | device [MINUTES] | back PAIR | unpack FILES_DIR DEST | restore" ;;
+  overrides) shift; device_overrides "${1:-6}" ;;   # what `device` sets (tests/python/test_device_train.py)
+  *) die "usage: $0 stage TRAIN_DIR PAIR... | device [MINUTES] | back PAIR | unpack FILES_DIR DEST | restore | overrides [MINUTES]" ;;
 esac
