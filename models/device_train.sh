@@ -67,15 +67,17 @@ travel_bytes() {
 stage() {
   [ $# -ge 2 ] || die "usage: stage TRAIN_DIR PAIR..."
   local train_dir="$1"; shift
+  local pair src tgt corpus tok
+  pair_paths() { src="${1%-*}" tgt="${1#*-}" corpus="runs/mix/$1" tok="$train_dir/tok-$1/16000"; }
   for pair in "$@"; do  # every pair checked before anything is written
-    local src="${pair%-*}" tgt="${pair#*-}" corpus="runs/mix/$pair" tok="$train_dir/tok-$pair/16000"
+    pair_paths "$pair"
     [ -f "$corpus/train.$src" ] && [ -f "$corpus/train.$tgt" ] || die "$corpus: no train.$src/.$tgt (models/corpus/build_mixes.sh makes it)"
     [ -f "$tok/spm.model" ] || die "$tok/spm.model: missing (the runs' tokenizer)"
   done
   exclude_payload
   rm -rf "$PAY"; mkdir -p "$PAY"
   for pair in "$@"; do
-    local src="${pair%-*}" tgt="${pair#*-}" corpus="runs/mix/$pair" tok="$train_dir/tok-$pair/16000"
+    pair_paths "$pair"
     mkdir -p "$PAY/$pair"
     for side in "$src" "$tgt"; do
       # a 128 MiB window: every repeat of an oversampled source is found (12.0 MB for the
