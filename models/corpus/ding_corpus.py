@@ -24,7 +24,6 @@ Steps (each is also a subcommand):
 Deterministic: the output depends only on the manifest's .deb (verified by hash),
 the DDTP files given and everyday.tsv; no clock, no randomness, sorted everywhere.
 """
-import argparse
 import collections
 import hashlib
 import os
@@ -35,6 +34,7 @@ import unicodedata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import recipe_cli as R  # noqa: E402  (the shared command line and SHA-256 checks)
 import gettext_corpus as G  # noqa: E402  (the .deb reader, manifest, download and compare helpers)
 
 MANIFEST = os.path.join(HERE, "ding-packages.tsv")
@@ -378,46 +378,20 @@ def cmd_check(a):
 
 
 def sha256_table(out):
-    files = sorted(G._corpus_files(out, "SUMMARY.txt"))
-    return "".join(f"{G.sha256_file(os.path.join(out, rel))}  {rel}\n" for rel in files)
-
-
-def compare_sha256(out, path, table=None):
-    """G.compare_sha256 with this recipe's table by default."""
-    return G.compare_sha256(out, path, table or sha256_table)
+    return R.sha256_lines(out, sorted(G._corpus_files(out, "SUMMARY.txt")))
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["select", "download", "build", "check", "all"])
-    p.add_argument("--manifest", default=MANIFEST)
-    p.add_argument("--cache", default=os.path.join(HERE, "..", "..", "runs", "ding-cache"),
-                   help="folder for the .deb (default runs/ding-cache, gitignored)")
-    p.add_argument("--out", default=os.path.join(HERE, "..", "..", "runs", "ding-corpus"))
+    p = R.parser(__doc__, ["select", "download", "build", "check", "all"], manifest=MANIFEST,
+                 cache="ding-cache", out="ding-corpus",
+                 reference_help="a previous OUT folder: compare every output file byte for byte",
+                 sha256_help="a file of 'SHA-256  path' lines (ding-corpus.sha256): compare with it")
     p.add_argument("--ddtp", help="the DDTP corpus folder (en-de/): its dev/test sentences are kept out of "
                                   "train, its train English out of dev/test")
-    p.add_argument("--reference", help="a previous OUT folder: compare every output file byte for byte")
-    p.add_argument("--sha256", help="a file of 'SHA-256  path' lines (ding-corpus.sha256): compare with it")
     a = p.parse_args(argv)
-    t0 = time.time()
-    if a.command == "select":
-        cmd_select(a)
-        return 0
-    if a.command in ("download", "all"):
-        G.cmd_download(a)
-    if a.command in ("build", "all"):
-        cmd_build(a)
-        with open(os.path.join(a.out, "SHA256SUMS"), "w", encoding="utf-8") as f:
-            f.write(sha256_table(a.out))
-    status = 0
-    if a.command in ("check", "all"):
-        status |= cmd_check(a)
-    if a.reference:
-        status |= G.compare(a.out, a.reference, "SUMMARY.txt")
-    if a.sha256:
-        status |= compare_sha256(a.out, a.sha256)
-    print(f"ding_corpus.py {a.command}: {time.time() - t0:.0f} s, status {status}")
-    return status
+    return R.run(a, "ding_corpus.py", select=cmd_select, download=G.cmd_download, build=cmd_build,
+                 check=cmd_check, compare=lambda out, ref: G.compare(out, ref, "SUMMARY.txt"),
+                 sha256_table=sha256_table)
 
 
 if __name__ == "__main__":

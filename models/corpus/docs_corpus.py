@@ -32,7 +32,6 @@ Steps (each is also a subcommand):
 Deterministic: the output depends only on the manifest's .deb files (verified by
 hash), the DDTP and gettext corpora given and everyday.tsv; sorted everywhere.
 """
-import argparse
 import collections
 import hashlib
 import html
@@ -48,6 +47,7 @@ import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import recipe_cli as R  # noqa: E402  (the shared command line and SHA-256 checks)
 import gettext_corpus as G  # noqa: E402  (the .deb reader, manifest and licence helpers)
 
 MANIFEST = os.path.join(HERE, "docs-packages.tsv")
@@ -713,8 +713,7 @@ def check_corpus(a):
 
 def sha256_table(out):
     """'SHA-256  path' lines of the corpus files under out, sorted by path."""
-    files = sorted(G._corpus_files(out, "modules.tsv"))
-    return "".join(f"{G.sha256_file(os.path.join(out, rel))}  {rel}\n" for rel in files)
+    return R.sha256_lines(out, sorted(G._corpus_files(out, "modules.tsv")))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -833,40 +832,16 @@ def cmd_licences(a):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["select", "download", "build", "check", "licences", "all"])
-    p.add_argument("--manifest", default=MANIFEST)
-    p.add_argument("--cache", default=os.path.join(HERE, "..", "..", "runs", "docs-debs"),
-                   help="folder for the .deb files (default runs/docs-debs, gitignored)")
-    p.add_argument("--out", default=os.path.join(HERE, "..", "..", "runs", "docs-corpus"))
+    p = R.parser(__doc__, ["select", "download", "build", "check", "licences", "all"], manifest=MANIFEST,
+                 cache="docs-debs", out="docs-corpus",
+                 reference_help="a previous OUT folder: compare every split byte for byte",
+                 sha256_help="a file of 'SHA-256  path' lines: compare the built files with it")
     p.add_argument("--ddtp", help="the DDTP corpus folder (en-fr/, en-de/)")
     p.add_argument("--gettext", help="the gettext corpus folder (en-fr/, en-de/, combined/)")
-    p.add_argument("--reference", help="a previous OUT folder: compare every split byte for byte")
-    p.add_argument("--sha256", help="a file of 'SHA-256  path' lines: compare the built files with it")
     a = p.parse_args(argv)
-    t0 = time.time()
-    if a.command == "select":
-        cmd_select(a)
-        return 0
-    if a.command == "licences":
-        cmd_licences(a)
-        return 0
-    if a.command in ("download", "all"):
-        G.cmd_download(a)
-    if a.command in ("build", "all"):
-        cmd_build(a)
-    status = 0
-    if a.command in ("check", "all"):
-        status |= check_corpus(a)
-    if a.command in ("build", "all"):
-        with open(os.path.join(a.out, "SHA256SUMS"), "w", encoding="utf-8") as f:
-            f.write(sha256_table(a.out))
-    if a.reference:
-        status |= G.compare(a.out, a.reference, "modules.tsv")
-    if a.sha256:
-        status |= G.compare_sha256(a.out, a.sha256, sha256_table)
-    print(f"docs_corpus.py {a.command}: {time.time() - t0:.0f} s, status {status}")
-    return status
+    return R.run(a, "docs_corpus.py", select=cmd_select, licences=cmd_licences, download=G.cmd_download,
+                 build=cmd_build, check=check_corpus, compare=lambda out, ref: G.compare(out, ref, "modules.tsv"),
+                 sha256_table=sha256_table)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ Steps (each is also a subcommand):
 Deterministic: the output depends only on the manifest's .deb files (verified
 by hash) and the DDTP files; no clock, no randomness, sorted everywhere.
 """
-import argparse
 import bz2
 import collections
 import gzip
@@ -44,6 +43,8 @@ import time
 import unicodedata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import recipe_cli as R  # noqa: E402  (the shared command line and SHA-256 checks)
 MANIFEST = os.path.join(HERE, "gettext-packages.tsv")
 LANGS = ("fr", "de")
 LISTS = "/var/lib/apt/lists"
@@ -533,29 +534,6 @@ def cmd_select(a):
           f"({sum(int(r['size']) for r in rows) / 1e9:.2f} GB), {len(skipped)} skipped -> {a.manifest}")
 
 
-def compare_sha256(out, path, table):
-    """Compare the built files' SHA-256 (`table(out)`: 'SHA-256  path' lines) with a committed
-    file of such lines: prints "identical" or the difference; 0 when equal, else 1."""
-    import difflib
-    with open(path, encoding="utf-8") as f:
-        want = f.read()
-    got = table(out)
-    same = want == got
-    print("sha256: " + ("identical to " if same else "DIFFERS from ") + os.path.basename(path))
-    if not same:
-        for line in difflib.unified_diff(want.splitlines(), got.splitlines(), "expected", "built", lineterm="", n=0):
-            print(line)
-    return 0 if same else 1
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def cmd_download(a):
     rows = read_manifest(a.manifest)
     os.makedirs(a.cache, exist_ok=True)
@@ -570,7 +548,7 @@ def cmd_download(a):
     bad = []
     for r in rows:
         p = os.path.join(a.cache, deb_name(r))
-        if not os.path.isfile(p) or sha256_file(p) != r["sha256"]:
+        if not os.path.isfile(p) or R.sha256_file(p) != r["sha256"]:
             bad.append(deb_name(r))
     if bad:
         raise SystemExit(f"gettext_corpus.py: {len(bad)} .deb files missing or with a wrong SHA-256: {bad[:10]}")
@@ -824,13 +802,8 @@ def cmd_check(a):
 
 
 def compare(out, ref, manifest="packages.tsv"):
-    status = 0
-    for rel in sorted(_corpus_files(ref, manifest)):
-        a, b = os.path.join(out, rel), os.path.join(ref, rel)
-        same = os.path.isfile(a) and open(a, "rb").read() == open(b, "rb").read()
-        print(("identical: " if same else "DIFFERS:   ") + rel)
-        status |= 0 if same else 1
-    return status
+    """Compare the corpus files under `ref` (the splits and `manifest`) with those under `out`."""
+    return R.compare_files(out, ref, sorted(_corpus_files(ref, manifest)))
 
 
 def _corpus_files(root, manifest="packages.tsv"):
@@ -842,34 +815,14 @@ def _corpus_files(root, manifest="packages.tsv"):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["select", "download", "build", "check", "licences", "all"])
-    p.add_argument("--manifest", default=MANIFEST)
-    p.add_argument("--cache", default=os.path.join(HERE, "..", "..", "runs", "gettext-debs"),
-                   help="folder for the .deb files (default runs/gettext-debs, gitignored)")
-    p.add_argument("--out", default=os.path.join(HERE, "..", "..", "runs", "gettext-corpus"))
+    p = R.parser(__doc__, ["select", "download", "build", "check", "licences", "all"], manifest=MANIFEST,
+                 cache="gettext-debs", out="gettext-corpus",
+                 reference_help="a previous OUT folder: compare every split byte for byte")
     p.add_argument("--ddtp", help="the DDTP corpus folder (en-fr/, en-de/): its dev/test sentences are kept "
                                   "out of train, its train English out of dev/test; also writes combined/")
-    p.add_argument("--reference", help="a previous OUT folder: compare every split byte for byte")
     a = p.parse_args(argv)
-    t0 = time.time()
-    if a.command == "select":
-        cmd_select(a)
-        return 0
-    if a.command == "licences":
-        cmd_licences(a)
-        return 0
-    if a.command in ("download", "all"):
-        cmd_download(a)
-    if a.command in ("build", "all"):
-        cmd_build(a)
-    status = 0
-    if a.command in ("check", "all"):
-        status |= cmd_check(a)
-    if a.reference:
-        status |= compare(a.out, a.reference)
-    print(f"gettext_corpus.py {a.command}: {time.time() - t0:.0f} s, status {status}")
-    return status
+    return R.run(a, "gettext_corpus.py", select=cmd_select, licences=cmd_licences, download=cmd_download,
+                 build=cmd_build, check=cmd_check, compare=compare)
 
 
 if __name__ == "__main__":

@@ -21,15 +21,14 @@ Why: the mixes had no source for ordinary phrases ("At what time does your train
 software text taught "train" as "entraînement". Deterministic: the output depends only on
 the manifest's .deb (verified by hash); no clock, no randomness.
 """
-import argparse
 import collections
 import os
 import re
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import recipe_cli as R  # noqa: E402  (the shared command line and SHA-256 checks)
 import gettext_corpus as G  # noqa: E402  (the .deb reader, manifest, download and compare helpers)
 
 PACKAGE = "wordnet-base"
@@ -110,34 +109,17 @@ def cmd_build(a):
 
 
 def sha256_table(out):
-    return f"{G.sha256_file(os.path.join(out, 'train.en'))}  train.en\n"
+    return R.sha256_lines(out, ["train.en"])
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["select", "download", "build", "all"])
-    p.add_argument("--manifest", default=MANIFEST)
-    p.add_argument("--cache", default=os.path.join(HERE, "..", "..", "runs", "wordnet-cache"),
-                   help="folder for the .deb (default runs/wordnet-cache, gitignored)")
-    p.add_argument("--out", default=os.path.join(HERE, "..", "..", "runs", "wordnet-examples"))
-    p.add_argument("--reference", help="a previous OUT folder: compare train.en byte for byte")
-    p.add_argument("--sha256", help="a file of 'SHA-256  path' lines (wordnet-examples.sha256): compare with it")
+    p = R.parser(__doc__, ["select", "download", "build", "all"], manifest=MANIFEST,
+                 cache="wordnet-cache", out="wordnet-examples",
+                 reference_help="a previous OUT folder: compare train.en byte for byte",
+                 sha256_help="a file of 'SHA-256  path' lines (wordnet-examples.sha256): compare with it")
     a = p.parse_args(argv)
-    t0 = time.time()
-    if a.command == "select":
-        cmd_select(a)
-        return 0
-    if a.command in ("download", "all"):
-        G.cmd_download(a)
-    if a.command in ("build", "all"):
-        cmd_build(a)
-    status = 0
-    if a.reference:
-        status |= G.compare(a.out, a.reference, "SUMMARY.txt")
-    if a.sha256:
-        status |= G.compare_sha256(a.out, a.sha256, sha256_table)
-    print(f"wordnet_examples.py {a.command}: {time.time() - t0:.0f} s, status {status}")
-    return status
+    return R.run(a, "wordnet_examples.py", select=cmd_select, download=G.cmd_download, build=cmd_build,
+                 compare=lambda out, ref: G.compare(out, ref, "SUMMARY.txt"), sha256_table=sha256_table)
 
 
 if __name__ == "__main__":

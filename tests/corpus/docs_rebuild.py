@@ -29,7 +29,7 @@ def main():
         if not os.path.isdir(d):
             print(f"SKIPPED: {what} is not at {d} (models/corpus/README.md says how to build it)")
             return 77
-    bad = [D.G.deb_name(r) for r in rows if D.G.sha256_file(os.path.join(cache, D.G.deb_name(r))) != r["sha256"]]
+    bad = [D.G.deb_name(r) for r in rows if D.R.sha256_file(os.path.join(cache, D.G.deb_name(r))) != r["sha256"]]
     if bad:
         print(f"FAIL: {len(bad)} cached .deb files differ from the manifest's SHA-256: {bad[:5]}")
         return 1

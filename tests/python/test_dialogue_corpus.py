@@ -124,7 +124,7 @@ def _fixture(tmp_path):
         r = dict(package=pkg, version="1.0", architecture="all", source=source, languages="de,fr", catalogs="2")
         make_deb(str(cache / C.G.deb_name(r)), files)
         r["size"] = str(os.path.getsize(cache / C.G.deb_name(r)))
-        r["sha256"] = C.G.sha256_file(str(cache / C.G.deb_name(r)))
+        r["sha256"] = C.R.sha256_file(str(cache / C.G.deb_name(r)))
         rows.append(r)
     loc = "usr/share/games/quest/locale/{}/LC_MESSAGES/{}.mo"
     story = [("Welcome to our island.", "Bienvenue sur notre île."), ("Go away, thief!", "Va-t'en, voleur !"),

@@ -17,7 +17,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "models", "corpus"))
 
 import ding_corpus as D  # noqa: E402
-import gettext_corpus as G  # noqa: E402
 
 BUILT = os.path.join(ROOT, "runs", "ding-corpus")
 
@@ -150,7 +149,7 @@ def test_whole_build_twice_identical(tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
     _deb(cache / "trans-de-en_1.0-1_all.deb", {D.DING_FILE: ("\n".join(lines) + "\n").encode("utf-8")})
-    sha = G.sha256_file(str(cache / "trans-de-en_1.0-1_all.deb"))
+    sha = D.R.sha256_file(str(cache / "trans-de-en_1.0-1_all.deb"))
     size = os.path.getsize(cache / "trans-de-en_1.0-1_all.deb")
     manifest = tmp_path / "ding-packages.tsv"
     manifest.write_text("# test\npackage\tversion\tarchitecture\tsource\tsize\tsha256\n"

@@ -4,14 +4,12 @@ LibreOffice-style HTML (paragraph ids, system switches, code), Mallard and DocBo
 alignment (equal structure, Gale-Church where it differs), cleaning, the split
 and leak rules, a whole build from .deb files written here (twice: byte-identical), and
 the everyday sentences file. The rebuild of the real corpus is tests/corpus (label corpus)."""
-import argparse
 import io
 import lzma
 import os
 import sys
 import tarfile
 
-import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "models", "corpus"))
@@ -220,7 +218,7 @@ def _fixture(tmp_path):
         r = dict(package=pkg, version="1.0", architecture="all", source=source, kind=kind, docs="-")
         make_deb(str(cache / D.G.deb_name(r)), files)
         r["size"] = str(os.path.getsize(cache / D.G.deb_name(r)))
-        r["sha256"] = D.G.sha256_file(str(cache / D.G.deb_name(r)))
+        r["sha256"] = D.R.sha256_file(str(cache / D.G.deb_name(r)))
         rows.append(r)
     lo = "usr/share/libreoffice/help/{}/text/swriter/guide/a.html"
     add("libreoffice-help-en-us", "libreoffice", "libreoffice", {lo.format("en-US"): LO_EN.encode()})
