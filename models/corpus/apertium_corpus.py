@@ -621,9 +621,7 @@ def cmd_build(a):
                f"held out (normalised): {len(held_en)} dev/test English, {len(held_fr)} dev/test French"]
     summary += [f"{k}: {v}" for k, v in sorted(counts.items())]
     summary.append(f"en-fr/train: {len(pairs)} pairs (sentences/en-fr {len(sentences)}, entries/en-fr {len(entries)})")
-    with open(os.path.join(a.out, "SUMMARY.txt"), "w", encoding="utf-8") as f:
-        f.write("\n".join(summary) + "\n")
-    print("\n".join(summary))
+    R.write_summary(a.out, summary)
     print(f"build: forward {timing['forward_s']:.0f} s ({timing['forward_per_s']:.0f} sentences/s), "
           f"round trip {timing['backward_s']:.0f} s ({timing['backward_per_s']:.0f} sentences/s), "
           f"total {time.time() - t0:.0f} s", flush=True)

@@ -303,9 +303,7 @@ def cmd_build(a):
         names = {**TEST_BOOKS, **DEV_BOOKS}
         for b in sorted(verses):
             f.write(f"{b}\t{names.get(b, '')}\t{split_of(b)}\t{verses[b]}\n")
-    with open(os.path.join(a.out, "SUMMARY.txt"), "w", encoding="utf-8") as f:
-        f.write("\n".join(summary) + "\n")
-    print("\n".join(summary))
+    R.write_summary(a.out, summary)
     print(f"build: {time.time() - t0:.0f} s", flush=True)
 
 

@@ -331,9 +331,7 @@ def cmd_build(a):
         summary.append(f"{name}: " + ", ".join(f"{sp} {len(out[k][sp])}" for sp in SPLITS))
     summary.append("all/en-de: train " + str(len(out["sentence"]["train"]) + len(out["phrase"]["train"]))
                    + ", dev/test the sentences'")
-    with open(os.path.join(a.out, "SUMMARY.txt"), "w", encoding="utf-8") as f:
-        f.write("\n".join(summary) + "\n")
-    print("\n".join(summary))
+    R.write_summary(a.out, summary)
     print(f"build: {time.time() - t0:.0f} s", flush=True)
 
 

@@ -688,9 +688,7 @@ def cmd_build(a):
             f.write(f"{s}\t{split_of(s)}\t{' '.join(sorted(by_src[s]))}\n")
     if bad:
         summary.append(f"unreadable: {len(bad)}: " + "; ".join(bad))
-    with open(os.path.join(a.out, "SUMMARY.txt"), "w", encoding="utf-8") as f:
-        f.write("\n".join(summary) + "\n")
-    print("\n".join(summary))
+    R.write_summary(a.out, summary)
     print(f"build: {time.time() - t0:.0f} s", flush=True)
 
 

@@ -64,6 +64,13 @@ def run(a, script, *, download, build, check=None, select=None, licences=None, c
     return status
 
 
+def write_summary(out, lines):
+    """Writes a build's summary lines to OUT/SUMMARY.txt and prints them."""
+    with open(os.path.join(out, "SUMMARY.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def sha256_file(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:

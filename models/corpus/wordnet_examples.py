@@ -103,9 +103,7 @@ def cmd_build(a):
     summary = [f"{row['package']} {row['version']} ({row['size']} bytes, SHA-256 {row['sha256']}): "
                + ", ".join(DATA_FILES)]
     summary += [f"{k}: {v}" for k, v in sorted(counts.items())]
-    with open(os.path.join(a.out, "SUMMARY.txt"), "w", encoding="utf-8") as f:
-        f.write("\n".join(summary) + "\n")
-    print("\n".join(summary))
+    R.write_summary(a.out, summary)
 
 
 def sha256_table(out):
