@@ -5,18 +5,17 @@ here (twice: byte-identical). When the real corpus has been built (runs/ding-cor
 also its leak check."""
 import argparse
 import collections
-import io
-import lzma
 import os
 import sys
-import tarfile
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "models", "corpus"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ding_corpus as D  # noqa: E402
+from test_gettext_corpus import make_deb  # noqa: E402  (a minimal .deb)
 
 BUILT = os.path.join(ROOT, "runs", "ding-corpus")
 
@@ -123,32 +122,13 @@ def test_split_by_line_and_leak_rules():
     assert out["phrase"]["test"] == [] and out["phrase"]["dev"] == [] and len(out["phrase"]["train"]) == 40
 
 
-def _deb(path, files):
-    def tar_xz(members):
-        buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tf:
-            for name, data in sorted(members.items()):
-                ti = tarfile.TarInfo("./" + name)
-                ti.size = len(data)
-                tf.addfile(ti, io.BytesIO(data))
-        return lzma.compress(buf.getvalue())
-
-    def member(name, data):
-        hdr = f"{name:<16}{0:<12}{0:<6}{0:<6}{'100644':<8}{len(data):<10}`\n".encode("ascii")
-        return hdr + data + (b"\n" if len(data) % 2 else b"")
-
-    with open(path, "wb") as f:
-        f.write(b"!<arch>\n" + member("debian-binary", b"2.0\n") + member("control.tar.xz", tar_xz({}))
-                + member("data.tar.xz", tar_xz(files)))
-
-
 def test_whole_build_twice_identical(tmp_path):
     lines = ["# Version :: test", _line_in("test", "Das ist gut.", "That is good."),
              _line_in("dev", "Das ist schlecht.", "That is bad."),
              _line_in("train", "Der Hund bellt.", "The dog barks."), "jdm. etw. geben :: to give sb. sth."]
     cache = tmp_path / "cache"
     cache.mkdir()
-    _deb(cache / "trans-de-en_1.0-1_all.deb", {D.DING_FILE: ("\n".join(lines) + "\n").encode("utf-8")})
+    make_deb(str(cache / "trans-de-en_1.0-1_all.deb"), {D.DING_FILE: ("\n".join(lines) + "\n").encode("utf-8")})
     sha = D.R.sha256_file(str(cache / "trans-de-en_1.0-1_all.deb"))
     size = os.path.getsize(cache / "trans-de-en_1.0-1_all.deb")
     manifest = tmp_path / "ding-packages.tsv"

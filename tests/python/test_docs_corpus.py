@@ -4,17 +4,16 @@ LibreOffice-style HTML (paragraph ids, system switches, code), Mallard and DocBo
 alignment (equal structure, Gale-Church where it differs), cleaning, the split
 and leak rules, a whole build from .deb files written here (twice: byte-identical), and
 the everyday sentences file. The rebuild of the real corpus is tests/corpus (label corpus)."""
-import io
-import lzma
 import os
 import sys
-import tarfile
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "models", "corpus"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import docs_corpus as D  # noqa: E402
+from test_gettext_corpus import make_deb  # noqa: E402  (a minimal .deb)
 
 
 LO_EN = """<html><head><title>x</title><script>var a = "<p>";</script></head><body>
@@ -187,26 +186,6 @@ def test_splits_and_leaks(monkeypatch):
     assert out["dev"] == [("Dev one.", "Dev 1.")]          # the most frequent reference
     assert out["test"] == [("Test one.", "Test un.")]
     assert stats["train pairs dropped (other corpora's dev/test, everyday set)"] == 1
-
-
-def _tar_xz(members):
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tf:
-        for name, data in sorted(members.items()):
-            ti = tarfile.TarInfo("./" + name)
-            ti.mtime = 0
-            ti.size = len(data)
-            tf.addfile(ti, io.BytesIO(data))
-    return lzma.compress(buf.getvalue())
-
-
-def make_deb(path, files):
-    def member(name, data):
-        h = f"{name:<16}{0:<12}{0:<6}{0:<6}{100644:<8}{len(data):<10}`\n".encode("ascii")
-        return h + data + (b"\n" if len(data) % 2 else b"")
-    with open(path, "wb") as f:
-        f.write(b"!<arch>\n" + member("debian-binary", b"2.0\n") + member("control.tar.xz", _tar_xz({}))
-                + member("data.tar.xz", _tar_xz(files)))
 
 
 def _fixture(tmp_path):
