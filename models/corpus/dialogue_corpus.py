@@ -492,12 +492,7 @@ def cmd_select(a):
                 c = wanted_catalog(pkg, fn, covered)
                 if c:
                     cats[pkg].add(c[:2])
-    pk = {}
-    text = "\n".join(G._lz4_lines(G._list(r".*_debian_dists_bookworm_main_binary-amd64_Packages\.lz4")))
-    for block in text.split("\n\n"):
-        d = dict(re.findall(r"^([A-Za-z0-9-]+): (.*)$", block, re.M))
-        if d.get("Package") in cats:
-            pk[d["Package"]] = d
+    pk = G.packages_fields(cats)
     rows, skipped = [], []
     for name in sorted(cats):
         d = pk.get(name)

@@ -746,16 +746,7 @@ def cmd_select(a):
         want[name] = ("libreoffice", [])
     for name in list(DEBREF.values()):
         want[name] = ("debian-reference", [])
-    pk = {}
-    text = "\n".join(G._lz4_lines(G._list(r".*_debian_dists_bookworm_main_binary-amd64_Packages\.lz4")))
-    for block in text.split("\n\n"):
-        d = {}
-        for line in block.split("\n"):
-            m = re.match(r"^([A-Za-z0-9-]+): (.*)$", line)
-            if m:
-                d[m.group(1)] = m.group(2)
-        if d.get("Package") in want:
-            pk[d["Package"]] = d
+    pk = G.packages_fields(want)
     rows, skipped = [], []
     for name in sorted(want):
         d = pk.get(name)

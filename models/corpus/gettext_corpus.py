@@ -483,6 +483,18 @@ def _list(pattern):
     return os.path.join(LISTS, names[0])
 
 
+def packages_fields(names):
+    """{package: its fields} from the archive's Packages index (bookworm main, amd64), for
+    the packages of `names` that it lists."""
+    pk = {}
+    text = "\n".join(_lz4_lines(_list(r".*_debian_dists_bookworm_main_binary-amd64_Packages\.lz4")))
+    for block in text.split("\n\n"):
+        d = dict(re.findall(r"^([A-Za-z0-9-]+): (.*)$", block, re.M))
+        if d.get("Package") in names:
+            pk[d["Package"]] = d
+    return pk
+
+
 def cmd_select(a):
     want = collections.defaultdict(set)
     for arch in ("amd64", "all"):
@@ -497,16 +509,7 @@ def cmd_select(a):
                 continue
             for loc in locs.split(","):
                 want[loc.rsplit("/", 1)[-1]].add(m.group(1))
-    pk = {}
-    text = "\n".join(_lz4_lines(_list(r".*_debian_dists_bookworm_main_binary-amd64_Packages\.lz4")))
-    for block in text.split("\n\n"):
-        d = {}
-        for line in block.split("\n"):
-            m = re.match(r"^([A-Za-z0-9-]+): (.*)$", line)
-            if m:
-                d[m.group(1)] = m.group(2)
-        if d.get("Package") in want:
-            pk[d["Package"]] = d
+    pk = packages_fields(want)
     rows, skipped = [], []
     for name in sorted(want):
         d = pk.get(name)

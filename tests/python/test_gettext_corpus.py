@@ -4,7 +4,9 @@ format specifiers), .deb reading, the split rules, determinism; and, when the re
 corpus has been built (runs/gettext-corpus), that no test-package message occurs in train."""
 import io
 import os
+import shutil
 import struct
+import subprocess
 import sys
 import tarfile
 import lzma
@@ -286,3 +288,20 @@ def test_licence_of_copyright_files():
     assert G.family("BSD-3-clause or GPL-2") == "BSD" and G.family("Zlib") == "other"
     free = "Copyright 1999 X.\n\nThis library is under the GNU Lesser General Public License; parts are BSD."
     assert G.licence_of(free) == ("free-form: LGPL", ["BSD", "LGPL"])
+
+
+@pytest.mark.skipif(shutil.which("lz4") is None, reason="no lz4 command (Debian's lz4; the recipes' select needs it)")
+def test_packages_fields_reads_the_wanted_packages_from_the_index(tmp_path, monkeypatch):
+    index = ("Package: a\nVersion: 1.0\nSize: 10\nDescription: first line\n more text: not a field\n\n"
+             "Package: b\nVersion: 2.0\nSource: bsrc (1.0)\n\n"
+             "Package: c\nVersion: 3.0\n")
+    plain = tmp_path / "plain"
+    plain.write_text(index, encoding="utf-8")
+    lists = tmp_path / "lists"
+    lists.mkdir()
+    subprocess.run(["lz4", "-q", str(plain), str(lists / "x_debian_dists_bookworm_main_binary-amd64_Packages.lz4")],
+                   check=True)
+    monkeypatch.setattr(G, "LISTS", str(lists))
+    got = G.packages_fields({"a", "b", "missing"})
+    assert got == {"a": {"Package": "a", "Version": "1.0", "Size": "10", "Description": "first line"},
+                   "b": {"Package": "b", "Version": "2.0", "Source": "bsrc (1.0)"}}
