@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(ROOT, "models", "corpus"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import wordnet_examples as W  # noqa: E402
-from test_ding_corpus import _deb  # noqa: E402  (a minimal .deb writer)
+from test_gettext_corpus import make_deb  # noqa: E402  (a minimal .deb writer)
 
 NOUN = ("  1 This software and database is being provided \"as is\"\n"
         "04468005 06 n 01 train 0 002 @ 04576211 n 0000 | public transport provided by a line of "
@@ -43,7 +43,7 @@ def test_whole_build_twice_identical(tmp_path):
     files = {name: b"" for name in W.DATA_FILES}
     files["usr/share/wordnet/data.noun"] = NOUN.encode("utf-8")
     files["usr/share/wordnet/data.verb"] = VERB.encode("utf-8")
-    _deb(cache / "wordnet-base_1%3a3.0-1_all.deb", files)
+    make_deb(str(cache / "wordnet-base_1%3a3.0-1_all.deb"), files)
     manifest = tmp_path / "wordnet-packages.tsv"
     manifest.write_text("package\tversion\tarchitecture\tsource\tsize\tsha256\n"
                         "wordnet-base\t1:3.0-1\tall\twordnet\t0\t-\n", encoding="utf-8")
