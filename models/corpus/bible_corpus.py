@@ -347,7 +347,7 @@ def main(argv=None):
                                   "out of train, its train English out of dev/test")
     a = p.parse_args(argv)
     return R.run(a, "bible_corpus.py", download=cmd_download, build=cmd_build, check=cmd_check,
-                 compare=lambda out, ref: R.compare_files(out, ref, list(_files(ref))), sha256_table=sha256_table)
+                 compare=lambda out, ref: R.compare_files(out, ref, _files(ref)), sha256_table=sha256_table)
 
 
 def _files(root):
