@@ -294,17 +294,7 @@ def split_of(module):
 def other_sets(a, lang):
     """(other corpora's train English, their dev/test sentences on both sides, the everyday
     sentences: both sides exactly and the English normalised)."""
-    train, held = set(), set()
-    if a.ddtp:
-        tr, he = G.ddtp_sets(a.ddtp, lang)
-        train |= tr
-        held |= he
-    if a.gettext:
-        d = os.path.join(a.gettext, f"en-{lang}")
-        train.update(G.read_lines(os.path.join(d, "train.en")))
-        for sp in ("dev", "test"):
-            held.update(G.read_lines(os.path.join(d, f"{sp}.en")))
-            held.update(G.read_lines(os.path.join(d, f"{sp}.{lang}")))
+    train, held = G.other_corpora_sets((a.ddtp, a.gettext), lang)
     col = 1 if lang == "fr" else 2
     rows = D.read_everyday()
     everyday = {s for row in rows for s in (row[0], row[col])} | {norm_en(row[0]) for row in rows}

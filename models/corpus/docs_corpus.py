@@ -362,20 +362,11 @@ def clean(s):
 
 
 def keep(a, b):
-    """The length and sanity rules (the gettext corpus's, without its format-specifier rule)."""
-    if not a or not b or a == b:
-        return False
+    """The gettext corpus's sanity rules (without its format-specifier rule), and no link
+    or unknown entity left in either side."""
     if any(m in a or m in b for m in (LINK, UNKNOWN)):
         return False
-    if not re.search(r"[A-Za-z]{2}", a):
-        return False
-    if len(a.split()) > 80 or len(b.split()) > 100:
-        return False
-    if min(len(a), len(b)) >= 10:
-        r = (len(a) + 1) / (len(b) + 1)
-        if r > 3 or r < 1 / 3:
-            return False
-    return True
+    return G.sane_pair(a, b)
 
 
 def clean_pair(a, b):
@@ -573,17 +564,7 @@ def read_everyday(path=EVERYDAY):
 def other_sets(a, lang):
     """(sentences of other corpora's train English, their dev/test sentences on both sides,
     the everyday sentences on both sides)."""
-    train, held = set(), set()
-    if a.ddtp:
-        tr, he = G.ddtp_sets(a.ddtp, lang)
-        train |= tr
-        held |= he
-    if a.gettext:
-        d = os.path.join(a.gettext, f"en-{lang}")
-        train.update(G.read_lines(os.path.join(d, "train.en")))
-        for sp in ("dev", "test"):
-            held.update(G.read_lines(os.path.join(d, f"{sp}.en")))
-            held.update(G.read_lines(os.path.join(d, f"{sp}.{lang}")))
+    train, held = G.other_corpora_sets((a.ddtp, a.gettext), lang)
     col = 1 if lang == "fr" else 2
     everyday = {s for row in read_everyday() for s in (row[0], row[col])}
     return train, held, everyday

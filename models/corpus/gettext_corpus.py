@@ -342,7 +342,10 @@ def clean_pair(src, tgt):
     return out
 
 
-def keep(a, b):
+def sane_pair(a, b):
+    """The length and sanity rules every catalog-like recipe shares: both sides present and
+    different, letters in the English, at most 80 / 100 words, and a length ratio within 3
+    either way once a side has 10 characters."""
     if not a or not b or a == b:
         return False
     if not re.search(r"[A-Za-z]{2}", a):
@@ -353,9 +356,12 @@ def keep(a, b):
         r = (len(a) + 1) / (len(b) + 1)
         if r > 3 or r < 1 / 3:
             return False
-    if format_specs(a) != format_specs(b):
-        return False
     return True
+
+
+def keep(a, b):
+    """sane_pair, and the same printf/Qt/Python format specifiers on both sides."""
+    return sane_pair(a, b) and format_specs(a) == format_specs(b)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -572,16 +578,27 @@ def read_lines(path):
         return f.read().split("\n")[:-1]
 
 
-def ddtp_sets(ddtp, lang):
-    """(DDTP train sources, DDTP dev+test sources and targets) of en-LANG, or empty sets."""
-    if not ddtp:
+def held_out_sets(corpus, lang):
+    """(train sources, dev+test sources and targets) of CORPUS/en-LANG, a folder laid out as
+    DDTP's and the recipes' outputs are ({train,dev,test}.{en,LANG}), or empty sets."""
+    if not corpus:
         return set(), set()
-    d = os.path.join(ddtp, f"en-{lang}")
+    d = os.path.join(corpus, f"en-{lang}")
     train = set(read_lines(os.path.join(d, "train.en")))
     held = set()
     for split in ("dev", "test"):
         held.update(read_lines(os.path.join(d, f"{split}.en")))
         held.update(read_lines(os.path.join(d, f"{split}.{lang}")))
+    return train, held
+
+
+def other_corpora_sets(corpora, lang):
+    """held_out_sets of each of CORPORA (None skipped), united."""
+    train, held = set(), set()
+    for corpus in corpora:
+        tr, he = held_out_sets(corpus, lang)
+        train |= tr
+        held |= he
     return train, held
 
 
@@ -662,7 +679,7 @@ def cmd_build(a):
     splits_src = collections.Counter(split_of(s) for s in {r["source"] for r in rows})
     summary.append("source packages per split: " + ", ".join(f"{s} {splits_src[s]}" for s in ("train", "dev", "test")))
     for lang in LANGS:
-        tr_src, held = ddtp_sets(a.ddtp, lang)
+        tr_src, held = held_out_sets(a.ddtp, lang)
         out, stats = build_splits(per_lang[lang], tr_src, held)
         d = os.path.join(a.out, f"en-{lang}")
         for sp, pairs in out.items():
@@ -790,7 +807,7 @@ def cmd_check(a):
             print(f"check: en-{lang}: none of the {n['test']} test and {n['dev']} dev English sentences "
                   f"occurs in the {n['train']} train pairs" + (" or in combined/ train" if extra else ""))
         if a.ddtp:
-            _tr, held = ddtp_sets(a.ddtp, lang)
+            _tr, held = held_out_sets(a.ddtp, lang)
             d = os.path.join(a.out, f"en-{lang}")
             leak = [x for x, y in zip(read_lines(os.path.join(d, "train.en")),
                                       read_lines(os.path.join(d, f"train.{lang}"))) if x in held or y in held]

@@ -81,7 +81,8 @@ def main(argv=None):
     for name, folder, weight, dev in spec:
         en, xx = read_split(os.path.join(a.root, folder), "train", tgt)
         if not en:
-            raise SystemExit(f"{name}: no train split in {folder}")
+            raise SystemExit(f"{name}: no train.en and train.{tgt} in {folder} (the language is --out's "
+                             f"last '-' part: name it en-fr or en-de)")
         keep = [k for k in range(len(en)) if norm(en[k]) not in held and norm(xx[k]) not in held]
         dropped = len(en) - len(keep)
         en, xx = [en[k] for k in keep], [xx[k] for k in keep]

@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(ROOT, "models", "corpus"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import dialogue_corpus as C  # noqa: E402
-from test_gettext_corpus import make_deb, make_mo  # noqa: E402
+from test_gettext_corpus import build_twice, make_deb, make_mo, write_manifest  # noqa: E402
 
 
 def test_catalog_paths():
@@ -139,33 +139,22 @@ def _fixture(tmp_path):
                               "usr/share/games/tale/po/de.po": PO_FR.replace("Où est le château ?", "Wo ist die Burg?").encode()})
     manifest = tmp_path / "manifest.tsv"
     cols = ["package", "version", "architecture", "source", "size", "sha256", "languages", "catalogs"]
-    manifest.write_text("# fixture\n" + "\t".join(cols) + "\n"
-                        + "".join("\t".join(r[c] for c in cols) + "\n" for r in rows), encoding="utf-8")
+    write_manifest(manifest, cols, rows)
     return cache, manifest
 
 
 def test_build_from_debs_is_deterministic_and_leak_free(tmp_path, capsys, monkeypatch):
     cache, manifest = _fixture(tmp_path)
     monkeypatch.setattr(C, "HELD_OUT", {"quest:quest-story": "test", "tale:tale": "dev", "quest:quest-ui": "train"})
-    outs = []
-    for k in range(2):
-        out = tmp_path / f"out{k}"
-        args = ["build", "--cache", str(cache), "--manifest", str(manifest), "--out", str(out)]
-        if k:
-            args += ["--reference", str(tmp_path / "out0")]
-        assert C.main(args) == 0
-        outs.append(out)
-    log = capsys.readouterr().out
-    assert "DIFFERS" not in log and "identical: en-fr/train.en" in log
-    assert (outs[0] / "SHA256SUMS").read_bytes() == (outs[1] / "SHA256SUMS").read_bytes()
-    d = outs[0] / "en-fr"
+    out = build_twice(C.main, cache, manifest, tmp_path, capsys)
+    d = out / "en-fr"
     assert (d / "test.en").read_text().splitlines() == ["Go away, thief!", "We must go now.", "Welcome to our island."]
     assert (d / "dev.fr").read_text().splitlines() == ["Où est le château ?"]          # the fuzzy entry left out
     assert (d / "train.en").read_text().splitlines() == ["Open the door"]              # "We must go now!" is test's
-    assert (outs[0] / "en-de" / "test.de").read_text().splitlines() == ["Wir müssen gehen.", "Willkommen auf unserer Insel."]
-    assert C.main(["check", "--out", str(outs[0])]) == 0
+    assert (out / "en-de" / "test.de").read_text().splitlines() == ["Wir müssen gehen.", "Willkommen auf unserer Insel."]
+    assert C.main(["check", "--out", str(out)]) == 0
     (d / "train.en").write_text("welcome to our island\n")                              # a planted leak
-    assert C.main(["check", "--out", str(outs[0])]) == 1
+    assert C.main(["check", "--out", str(out)]) == 1
     # licences: appended once, with the catalogs' own licence
     lic = tmp_path / "licences.tsv"
     head = "source\tpackage\tversion\tlicence\tstated_in"

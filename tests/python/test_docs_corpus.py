@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.join(ROOT, "models", "corpus"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import docs_corpus as D  # noqa: E402
-from test_gettext_corpus import make_deb  # noqa: E402  (a minimal .deb)
+from test_gettext_corpus import build_twice, make_deb, write_manifest  # noqa: E402  (a minimal .deb, a recipe built twice)
 
 
 LO_EN = """<html><head><title>x</title><script>var a = "<p>";</script></head><body>
@@ -222,36 +222,25 @@ def _fixture(tmp_path):
                                       "usr/share/doc/HTML/de/kate/index.docbook": KDE_DE})
     manifest = tmp_path / "manifest.tsv"
     cols = ["package", "version", "architecture", "source", "size", "sha256", "kind", "docs"]
-    manifest.write_text("# fixture\n" + "\t".join(cols) + "\n"
-                        + "".join("\t".join(r[c] for c in cols) + "\n" for r in rows), encoding="utf-8")
+    write_manifest(manifest, cols, rows)
     return cache, manifest
 
 
 def test_build_from_debs_is_deterministic_and_leak_free(tmp_path, capsys):
     cache, manifest = _fixture(tmp_path)
-    outs = []
-    for k in range(2):
-        out = tmp_path / f"out{k}"
-        args = ["build", "--cache", str(cache), "--manifest", str(manifest), "--out", str(out)]
-        if k:
-            args += ["--reference", str(tmp_path / "out0")]
-        assert D.main(args) == 0
-        outs.append(out)
-    log = capsys.readouterr().out
-    assert "DIFFERS" not in log and "identical: en-fr/train.en" in log
-    assert (outs[0] / "SHA256SUMS").read_bytes() == (outs[1] / "SHA256SUMS").read_bytes()
-    assert D.main(["check", "--out", str(outs[0]), "--manifest", str(manifest), "--cache", str(cache)]) == 0
-    every = [l for sp in ("train", "dev", "test") for l in (outs[0] / "en-fr" / f"{sp}.en").read_text().splitlines()]
+    out = build_twice(D.main, cache, manifest, tmp_path, capsys)
+    assert D.main(["check", "--out", str(out), "--manifest", str(manifest), "--cache", str(cache)]) == 0
+    every = [l for sp in ("train", "dev", "test") for l in (out / "en-fr" / f"{sp}.en").read_text().splitlines()]
     assert "The Debian system is stable." in every and "Press Ctrl+C to copy." in every
     assert "Copy and paste" in every
-    every_de = [l for sp in ("train", "dev", "test") for l in (outs[0] / "en-de" / f"{sp}.de").read_text().splitlines()]
+    every_de = [l for sp in ("train", "dev", "test") for l in (out / "en-de" / f"{sp}.de").read_text().splitlines()]
     assert "Drücken Sie Strg+S, um in Kate zu speichern." in every_de
     # a planted leak is found: a train sentence in test
-    d = outs[0] / "en-fr"
+    d = out / "en-fr"
     first = (d / "train.en").read_text().splitlines()[0]
     (d / "test.en").write_text((d / "test.en").read_text() + first + "\n")
     (d / "test.fr").write_text((d / "test.fr").read_text() + "x\n")
-    assert D.main(["check", "--out", str(outs[0]), "--manifest", str(manifest)]) == 1
+    assert D.main(["check", "--out", str(out), "--manifest", str(manifest)]) == 1
 
 
 def test_everyday_sentences():

@@ -69,6 +69,29 @@ def make_deb(path, files):
                 + member("data.tar.xz", tar_xz(files)))
 
 
+def write_manifest(path, cols, rows):
+    """A fixture manifest: a comment line, the header COLS, then one line a row (dicts)."""
+    path.write_text("# fixture\n" + "\t".join(cols) + "\n"
+                    + "".join("\t".join(r[c] for c in cols) + "\n" for r in rows), encoding="utf-8")
+
+
+def build_twice(main, cache, manifest, tmp_path, capsys):
+    """A recipe's `build` run twice from the same cache, the second against the first as
+    --reference: returns the first output folder once the rebuild is byte-identical."""
+    outs = []
+    for k in range(2):
+        out = tmp_path / f"out{k}"
+        args = ["build", "--cache", str(cache), "--manifest", str(manifest), "--out", str(out)]
+        if k:
+            args += ["--reference", str(outs[0])]
+        assert main(args) == 0
+        outs.append(out)
+    log = capsys.readouterr().out
+    assert "DIFFERS" not in log and "identical: en-fr/train.en" in log
+    assert (outs[0] / "SHA256SUMS").read_bytes() == (outs[1] / "SHA256SUMS").read_bytes()
+    return outs[0]
+
+
 def test_mo_contexts_plurals_header_and_empty_entries():
     mo = make_mo([
         ("Open", "Ouvrir"),
@@ -250,8 +273,7 @@ def test_build_is_deterministic_and_leak_free(tmp_path):
         rows.append(r)
     manifest = tmp_path / "manifest.tsv"
     cols = ["package", "version", "architecture", "source", "size", "sha256", "languages"]
-    manifest.write_text("# fixture\n" + "\t".join(cols) + "\n"
-                        + "".join("\t".join(r[c] for c in cols) + "\n" for r in rows))
+    write_manifest(manifest, cols, rows)
     outs = []
     for k in range(2):
         out = tmp_path / f"out{k}"
