@@ -33,12 +33,12 @@ import torch  # noqa: E402
 from softalign_ref import export  # noqa: E402
 from softalign_ref.model import build_model  # noqa: E402
 from softalign_ref.tokenizer import PAD_ID, UNK_ID, BOS_ID, EOS_ID, load_spm  # noqa: E402
-from softalign_ref.train import RecipeError, load_recipe, model_config  # noqa: E402
+from softalign_ref.train import WARM_START_FREE_KEYS, RecipeError, load_recipe, model_config  # noqa: E402
 
 # the tensors with one row per piece (the vocabulary is shared: one list for both sides)
 VOCAB_TENSORS = ("src_emb.weight", "tgt_emb.weight", "generator.weight", "generator.bias")
-# config keys that may differ between the old model and the recipe's
-FREE_KEYS = {"src_vocab", "tgt_vocab", "name", "decoding", "dropout"}
+# config keys that may differ between the old model and the recipe's: the warm start's, and the vocabulary
+FREE_KEYS = {"src_vocab", "tgt_vocab", "name", *WARM_START_FREE_KEYS}
 WORD_START = "\u2581"
 
 

@@ -124,6 +124,11 @@ class RecipeError(ValueError):
     pass
 
 
+# config keys a warm start's weights may differ in from the recipe: dropout is a training
+# setting and decoding the search defaults (not part of the weights)
+WARM_START_FREE_KEYS = ("dropout", "decoding")
+
+
 def merge(base, over, path=""):
     """Recursively merges `over` into a copy of `base`; unknown keys are an error."""
     out = copy.deepcopy(base)
@@ -421,7 +426,7 @@ class Trainer:
         ours = self.cfg.to_dict()
         # dropout is a training setting and decoding the search defaults (a shipped folder carries the
         # search chosen on dev, not the recipe's): neither is part of the weights
-        diff = sorted(k for k, v in cfg.to_dict().items() if k not in ("dropout", "decoding") and ours.get(k) != v)
+        diff = sorted(k for k, v in cfg.to_dict().items() if k not in WARM_START_FREE_KEYS and ours.get(k) != v)
         if diff:
             raise RecipeError(f"{path}: its model differs from the recipe's in {', '.join(diff)}")
         self.model.load_state_dict(model.state_dict())
