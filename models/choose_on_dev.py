@@ -2,11 +2,15 @@
 """Choose a run's weights and default search on dev: checkpoint averaging, then alpha/beta.
 
   .venv/bin/python models/choose_on_dev.py RUN_DIR --dev DEV_DIR --src en --tgt fr \
-      --out OUT_DIR [--averages 1,2,3,4,6] [--grid 0.6:0,0.6:0.2,1.0:0.2] [--beam 5]
+      --out OUT_DIR [--averages 1,2,3,4,6] [--grid 0.6:0,0.6:0.2,1.0:0.2] [--beam 5] \
+      [--start START_DIR --start-shares 0.1,0.25,0.5]
 
 Candidates: RUN_DIR/model (the trainer's export, best by dev BLEU) and the mean of the
 last k snapshots in RUN_DIR/snapshots (training.keep_snapshots) for each k of
---averages. Each is converted to int8 and translates DEV_DIR/dev.SRC with `softalign
+--averages; with --start (the weights a warm-started run began from), also the best of
+those mixed with the start weights at each share of --start-shares (weight-space
+interpolation: a fine-tuned model and its start, averaged, often keep more of what the
+start knew at little cost to what the run learned). Each is converted to int8 and translates DEV_DIR/dev.SRC with `softalign
 translate` greedy (no shortlist, no copy-through: the model itself); the best by BLEU
 against dev.TGT then translates it with beam --beam for each alpha:beta of --grid. OUT_DIR
 becomes that model folder with the chosen search as its default (export.py average),
@@ -33,10 +37,12 @@ def run(cmd):
     return p.stdout
 
 
-def average(inputs, like, out_dir, decoding=()):
+def average(inputs, like, out_dir, decoding=(), weights=None):
     cmd = [sys.executable, os.path.join(HERE, "export.py"), "average", out_dir, "--like", like]
     for d in decoding:
         cmd += ["--decoding", d]
+    if weights:
+        cmd += ["--weights", ",".join(repr(w) for w in weights)]
     run(cmd + list(inputs))
 
 
@@ -84,7 +90,20 @@ def main(argv=None):
     p.add_argument("--grid", default="0.6:0,0.6:0.2,1.0:0,1.0:0.2,0.8:0.3,1.0:0.4",
                    help="alpha:beta pairs for the beam search")
     p.add_argument("--beam", type=int, default=5)
+    p.add_argument("--start", metavar="START_DIR",
+                   help="the weights the run was warm-started from (a model directory)")
+    p.add_argument("--start-shares", default="0.1,0.25,0.5",
+                   help="with --start: the start weights' shares to try with the best candidate")
     a = p.parse_args(argv)
+    if a.start:
+        try:
+            shares = [float(x) for x in a.start_shares.split(",")]
+        except ValueError:
+            sys.exit(f"choose_on_dev.py: --start-shares: not numbers: {a.start_shares!r}")
+        if not all(0 < x < 1 for x in shares):
+            sys.exit(f"choose_on_dev.py: --start-shares: each share must be between 0 and 1, got {a.start_shares!r}")
+        if not os.path.isfile(os.path.join(a.start, "model.safetensors")):
+            sys.exit(f"choose_on_dev.py: no model.safetensors in --start {a.start}")
     src_lines, refs = read_dev(a)
     exported = os.path.join(a.run_dir, "model")
     if not os.path.isfile(os.path.join(exported, "model.safetensors")):
@@ -96,16 +115,29 @@ def main(argv=None):
         cands = [("the export (best dev BLEU in training)", [exported])]
         cands += [(f"mean of the last {k} snapshot{'s' if k > 1 else ''}", snaps[-k:]) for k in ks]
         best = None
-        for i, (name, inputs) in enumerate(cands):
+
+        def score(i, name, inputs, weights=None):
+            nonlocal best
             d, sa = os.path.join(work, f"cand{i}"), os.path.join(work, f"cand{i}.int8.softalign")
-            average(inputs, exported, d)
+            average(inputs, exported, d, weights=weights)
             convert(a.build_dir, d, sa)
             s = dev_bleu(a.build_dir, sa, src_lines, refs, ["--beam", "1"])
-            steps = ", ".join(os.path.basename(x) for x in inputs)
+            steps = ", ".join(os.path.basename(os.path.normpath(x)) for x in inputs)
+            if weights:
+                steps += f" (weights {', '.join(f'{w:.3g}' for w in weights)})"
             rows.append((name, steps, s))
             print(f"{name} [{steps}]: greedy dev BLEU {s['bleu']:.2f} chrF2 {s['chrf']:.2f}", flush=True)
             if best is None or s["bleu"] > best[2]["bleu"]:
-                best = (name, inputs, s, sa)
+                best = (name, inputs, s, sa, weights)
+
+        for i, (name, inputs) in enumerate(cands):
+            score(i, name, inputs)
+        if a.start:
+            base_name, base_inputs = best[0], best[1]
+            for j, share in enumerate(shares):
+                rest = (1 - share) / len(base_inputs)
+                score(len(cands) + j, f"{base_name}, with the start weights at {share:g}",
+                      [a.start] + list(base_inputs), [share] + [rest] * len(base_inputs))
         chosen = None
         for pair in a.grid.split(","):
             alpha, beta = (float(x) for x in pair.split(":"))
@@ -119,7 +151,7 @@ def main(argv=None):
         decoding = [f"beam={a.beam}", f"alpha={chosen[0]}", f"beta={chosen[1]}"]
         if os.path.isdir(a.out):
             shutil.rmtree(a.out)
-        average(best[1], exported, a.out, decoding)
+        average(best[1], exported, a.out, decoding, best[4])
     lines = [f"# Chosen on dev: {a.run_dir}", "",
              f"Dev: {a.dev}/dev.{a.src} → dev.{a.tgt} ({len(src_lines)} sentences), softalign int8 "
              f"(no shortlist, no copy-through), sacrebleu defaults.", "",
@@ -132,7 +164,8 @@ def main(argv=None):
               f"(dev BLEU {chosen[2]['bleu']:.2f}).", "",
               "    " + " ".join([".venv/bin/python", "models/choose_on_dev.py", a.run_dir, "--dev", a.dev,
                                  "--src", a.src, "--tgt", a.tgt, "--out", a.out, "--averages", a.averages,
-                                 "--grid", a.grid, "--beam", str(a.beam)]), ""]
+                                 "--grid", a.grid, "--beam", str(a.beam)]
+                                + (["--start", a.start, "--start-shares", a.start_shares] if a.start else [])), ""]
     with open(os.path.join(a.out, "choice.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
     print("\n".join(lines))

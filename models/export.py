@@ -3,8 +3,9 @@
 
   python3 models/export.py inspect MODEL_DIR_OR_FILE     config, metadata, tensor table; checks it loads
   python3 models/export.py fp16 IN.safetensors OUT.safetensors   the same weights in float16
-  python3 models/export.py average OUT_DIR --like MODEL_DIR [--decoding KEY=VALUE] INPUT...
-        the mean of several snapshots of one training run (trainer checkpoints
+  python3 models/export.py average OUT_DIR --like MODEL_DIR [--decoding KEY=VALUE] [--weights W,...] INPUT...
+        the mean (or, with --weights, a weighted mean) of several snapshots of one
+        training run or of a run and the weights it started from (trainer checkpoints
         OUT/checkpoint.pt copies, model directories or .safetensors files) as a model
         directory: float32 weights, MODEL_DIR's config and tokenizers, and the
         training_state.json of the last input (so --warm-start and ship.sh take it);
@@ -102,8 +103,28 @@ def parse_decoding(items):
     return out
 
 
-def average(out_dir, like, inputs, decoding=None):
-    """Writes the element-wise mean of the inputs' weights (summed in float64) to out_dir."""
+def parse_weights(text, n):
+    """--weights W1,W2,...: one positive number per input (average() divides by their sum)."""
+    try:
+        ws = [float(x) for x in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--weights: not numbers: {text!r}") from None
+    if len(ws) != n:
+        raise ValueError(f"--weights: {len(ws)} weights for {n} inputs")
+    if not all(w > 0 and w < float("inf") for w in ws):
+        raise ValueError(f"--weights: each weight must be a positive number, got {text!r}")
+    return ws
+
+
+def average(out_dir, like, inputs, decoding=None, weights=None):
+    """Writes the element-wise mean of the inputs' weights (summed in float64) to out_dir.
+
+    weights: one share per input (normalised); None is the plain mean. A share below 1 on
+    the weights a fine-tuning run started from keeps part of what they knew (weight-space
+    interpolation; Wortsman et al. 2022, "Robust fine-tuning of zero-shot models").
+    """
+    raw = parse_weights(weights, len(inputs)) if weights else [1.0] * len(inputs)
+    shares = [w / sum(raw) for w in raw]
     like_wp = weights_path(like)
     meta = export.read_metadata(like_wp)
     model, cfg = export.load(like_wp)
@@ -112,19 +133,21 @@ def average(out_dir, like, inputs, decoding=None):
     ref = model.state_dict()
     total = {k: torch.zeros(v.shape, dtype=torch.float64) for k, v in ref.items()}
     states = []
-    for path in inputs:
+    for path, w in zip(inputs, raw):
         sd, state = snapshot_weights(path)
         if set(sd) != set(ref):
             raise ValueError(f"{path}: its tensors differ from {like_wp}'s")
         for k, v in sd.items():
             if tuple(v.shape) != tuple(ref[k].shape):
                 raise ValueError(f"{path}: tensor {k} has shape {tuple(v.shape)}, expected {tuple(ref[k].shape)}")
-            total[k] += v.to(torch.float64)
+            total[k] += w * v.to(torch.float64)
         states.append(state)
-    model.load_state_dict({k: (v / len(inputs)).to(torch.float32) for k, v in total.items()})
+    model.load_state_dict({k: (v / sum(raw)).to(torch.float32) for k, v in total.items()})
     extra = {k: v for k, v in meta.items() if k not in export.CONFIG_FIELDS}
     steps = [s.get("step") if s else None for s in states]
     extra["averaged"] = {"inputs": [os.path.basename(os.path.normpath(p)) for p in inputs], "steps": steps}
+    if weights:
+        extra["averaged"]["weights"] = [round(w, 6) for w in shares]
     if steps[-1] is not None:
         extra["step"] = steps[-1]
     os.makedirs(out_dir, exist_ok=True)
@@ -137,7 +160,8 @@ def average(out_dir, like, inputs, decoding=None):
         with open(os.path.join(out_dir, "training_state.json"), "w", encoding="utf-8") as f:
             json.dump(states[-1], f, indent=1)
             f.write("\n")
-    print(f"wrote {out_dir}: the mean of {len(inputs)} snapshots (steps {steps})")
+    how = f"weights {', '.join(f'{w:.3g}' for w in shares)}" if weights else "the plain mean"
+    print(f"wrote {out_dir}: the mean of {len(inputs)} snapshots (steps {steps}; {how})")
     return 0
 
 
@@ -154,13 +178,15 @@ def main(argv=None):
     p.add_argument("--like", required=True, help="model directory whose config and tokenizers the output takes")
     p.add_argument("--decoding", action="append", metavar="KEY=VALUE",
                    help="the output's default search option (repeatable), e.g. alpha=1.0")
+    p.add_argument("--weights", metavar="W1,W2,...",
+                   help="one positive share per input, normalised (default: the plain mean)")
     p.add_argument("inputs", nargs="+", help="trainer checkpoints (.pt), model directories or .safetensors files")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "inspect":
             return inspect(args.path)
         if args.cmd == "average":
-            return average(args.out_dir, args.like, args.inputs, args.decoding)
+            return average(args.out_dir, args.like, args.inputs, args.decoding, args.weights)
         return to_fp16(args.src, args.dst)
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)

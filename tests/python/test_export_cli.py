@@ -93,3 +93,29 @@ def test_export_average_of_checkpoints_and_model_dirs(tmp_path):
     torch.save([1, 2], str(tmp_path / "bad.pt"))
     r = run(EXPORT, "average", str(tmp_path / "x"), "--like", d, str(tmp_path / "bad.pt"))
     assert r.returncode == 1 and "not a trainer checkpoint" in r.stderr
+
+
+def test_export_weighted_average(tmp_path):
+    """--weights: a weighted mean (e.g. a fine-tuned run mixed with the weights it started from)."""
+    d = os.path.join(GOLDEN_DIR, "bahdanau")
+    full, cfg = export.load(os.path.join(d, "model.safetensors"))
+    sd = full.state_dict()
+    ck = str(tmp_path / "ck.pt")
+    torch.save({"model": {k: v + 2 for k, v in sd.items()}, "state": {"step": 9}}, ck)
+    out = str(tmp_path / "mix")
+    r = run(EXPORT, "average", out, "--like", d, "--weights", "1,3", d, ck)
+    assert r.returncode == 0, r.stderr
+    mix, _ = export.load(os.path.join(out, "model.safetensors"))
+    for k, v in sd.items():  # (v + 3 (v + 2)) / 4
+        assert torch.allclose(mix.state_dict()[k], v + 1.5, atol=1e-6), k
+    meta = export.read_metadata(os.path.join(out, "model.safetensors"))
+    assert meta["averaged"]["weights"] == [0.25, 0.75] and meta["step"] == 9
+    # equal weights are the plain mean
+    r = run(EXPORT, "average", str(tmp_path / "eq"), "--like", d, "--weights", "2,2", d, ck)
+    assert r.returncode == 0, r.stderr
+    eq, _ = export.load(str(tmp_path / "eq" / "model.safetensors"))
+    assert all(torch.allclose(eq.state_dict()[k], v + 1, atol=1e-6) for k, v in sd.items())
+    for bad, why in (("1", "1 weights for 2 inputs"), ("1,x", "not numbers"), ("1,0", "positive"),
+                     ("1,-1", "positive"), ("1,nan", "positive"), ("1,inf", "positive")):
+        r = run(EXPORT, "average", str(tmp_path / "x"), "--like", d, "--weights", bad, d, ck)
+        assert r.returncode == 1 and why in r.stderr and "Traceback" not in r.stderr, (bad, r.stderr)
