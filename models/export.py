@@ -119,12 +119,12 @@ def parse_weights(text, n):
 def average(out_dir, like, inputs, decoding=None, weights=None):
     """Writes the element-wise mean of the inputs' weights (summed in float64) to out_dir.
 
-    weights: one share per input (normalised); None is the plain mean. A share below 1 on
+    weights: one positive share per input, divided by their sum; None is the plain mean. A share below 1 on
     the weights a fine-tuning run started from keeps part of what they knew (weight-space
     interpolation; Wortsman et al. 2022, "Robust fine-tuning of zero-shot models").
     """
     raw = parse_weights(weights, len(inputs)) if weights else [1.0] * len(inputs)
-    shares = [w / sum(raw) for w in raw]
+    weight_sum = sum(raw)
     like_wp = weights_path(like)
     meta = export.read_metadata(like_wp)
     model, cfg = export.load(like_wp)
@@ -142,12 +142,12 @@ def average(out_dir, like, inputs, decoding=None, weights=None):
                 raise ValueError(f"{path}: tensor {k} has shape {tuple(v.shape)}, expected {tuple(ref[k].shape)}")
             total[k] += w * v.to(torch.float64)
         states.append(state)
-    model.load_state_dict({k: (v / sum(raw)).to(torch.float32) for k, v in total.items()})
+    model.load_state_dict({k: (v / weight_sum).to(torch.float32) for k, v in total.items()})
     extra = {k: v for k, v in meta.items() if k not in export.CONFIG_FIELDS}
     steps = [s.get("step") if s else None for s in states]
     extra["averaged"] = {"inputs": [os.path.basename(os.path.normpath(p)) for p in inputs], "steps": steps}
     if weights:
-        extra["averaged"]["weights"] = [round(w, 6) for w in shares]
+        extra["averaged"]["weights"] = [round(w / weight_sum, 6) for w in raw]
     if steps[-1] is not None:
         extra["step"] = steps[-1]
     os.makedirs(out_dir, exist_ok=True)
@@ -160,7 +160,7 @@ def average(out_dir, like, inputs, decoding=None, weights=None):
         with open(os.path.join(out_dir, "training_state.json"), "w", encoding="utf-8") as f:
             json.dump(states[-1], f, indent=1)
             f.write("\n")
-    how = f"weights {', '.join(f'{w:.3g}' for w in shares)}" if weights else "the plain mean"
+    how = f"weights {', '.join(f'{w / weight_sum:.3g}' for w in raw)}" if weights else "the plain mean"
     print(f"wrote {out_dir}: the mean of {len(inputs)} snapshots (steps {steps}; {how})")
     return 0
 
